@@ -1,0 +1,86 @@
+//! Aligned plain-text tables for the terminal: numbers right-aligned with thousands separators,
+//! text left-aligned, like `nsys stats --format table`.
+
+/// Renders `header` and `rows` as an aligned table.
+pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|c| group_thousands(c)).collect())
+        .collect();
+    let numeric: Vec<bool> = (0..header.len())
+        .map(|c| cells.iter().all(|r| r.get(c).is_none_or(|v| looks_numeric(v))))
+        .collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            cells
+                .iter()
+                .filter_map(|r| r.get(c))
+                .map(|v| v.chars().count())
+                .chain(std::iter::once(header[c].chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |values: Vec<&str>| -> String {
+        let parts: Vec<String> = values
+            .iter()
+            .enumerate()
+            .map(|(c, v)| {
+                let w = widths[c];
+                if numeric[c] { format!("{v:>w$}") } else { format!("{v:<w$}") }
+            })
+            .collect();
+        format!(" {}", parts.join("  ").trim_end())
+    };
+    let mut out = String::new();
+    out.push_str(&line(header.to_vec()));
+    out.push('\n');
+    let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    out.push_str(&line(dashes.iter().map(String::as_str).collect()));
+    out.push('\n');
+    for r in &cells {
+        out.push_str(&line(r.iter().map(String::as_str).collect()));
+        out.push('\n');
+    }
+    out
+}
+
+fn looks_numeric(v: &str) -> bool {
+    !v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | 'e' | '+'))
+}
+
+/// `1234567.5` → `1,234,567.5`; text that is not a plain number is returned unchanged.
+pub fn group_thousands(v: &str) -> String {
+    let (sign, body) = v.strip_prefix('-').map_or(("", v), |b| ("-", b));
+    let (int, frac) = body.split_once('.').map_or((body, None), |(i, f)| (i, Some(f)));
+    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) || frac.is_some_and(|f| !f.bytes().all(|b| b.is_ascii_digit())) {
+        return v.to_string();
+    }
+    let mut grouped = String::new();
+    for (i, ch) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(ch);
+    }
+    match frac {
+        Some(f) => format!("{sign}{grouped}.{f}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_and_aligns() {
+        assert_eq!(group_thousands("1234567.5"), "1,234,567.5");
+        assert_eq!(group_thousands("12"), "12");
+        assert_eq!(group_thousands("gemm"), "gemm");
+        let t = render(&["Total", "Name"], &[vec!["1000".into(), "a".into()], vec!["5".into(), "bb".into()]]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[2], " 1,000  a");
+        assert_eq!(lines[3], "     5  bb");
+    }
+}

@@ -1,0 +1,11 @@
+//! Sightline: a light, fast viewer for Nsight Systems traces exported to SQLite.
+//!
+//! Layers, one way down: [`load`] turns a file into a [`trace::Trace`] (using [`index`] for the
+//! time queries); [`analysis`] computes reports over a trace; [`cli`] prints them and `ui` draws.
+
+pub mod analysis;
+pub mod cli;
+pub mod export;
+pub mod index;
+pub mod load;
+pub mod trace;

@@ -1,0 +1,119 @@
+//! Loaders: one module per input format, each producing a [`Trace`]. Today that is the SQLite
+//! export of Nsight Systems (`nsys export --type=sqlite`).
+
+pub mod nsys_sqlite;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::trace::Trace;
+
+/// Why a file could not be loaded. Every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: file not found")]
+    NotFound { path: PathBuf },
+    #[error("{path}: is a directory, not a trace file")]
+    IsDirectory { path: PathBuf },
+    #[error("{path}: cannot read the file: {source}")]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not an SQLite database (expected the output of `nsys export --type=sqlite`)")]
+    NotSqlite { path: PathBuf },
+    #[error("{path}: the SQLite file is damaged or truncated ({detail})")]
+    Corrupt { path: PathBuf, detail: String },
+    #[error(
+        "{path}: an SQLite file, but not an Nsight Systems export: it has none of the tables {expected}"
+    )]
+    NotNsys { path: PathBuf, expected: String },
+    #[error(
+        "{path}: this is an Nsight Systems report (.nsys-rep); convert it first with `nsys export --type=sqlite -o {sqlite} {path}`"
+    )]
+    NsysRep { path: PathBuf, sqlite: PathBuf },
+    #[error("{path}: reading table {table} failed: {detail}")]
+    Table {
+        path: PathBuf,
+        table: String,
+        detail: String,
+    },
+    #[error("loading was cancelled")]
+    Cancelled,
+}
+
+/// How far a load has come, for a progress bar.
+#[derive(Debug, Clone)]
+pub struct LoadProgress {
+    /// What is being read now, in words ("kernels", "NVTX ranges", ...).
+    pub phase: &'static str,
+    /// 0.0 ..= 1.0
+    pub fraction: f32,
+}
+
+/// Lets a caller watch and stop a load from another thread.
+pub struct LoadControl<'a> {
+    pub progress: &'a (dyn Fn(&LoadProgress) + Sync),
+    pub cancel: &'a AtomicBool,
+}
+
+impl LoadControl<'_> {
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// Loads a trace with no progress reporting.
+pub fn load_file(path: &Path) -> Result<Trace, LoadError> {
+    let cancel = AtomicBool::new(false);
+    load_file_with(
+        path,
+        &LoadControl {
+            progress: &|_| {},
+            cancel: &cancel,
+        },
+    )
+}
+
+/// Loads a trace, reporting progress and honouring cancellation.
+pub fn load_file_with(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => LoadError::NotFound {
+            path: path.to_path_buf(),
+        },
+        _ => LoadError::Unreadable {
+            path: path.to_path_buf(),
+            source: e,
+        },
+    })?;
+    if meta.is_dir() {
+        return Err(LoadError::IsDirectory {
+            path: path.to_path_buf(),
+        });
+    }
+    // Reading the header proves the file is readable and tells the format before SQLite does.
+    let mut header = [0u8; 16];
+    {
+        use std::io::Read;
+        let mut f = std::fs::File::open(path).map_err(|e| LoadError::Unreadable {
+            path: path.to_path_buf(),
+            source: e,
+        })?;
+        let n = f.read(&mut header).map_err(|e| LoadError::Unreadable {
+            path: path.to_path_buf(),
+            source: e,
+        })?;
+        if n < 16 || &header != b"SQLite format 3\0" {
+            if path.extension().is_some_and(|e| e == "nsys-rep" || e == "qdrep") {
+                return Err(LoadError::NsysRep {
+                    path: path.to_path_buf(),
+                    sqlite: path.with_extension("sqlite"),
+                });
+            }
+            return Err(LoadError::NotSqlite {
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    nsys_sqlite::load(path, control)
+}

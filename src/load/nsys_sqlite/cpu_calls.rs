@@ -1,0 +1,72 @@
+//! Readers for CPU-side calls: the CUDA runtime and driver API (`CUPTI_ACTIVITY_KIND_RUNTIME`, and
+//! `CUPTI_ACTIVITY_KIND_DRIVER` where an export splits them) and OS runtime calls (`OSRT_API`).
+//! Rows come back in file order; the `globalTid` of each row says which thread track it joins.
+
+use super::connection::int;
+use super::reader::{FileStrings, Reader, checked_span as span};
+use crate::load::LoadError;
+use crate::trace::{ApiCalls, LoadWarnings, OsrtCalls, StringTable};
+
+const API_TABLES: [&str; 2] = ["CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"];
+const T_OSRT: &str = "OSRT_API";
+
+pub fn read_api_calls(
+    r: &Reader,
+    strings: &FileStrings,
+) -> Result<(ApiCalls, LoadWarnings), LoadError> {
+    let mut calls = ApiCalls::default();
+    let mut warnings = LoadWarnings::default();
+    for table in API_TABLES {
+        if !r.schema.has_table(table) {
+            continue;
+        }
+        let conn = r.open()?;
+        let n = r.row_count(&conn, table);
+        calls.spans.start_ns.reserve(n);
+        calls.spans.end_ns.reserve(n);
+        calls.spans.name.reserve(n);
+        calls.correlation_id.reserve(n);
+        calls.global_tid.reserve(n);
+        let sql = r.schema.select(table, &["start", "end", "globalTid", "correlationId", "nameId"]);
+        let mut unnamed = 0u64;
+        r.for_each_row(&conn, table, &sql, |row| {
+            let Some((s, e)) = span(int(row, 0), int(row, 1), table, &mut warnings) else {
+                return;
+            };
+            let name = strings.get(int(row, 4)).unwrap_or_else(|| {
+                unnamed += 1;
+                StringTable::EMPTY
+            });
+            calls.spans.push(s, e, name);
+            calls.global_tid.push(int(row, 2).unwrap_or(0));
+            calls.correlation_id.push(int(row, 3).unwrap_or(0).clamp(0, u32::MAX as i64) as u32);
+        })?;
+        warnings.add(table, "calls with no name in StringIds", unnamed);
+    }
+    Ok((calls, warnings))
+}
+
+/// OS runtime calls and the `globalTid` of each.
+pub fn read_osrt(
+    r: &Reader,
+    strings: &FileStrings,
+) -> Result<(OsrtCalls, Vec<i64>, LoadWarnings), LoadError> {
+    let mut calls = OsrtCalls::default();
+    let mut tids = Vec::new();
+    let mut warnings = LoadWarnings::default();
+    if !r.schema.has_table(T_OSRT) {
+        return Ok((calls, tids, warnings));
+    }
+    let conn = r.open()?;
+    let sql = r.schema.select(T_OSRT, &["start", "end", "globalTid", "nameId"]);
+    r.for_each_row(&conn, T_OSRT, &sql, |row| {
+        let Some((s, e)) = span(int(row, 0), int(row, 1), T_OSRT, &mut warnings) else {
+            return;
+        };
+        calls
+            .spans
+            .push(s, e, strings.get(int(row, 3)).unwrap_or(StringTable::EMPTY));
+        tids.push(int(row, 2).unwrap_or(0));
+    })?;
+    Ok((calls, tids, warnings))
+}

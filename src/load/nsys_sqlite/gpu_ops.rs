@@ -1,0 +1,187 @@
+//! Readers for the GPU activity tables: kernels, memory copies, memory sets and synchronization.
+//! Each returns its table in file order with the stream of every row; `assemble` sorts them.
+
+use super::connection::int;
+use super::reader::{FileStrings, Reader, checked_span as span};
+use crate::load::LoadError;
+use crate::trace::{
+    CopyKind, Kernels, LoadWarnings, Memcpys, Memsets, NO_INDEX, StreamKey, StringTable, SyncEvents,
+    pid_of,
+};
+
+/// A table read in file order, with the stream each row ran on.
+pub struct Read<T> {
+    pub table: T,
+    pub streams: Vec<StreamKey>,
+    pub warnings: LoadWarnings,
+}
+
+fn stream_key(row: &rusqlite::Row, first: usize) -> StreamKey {
+    StreamKey {
+        device: int(row, first).unwrap_or(0) as u32,
+        context: int(row, first + 1).unwrap_or(0) as u32,
+        stream: int(row, first + 2).unwrap_or(0) as u32,
+        pid: pid_of(int(row, first + 3).unwrap_or(0)),
+    }
+}
+
+fn clamp_u16(v: Option<i64>) -> u16 {
+    v.unwrap_or(0).clamp(0, u16::MAX as i64) as u16
+}
+
+fn clamp_u32(v: Option<i64>) -> u32 {
+    v.unwrap_or(0).clamp(0, u32::MAX as i64) as u32
+}
+
+const T_KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+const T_MEMCPY: &str = "CUPTI_ACTIVITY_KIND_MEMCPY";
+const T_MEMSET: &str = "CUPTI_ACTIVITY_KIND_MEMSET";
+const T_SYNC: &str = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+
+pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, LoadError> {
+    let mut out = Read {
+        table: Kernels::default(),
+        streams: Vec::new(),
+        warnings: LoadWarnings::default(),
+    };
+    if !r.schema.has_table(T_KERNEL) {
+        return Ok(out);
+    }
+    let conn = r.open()?;
+    let n = r.row_count(&conn, T_KERNEL);
+    let k = &mut out.table;
+    k.spans.start_ns.reserve(n);
+    k.spans.end_ns.reserve(n);
+    k.spans.name.reserve(n);
+    out.streams.reserve(n);
+    let sql = r.schema.select(
+        T_KERNEL,
+        &[
+            "start", "end", "deviceId", "contextId", "streamId", "globalPid", "correlationId",
+            "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+            "registersPerThread", "staticSharedMemory", "dynamicSharedMemory",
+        ],
+    );
+    let mut missing_name = 0u64;
+    r.for_each_row(&conn, T_KERNEL, &sql, |row| {
+        let Some((s, e)) = span(int(row, 0), int(row, 1), T_KERNEL, &mut out.warnings) else {
+            return;
+        };
+        let short = strings.get(int(row, 8));
+        let name = strings.get(int(row, 7)).or(short).unwrap_or_else(|| {
+            missing_name += 1;
+            StringTable::EMPTY
+        });
+        k.spans.push(s, e, name);
+        k.short_name.push(short.unwrap_or(name));
+        out.streams.push(stream_key(row, 2));
+        k.correlation_id.push(clamp_u32(int(row, 6)));
+        k.grid.push([clamp_u32(int(row, 9)), clamp_u32(int(row, 10)), clamp_u32(int(row, 11))]);
+        k.block.push([clamp_u16(int(row, 12)), clamp_u16(int(row, 13)), clamp_u16(int(row, 14))]);
+        k.registers_per_thread.push(clamp_u16(int(row, 15)));
+        k.static_shared_bytes.push(clamp_u32(int(row, 16)));
+        k.dynamic_shared_bytes.push(clamp_u32(int(row, 17)));
+        k.api_call.push(NO_INDEX);
+    })?;
+    out.warnings.add(T_KERNEL, "kernels with no name in StringIds", missing_name);
+    Ok(out)
+}
+
+pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
+    let mut out = Read {
+        table: Memcpys::default(),
+        streams: Vec::new(),
+        warnings: LoadWarnings::default(),
+    };
+    if !r.schema.has_table(T_MEMCPY) {
+        return Ok(out);
+    }
+    let conn = r.open()?;
+    let sql = r.schema.select(
+        T_MEMCPY,
+        &[
+            "start", "end", "deviceId", "contextId", "streamId", "globalPid", "correlationId",
+            "bytes", "copyKind", "srcKind", "dstKind", "srcDeviceId", "dstDeviceId",
+        ],
+    );
+    let m = &mut out.table;
+    let mut unknown_kind = 0u64;
+    r.for_each_row(&conn, T_MEMCPY, &sql, |row| {
+        let Some((s, e)) = span(int(row, 0), int(row, 1), T_MEMCPY, &mut out.warnings) else {
+            return;
+        };
+        let kind = int(row, 8).unwrap_or(0);
+        if !(0..=13).contains(&kind) {
+            unknown_kind += 1;
+        }
+        // The name is set from the copy kind once all strings are merged.
+        m.spans.push(s, e, StringTable::EMPTY);
+        out.streams.push(stream_key(row, 2));
+        m.correlation_id.push(clamp_u32(int(row, 6)));
+        m.bytes.push(int(row, 7).unwrap_or(0).max(0) as u64);
+        m.copy_kind.push(CopyKind(kind.clamp(0, 255) as u8));
+        m.src_kind.push(int(row, 9).unwrap_or(0).clamp(0, 255) as u8);
+        m.dst_kind.push(int(row, 10).unwrap_or(0).clamp(0, 255) as u8);
+        m.src_device.push(clamp_u16(int(row, 11)));
+        m.dst_device.push(clamp_u16(int(row, 12)));
+        m.api_call.push(NO_INDEX);
+    })?;
+    out.warnings.add(T_MEMCPY, "copies with an unknown copyKind (labelled Unknown)", unknown_kind);
+    Ok(out)
+}
+
+pub fn read_memsets(r: &Reader) -> Result<Read<Memsets>, LoadError> {
+    let mut out = Read {
+        table: Memsets::default(),
+        streams: Vec::new(),
+        warnings: LoadWarnings::default(),
+    };
+    if !r.schema.has_table(T_MEMSET) {
+        return Ok(out);
+    }
+    let conn = r.open()?;
+    let sql = r.schema.select(
+        T_MEMSET,
+        &["start", "end", "deviceId", "contextId", "streamId", "globalPid", "correlationId", "bytes"],
+    );
+    let m = &mut out.table;
+    r.for_each_row(&conn, T_MEMSET, &sql, |row| {
+        let Some((s, e)) = span(int(row, 0), int(row, 1), T_MEMSET, &mut out.warnings) else {
+            return;
+        };
+        m.spans.push(s, e, StringTable::EMPTY);
+        out.streams.push(stream_key(row, 2));
+        m.correlation_id.push(clamp_u32(int(row, 6)));
+        m.bytes.push(int(row, 7).unwrap_or(0).max(0) as u64);
+        m.api_call.push(NO_INDEX);
+    })?;
+    Ok(out)
+}
+
+/// Synchronization events, with `spans.name` left empty and the sync type in `stream`'s place
+/// resolved by the caller; returns the raw `syncType` of each row beside the table.
+pub fn read_syncs(r: &Reader) -> Result<(SyncEvents, Vec<i64>, LoadWarnings), LoadError> {
+    let mut table = SyncEvents::default();
+    let mut types = Vec::new();
+    let mut warnings = LoadWarnings::default();
+    if !r.schema.has_table(T_SYNC) {
+        return Ok((table, types, warnings));
+    }
+    let conn = r.open()?;
+    let sql = r.schema.select(
+        T_SYNC,
+        &["start", "end", "deviceId", "streamId", "globalPid", "correlationId", "syncType"],
+    );
+    r.for_each_row(&conn, T_SYNC, &sql, |row| {
+        let Some((s, e)) = span(int(row, 0), int(row, 1), T_SYNC, &mut warnings) else {
+            return;
+        };
+        table.spans.push(s, e, StringTable::EMPTY);
+        table.device.push(clamp_u16(int(row, 2)));
+        table.stream.push(clamp_u32(int(row, 3)));
+        table.global_pid.push(int(row, 4).unwrap_or(0));
+        table.correlation_id.push(clamp_u32(int(row, 5)));
+        types.push(int(row, 6).unwrap_or(0));
+    })?;
+    Ok((table, types, warnings))
+}

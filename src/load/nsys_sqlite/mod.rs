@@ -1,0 +1,152 @@
+//! Loader for `nsys export --type=sqlite` files, every version from before 2021.2 to 2026.x.
+//!
+//! The file is opened read-only and immutable. Its schema is read first ([`schema`]); each table
+//! reader then reads only the columns that exist, on its own connection, in parallel (rayon).
+//! [`assemble`] sorts the tables by track, links GPU work to the API calls that launched it and
+//! builds the time indices.
+
+mod assemble;
+mod connection;
+mod cpu_calls;
+mod gpu_ops;
+mod nvtx;
+mod reader;
+mod schema;
+mod system;
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::load::{LoadControl, LoadError, LoadProgress};
+use crate::trace::{LoadWarnings, Trace};
+use reader::{FileStrings, Reader};
+pub use schema::Schema;
+
+/// Tables whose presence marks an Nsight Systems export.
+const NSYS_TABLES: &[&str] = &[
+    "StringIds",
+    "CUPTI_ACTIVITY_KIND_KERNEL",
+    "CUPTI_ACTIVITY_KIND_RUNTIME",
+    "CUPTI_ACTIVITY_KIND_MEMCPY",
+    "NVTX_EVENTS",
+    "OSRT_API",
+    "ThreadNames",
+    "TARGET_INFO_GPU",
+];
+
+/// Number of parallel read phases, for the progress fraction.
+const PHASES: usize = 11;
+
+pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
+    (control.progress)(&LoadProgress {
+        phase: "reading schema",
+        fraction: 0.0,
+    });
+    let conn = connection::open_read_only(path)?;
+    let schema = Schema::read(&conn).map_err(|e| connection::classify(path, "sqlite_master", e))?;
+    drop(conn);
+    if !NSYS_TABLES.iter().any(|t| schema.has_table(t)) {
+        return Err(LoadError::NotNsys {
+            path: path.to_path_buf(),
+            expected: NSYS_TABLES.join(", "),
+        });
+    }
+    let reader = Reader {
+        path,
+        schema: &schema,
+        control,
+    };
+    let mut warnings = LoadWarnings::default();
+    (control.progress)(&LoadProgress {
+        phase: "string table",
+        fraction: 0.02,
+    });
+    let strings = FileStrings::read(&reader, &mut warnings)?;
+
+    let collector = Collector {
+        control,
+        done: AtomicUsize::new(0),
+        first_error: Mutex::new(None),
+    };
+    let (mut kernels, mut memcpys, mut memsets, mut api, mut nvtx_read) = (None, None, None, None, None);
+    let (mut osrt, mut syncs, mut gpus, mut names, mut session, mut memory) =
+        (None, None, None, None, None, None);
+    rayon::scope(|s| {
+        let (r, st) = (&reader, &strings);
+        let c = &collector;
+        s.spawn(|_| kernels = c.keep(gpu_ops::read_kernels(r, st), "kernels"));
+        s.spawn(|_| nvtx_read = c.keep(nvtx::read_nvtx(r, st), "NVTX ranges"));
+        s.spawn(|_| api = c.keep(cpu_calls::read_api_calls(r, st), "CUDA API calls"));
+        s.spawn(|_| memcpys = c.keep(gpu_ops::read_memcpys(r), "memory copies"));
+        s.spawn(|_| memsets = c.keep(gpu_ops::read_memsets(r), "memory sets"));
+        s.spawn(|_| osrt = c.keep(cpu_calls::read_osrt(r, st), "OS runtime calls"));
+        s.spawn(|_| syncs = c.keep(gpu_ops::read_syncs(r), "synchronization"));
+        s.spawn(|_| gpus = c.keep(system::read_gpus(r), "GPUs"));
+        s.spawn(|_| names = c.keep(system::read_names(r, st), "thread names"));
+        s.spawn(|_| session = c.keep(system::read_session(r), "session"));
+        s.spawn(|_| memory = c.keep(system::read_memory_usage(r), "GPU memory usage"));
+    });
+    if control.is_cancelled() {
+        return Err(LoadError::Cancelled);
+    }
+    if let Some(e) = collector.first_error.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    let missing = || LoadError::Cancelled;
+    (control.progress)(&LoadProgress {
+        phase: "building tracks",
+        fraction: 0.9,
+    });
+    let parts = assemble::Parts {
+        strings: strings.table,
+        kernels: kernels.ok_or_else(missing)?,
+        memcpys: memcpys.ok_or_else(missing)?,
+        memsets: memsets.ok_or_else(missing)?,
+        api: api.ok_or_else(missing)?,
+        nvtx: nvtx_read.ok_or_else(missing)?,
+        osrt: osrt.ok_or_else(missing)?,
+        syncs: syncs.ok_or_else(missing)?,
+        gpus: gpus.ok_or_else(missing)?,
+        names: names.ok_or_else(missing)?,
+        session: session.ok_or_else(missing)?,
+        memory: memory.ok_or_else(missing)?,
+        warnings,
+    };
+    let mut trace = assemble::assemble(parts);
+    trace.path = path.to_path_buf();
+    (control.progress)(&LoadProgress {
+        phase: "done",
+        fraction: 1.0,
+    });
+    Ok(trace)
+}
+
+/// Gathers the results of the parallel readers: counts finished phases for the progress bar and
+/// keeps the first error.
+struct Collector<'a> {
+    control: &'a LoadControl<'a>,
+    done: AtomicUsize,
+    first_error: Mutex<Option<LoadError>>,
+}
+
+impl Collector<'_> {
+    fn keep<T>(&self, result: Result<T, LoadError>, phase: &'static str) -> Option<T> {
+        let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        (self.control.progress)(&LoadProgress {
+            phase,
+            fraction: 0.05 + 0.8 * n as f32 / PHASES as f32,
+        });
+        match result {
+            Ok(v) => Some(v),
+            Err(e) => {
+                if let Ok(mut slot) = self.first_error.lock()
+                    && slot.is_none()
+                {
+                    *slot = Some(e);
+                }
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! Reader for `NVTX_EVENTS`: ranges (push/pop and start/end), marks, domain names and the thread
+//! names set through NVTX. Text comes from the `text` column or from `StringIds` via `textId`,
+//! whichever the version wrote.
+
+use std::collections::HashMap;
+
+use super::connection::{int, text};
+use super::reader::{FileStrings, Reader};
+use crate::load::LoadError;
+use crate::trace::{LoadWarnings, NvtxRanges, NvtxStyle, StrId, StringTable, pid_of};
+
+const T_NVTX: &str = "NVTX_EVENTS";
+
+// NVTX eventType values (ENUM_NSYS_EVENT_TYPE).
+const MARK: i64 = 34;
+const THREAD_NAME: i64 = 39;
+const PUSH_POP: i64 = 59;
+const START_END: i64 = 60;
+const PUSH_POP_PAYLOAD: i64 = 70;
+const START_END_PAYLOAD: i64 = 71;
+const DOMAIN_CREATE: i64 = 75;
+
+/// NVTX in file order. Strings are in `strings`, a table local to this reader.
+pub struct NvtxRead {
+    pub ranges: NvtxRanges,
+    pub strings: StringTable,
+    /// Thread names set with `nvtxNameOsThread`, by `globalTid`.
+    pub thread_names: Vec<(i64, StrId)>,
+    pub warnings: LoadWarnings,
+}
+
+pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, LoadError> {
+    let mut out = NvtxRead {
+        ranges: NvtxRanges::default(),
+        strings: StringTable::new(),
+        thread_names: Vec::new(),
+        warnings: LoadWarnings::default(),
+    };
+    if !r.schema.has_table(T_NVTX) {
+        return Ok(out);
+    }
+    let conn = r.open()?;
+    let sql = r.schema.select(
+        T_NVTX,
+        &["start", "end", "eventType", "text", "textId", "globalTid", "domainId", "color"],
+    );
+    // Domain names are per process: nsys joins a range to the domain-create event with the same
+    // domainId in the same process (nvtx_sum.py, Nsight Systems 2023.4).
+    let mut domains: HashMap<(u32, i64), StrId> = HashMap::new();
+    let mut range_domain_ids: Vec<i64> = Vec::new();
+    let mut last_ts = i64::MIN;
+    let mut lossy = 0u64;
+    let mut unknown_type = 0u64;
+    let mut bad_span = 0u64;
+    let strings = &mut out.strings;
+    let n = &mut out.ranges;
+    r.for_each_row(&conn, T_NVTX, &sql, |row| {
+        let start = int(row, 0);
+        let end = int(row, 1);
+        last_ts = last_ts.max(start.unwrap_or(i64::MIN)).max(end.unwrap_or(i64::MIN));
+        let event_type = int(row, 2).unwrap_or(-1);
+        let mut label = || -> StrId {
+            if let Some(s) = file_strings.text(int(row, 4)) {
+                return strings.intern(s);
+            }
+            match text(row, 3) {
+                Some(bytes) => match std::str::from_utf8(bytes) {
+                    Ok(s) => strings.intern(s),
+                    Err(_) => {
+                        lossy += 1;
+                        strings.intern(&String::from_utf8_lossy(bytes))
+                    }
+                },
+                None => StringTable::EMPTY,
+            }
+        };
+        let global_tid = int(row, 5).unwrap_or(0);
+        let style = match event_type {
+            PUSH_POP | PUSH_POP_PAYLOAD => NvtxStyle::PushPop,
+            START_END | START_END_PAYLOAD => NvtxStyle::StartEnd,
+            MARK => NvtxStyle::Mark,
+            DOMAIN_CREATE => {
+                let name = label();
+                if let Some(domain) = int(row, 6) {
+                    domains.entry((pid_of(global_tid), domain)).or_insert(name);
+                }
+                return;
+            }
+            THREAD_NAME => {
+                let name = label();
+                out.thread_names.push((global_tid, name));
+                return;
+            }
+            33 => return, // category names: not drawn
+            _ => {
+                unknown_type += 1;
+                return;
+            }
+        };
+        let Some(s) = start else {
+            bad_span += 1;
+            return;
+        };
+        let (e, unclosed) = match (style, end) {
+            (NvtxStyle::Mark, _) => (s, false),
+            (_, Some(e)) if e >= s => (e, false),
+            (_, Some(_)) => {
+                bad_span += 1;
+                return;
+            }
+            (_, None) => (i64::MIN, true), // closed at the last NVTX timestamp below
+        };
+        let name = label();
+        n.spans.push(s, e, name);
+        n.style.push(style);
+        n.unclosed.push(unclosed);
+        n.global_tid.push(global_tid);
+        n.color_argb.push(int(row, 7).unwrap_or(0) as u32);
+        n.domain.push(StringTable::EMPTY);
+        n.depth.push(0);
+        range_domain_ids.push(int(row, 6).unwrap_or(0));
+    })?;
+    // nvtx_sum.py ends an unclosed range at the largest NVTX timestamp of the file.
+    let mut unclosed = 0u64;
+    for i in 0..n.spans.len() {
+        if n.unclosed[i] {
+            n.spans.end_ns[i] = last_ts.max(n.spans.start_ns[i]);
+            unclosed += 1;
+        }
+        if range_domain_ids[i] != 0 {
+            let key = (pid_of(n.global_tid[i]), range_domain_ids[i]);
+            if let Some(&d) = domains.get(&key) {
+                n.domain[i] = d;
+            }
+        }
+    }
+    let w = &mut out.warnings;
+    w.add(T_NVTX, "ranges never closed (end set to the last NVTX timestamp)", unclosed);
+    w.add(T_NVTX, "text that is not UTF-8 (shown with replacement characters)", lossy);
+    w.add(T_NVTX, "events of an unknown eventType (skipped)", unknown_type);
+    w.add(T_NVTX, "ranges with no start or with end before start (skipped)", bad_span);
+    Ok(out)
+}

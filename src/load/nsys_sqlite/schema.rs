@@ -1,0 +1,65 @@
+//! What tables and columns this export has. Every reader asks here before it reads, so version
+//! differences (columns added in 2022.x, tables renamed in 2023.x, ...) are decided in one place.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::Connection;
+
+/// Table → column names of one export.
+#[derive(Debug, Default, Clone)]
+pub struct Schema {
+    tables: HashMap<String, HashSet<String>>,
+}
+
+impl Schema {
+    pub fn read(conn: &Connection) -> rusqlite::Result<Self> {
+        let mut names = Vec::new();
+        {
+            let mut stmt =
+                conn.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")?;
+            let mut rows = stmt.query([])?;
+            while let Some(row) = rows.next()? {
+                names.push(row.get::<_, String>(0)?);
+            }
+        }
+        let mut tables = HashMap::new();
+        for name in names {
+            let mut cols = HashSet::new();
+            let mut stmt = conn.prepare(&format!("PRAGMA table_info(\"{}\")", name.replace('"', "\"\"")))?;
+            let mut rows = stmt.query([])?;
+            while let Some(row) = rows.next()? {
+                cols.insert(row.get::<_, String>(1)?);
+            }
+            tables.insert(name, cols);
+        }
+        Ok(Self { tables })
+    }
+
+    pub fn has_table(&self, table: &str) -> bool {
+        self.tables.contains_key(table)
+    }
+
+    pub fn has_column(&self, table: &str, column: &str) -> bool {
+        self.tables.get(table).is_some_and(|c| c.contains(column))
+    }
+
+    /// The column itself when the table has it, else `NULL`, for building a SELECT list that
+    /// reads the same positions whatever the version.
+    pub fn column_or_null(&self, table: &str, column: &str) -> String {
+        if self.has_column(table, column) {
+            format!("\"{column}\"")
+        } else {
+            "NULL".to_string()
+        }
+    }
+
+    /// `SELECT <cols> FROM <table>` where missing columns read as NULL.
+    pub fn select(&self, table: &str, columns: &[&str]) -> String {
+        let list: Vec<String> = columns.iter().map(|c| self.column_or_null(table, c)).collect();
+        format!("SELECT {} FROM \"{table}\"", list.join(", "))
+    }
+
+    pub fn table_count(&self) -> usize {
+        self.tables.len()
+    }
+}

@@ -1,0 +1,308 @@
+//! Event tables in struct-of-arrays form. Each table holds every event of one kind, sorted by
+//! (track, start), so the events of one track are a contiguous slice of the table and a name is a
+//! 4-byte [`StrId`]. Indices into these tables are stable once the trace is built.
+
+use super::strings::StrId;
+
+/// Marks a missing link (e.g. a GPU op whose launching API call was not captured).
+pub const NO_INDEX: u32 = u32::MAX;
+
+/// Start, end and name of every event of a table.
+#[derive(Debug, Default, Clone)]
+pub struct Spans {
+    pub start_ns: Vec<i64>,
+    pub end_ns: Vec<i64>,
+    pub name: Vec<StrId>,
+}
+
+impl Spans {
+    pub fn len(&self) -> usize {
+        self.start_ns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start_ns.is_empty()
+    }
+
+    pub fn duration_ns(&self, i: usize) -> i64 {
+        self.end_ns[i] - self.start_ns[i]
+    }
+
+    pub fn push(&mut self, start_ns: i64, end_ns: i64, name: StrId) {
+        self.start_ns.push(start_ns);
+        self.end_ns.push(end_ns);
+        self.name.push(name);
+    }
+
+    /// Reorders every column by `order` (a permutation of `0..len`).
+    pub fn permute(&mut self, order: &[u32]) {
+        permute(&mut self.start_ns, order);
+        permute(&mut self.end_ns, order);
+        permute(&mut self.name, order);
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.len() * (8 + 8 + 4)
+    }
+}
+
+/// Applies `order` to one column: element `i` of the result is element `order[i]` of the input.
+pub fn permute<T: Copy>(column: &mut Vec<T>, order: &[u32]) {
+    if column.is_empty() {
+        return;
+    }
+    let sorted: Vec<T> = order.iter().map(|&i| column[i as usize]).collect();
+    *column = sorted;
+}
+
+/// CUDA kernels (`CUPTI_ACTIVITY_KIND_KERNEL`); `spans.name` is the demangled name.
+#[derive(Debug, Default, Clone)]
+pub struct Kernels {
+    pub spans: Spans,
+    pub short_name: Vec<StrId>,
+    pub correlation_id: Vec<u32>,
+    pub grid: Vec<[u32; 3]>,
+    pub block: Vec<[u16; 3]>,
+    pub registers_per_thread: Vec<u16>,
+    pub static_shared_bytes: Vec<u32>,
+    pub dynamic_shared_bytes: Vec<u32>,
+    /// Index into [`ApiCalls`] of the call that launched it, or [`NO_INDEX`].
+    pub api_call: Vec<u32>,
+}
+
+/// Direction of a memory copy, the CUPTI `copyKind` value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CopyKind(pub u8);
+
+impl CopyKind {
+    pub const HOST_TO_DEVICE: CopyKind = CopyKind(1);
+    pub const DEVICE_TO_HOST: CopyKind = CopyKind(2);
+    pub const DEVICE_TO_DEVICE: CopyKind = CopyKind(8);
+    pub const PEER_TO_PEER: CopyKind = CopyKind(10);
+
+    /// The label nsys prints (`ENUM_CUDA_MEMCPY_OPER.label`), fixed across versions.
+    pub fn label(self) -> &'static str {
+        match self.0 {
+            1 => "Host-to-Device",
+            2 => "Device-to-Host",
+            3 => "Host-to-Array",
+            4 => "Array-to-Host",
+            5 => "Array-to-Array",
+            6 => "Array-to-Device",
+            7 => "Device-to-Array",
+            8 => "Device-to-Device",
+            9 => "Host-to-Host",
+            10 => "Peer-to-Peer",
+            11 => "Unified Host-to-Device",
+            12 => "Unified Device-to-Host",
+            13 => "Unified Device-to-Device",
+            _ => "Unknown",
+        }
+    }
+
+    /// Short form for tight labels: HtoD, DtoH, ...
+    pub fn short(self) -> &'static str {
+        match self.0 {
+            1 | 11 => "HtoD",
+            2 | 12 => "DtoH",
+            3 => "HtoA",
+            4 => "AtoH",
+            5 => "AtoA",
+            6 => "AtoD",
+            7 => "DtoA",
+            8 | 13 => "DtoD",
+            9 => "HtoH",
+            10 => "PtoP",
+            _ => "?",
+        }
+    }
+}
+
+/// Kind of memory at either end of a copy (CUPTI `srcKind` / `dstKind`).
+pub fn memory_kind_label(kind: u8) -> &'static str {
+    match kind {
+        1 => "Pageable",
+        2 => "Device",
+        3 => "Array",
+        4 => "Managed",
+        5 => "Device Static",
+        6 => "Managed Static",
+        7 => "Pinned",
+        _ => "Unknown",
+    }
+}
+
+/// Memory copies (`CUPTI_ACTIVITY_KIND_MEMCPY`); `spans.name` is `[CUDA memcpy <label>]`.
+#[derive(Debug, Default, Clone)]
+pub struct Memcpys {
+    pub spans: Spans,
+    pub correlation_id: Vec<u32>,
+    pub bytes: Vec<u64>,
+    pub copy_kind: Vec<CopyKind>,
+    pub src_kind: Vec<u8>,
+    pub dst_kind: Vec<u8>,
+    /// Source and destination CUDA device of a peer copy (`srcDeviceId`, `dstDeviceId`).
+    pub src_device: Vec<u16>,
+    pub dst_device: Vec<u16>,
+    pub api_call: Vec<u32>,
+}
+
+/// Memory sets (`CUPTI_ACTIVITY_KIND_MEMSET`); `spans.name` is `[CUDA memset]`.
+#[derive(Debug, Default, Clone)]
+pub struct Memsets {
+    pub spans: Spans,
+    pub correlation_id: Vec<u32>,
+    pub bytes: Vec<u64>,
+    pub api_call: Vec<u32>,
+}
+
+/// CUDA runtime or driver API call (`CUPTI_ACTIVITY_KIND_RUNTIME`); `spans.name` is the raw name
+/// (e.g. `cudaLaunchKernel_v7000`).
+#[derive(Debug, Default, Clone)]
+pub struct ApiCalls {
+    pub spans: Spans,
+    pub correlation_id: Vec<u32>,
+    /// `globalTid` of the calling thread.
+    pub global_tid: Vec<i64>,
+}
+
+/// How an NVTX range was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum NvtxStyle {
+    /// `nvtxRangePush` / `nvtxRangePop` (eventType 59, or 70 for the payload variant).
+    PushPop,
+    /// `nvtxRangeStart` / `nvtxRangeEnd` (eventType 60 / 71).
+    StartEnd,
+    /// `nvtxMark` (eventType 34): an instant, `end == start`.
+    Mark,
+}
+
+impl NvtxStyle {
+    pub fn label(self) -> &'static str {
+        match self {
+            NvtxStyle::PushPop => "PushPop",
+            NvtxStyle::StartEnd => "StartEnd",
+            NvtxStyle::Mark => "Mark",
+        }
+    }
+}
+
+/// NVTX ranges and marks (`NVTX_EVENTS`); `spans.name` is the text, without the domain.
+#[derive(Debug, Default, Clone)]
+pub struct NvtxRanges {
+    pub spans: Spans,
+    /// Name of the range's domain, [`super::strings::StringTable::EMPTY`] for the default domain.
+    pub domain: Vec<StrId>,
+    /// ARGB colour set by the application, 0 when none.
+    pub color_argb: Vec<u32>,
+    pub style: Vec<NvtxStyle>,
+    /// Nesting depth on its thread, 0 outermost.
+    pub depth: Vec<u16>,
+    /// `globalTid` of the thread that opened it.
+    pub global_tid: Vec<i64>,
+    /// True when the file has no end (an unclosed range): `end_ns` is then the last NVTX timestamp.
+    pub unclosed: Vec<bool>,
+}
+
+/// OS runtime calls (`OSRT_API`).
+#[derive(Debug, Default, Clone)]
+pub struct OsrtCalls {
+    pub spans: Spans,
+}
+
+/// CUDA synchronization events (`CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`), sorted by start.
+#[derive(Debug, Default, Clone)]
+pub struct SyncEvents {
+    pub spans: Spans,
+    pub correlation_id: Vec<u32>,
+    pub global_pid: Vec<i64>,
+    pub device: Vec<u16>,
+    pub stream: Vec<u32>,
+}
+
+/// Label of a CUPTI synchronization type (`ENUM_CUPTI_SYNC_TYPE`).
+pub fn sync_type_label(sync_type: i64) -> &'static str {
+    match sync_type {
+        1 => "Event synchronize",
+        2 => "Stream wait event",
+        3 => "Stream synchronize",
+        4 => "Context synchronize",
+        _ => "Synchronize",
+    }
+}
+
+/// One step of the GPU memory in use by a process on a device (`CUDA_GPU_MEMORY_USAGE_EVENTS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryUsageSample {
+    pub time_ns: i64,
+    pub bytes_in_use: i64,
+}
+
+impl Kernels {
+    /// Reorders every column by `order` (see [`permute`]).
+    pub fn permute(&mut self, order: &[u32]) {
+        self.spans.permute(order);
+        permute(&mut self.short_name, order);
+        permute(&mut self.correlation_id, order);
+        permute(&mut self.grid, order);
+        permute(&mut self.block, order);
+        permute(&mut self.registers_per_thread, order);
+        permute(&mut self.static_shared_bytes, order);
+        permute(&mut self.dynamic_shared_bytes, order);
+        permute(&mut self.api_call, order);
+    }
+}
+
+impl Memcpys {
+    pub fn permute(&mut self, order: &[u32]) {
+        self.spans.permute(order);
+        permute(&mut self.correlation_id, order);
+        permute(&mut self.bytes, order);
+        permute(&mut self.copy_kind, order);
+        permute(&mut self.src_kind, order);
+        permute(&mut self.dst_kind, order);
+        permute(&mut self.src_device, order);
+        permute(&mut self.dst_device, order);
+        permute(&mut self.api_call, order);
+    }
+}
+
+impl Memsets {
+    pub fn permute(&mut self, order: &[u32]) {
+        self.spans.permute(order);
+        permute(&mut self.correlation_id, order);
+        permute(&mut self.bytes, order);
+        permute(&mut self.api_call, order);
+    }
+}
+
+impl ApiCalls {
+    pub fn permute(&mut self, order: &[u32]) {
+        self.spans.permute(order);
+        permute(&mut self.correlation_id, order);
+        permute(&mut self.global_tid, order);
+    }
+}
+
+impl NvtxRanges {
+    pub fn permute(&mut self, order: &[u32]) {
+        self.spans.permute(order);
+        permute(&mut self.domain, order);
+        permute(&mut self.color_argb, order);
+        permute(&mut self.style, order);
+        permute(&mut self.depth, order);
+        permute(&mut self.global_tid, order);
+        permute(&mut self.unclosed, order);
+    }
+}
+
+impl SyncEvents {
+    pub fn permute(&mut self, order: &[u32]) {
+        self.spans.permute(order);
+        permute(&mut self.correlation_id, order);
+        permute(&mut self.global_pid, order);
+        permute(&mut self.device, order);
+        permute(&mut self.stream, order);
+    }
+}

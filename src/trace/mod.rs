@@ -1,0 +1,137 @@
+//! The immutable in-memory trace: event tables, the tracks that slice them, interned strings and
+//! the facts about the machine (GPUs, processes, threads). Built once by a loader, then only read.
+
+pub mod events;
+pub mod ids;
+pub mod strings;
+mod tracks;
+
+pub use events::*;
+pub use ids::{GlobalTid, pid_of};
+pub use strings::{StrId, StringTable};
+pub use tracks::*;
+
+use std::path::PathBuf;
+
+/// A GPU of the profiled machine.
+#[derive(Debug, Clone, Default)]
+pub struct GpuInfo {
+    /// CUDA device id, as in the `deviceId` column of GPU activity.
+    pub device: u32,
+    pub name: String,
+    pub sm_count: Option<u32>,
+    pub memory_bytes: Option<u64>,
+    pub bus_location: Option<String>,
+}
+
+/// A profiled process.
+#[derive(Debug, Clone)]
+pub struct ProcessInfo {
+    pub pid: u32,
+    pub name: StrId,
+}
+
+/// Things in the file that were odd but did not stop the load, counted by what was wrong.
+#[derive(Debug, Clone, Default)]
+pub struct LoadWarnings {
+    /// (table, what was wrong, how many rows).
+    pub entries: Vec<(String, String, u64)>,
+}
+
+impl LoadWarnings {
+    pub fn add(&mut self, table: &str, what: &str, rows: u64) {
+        if rows == 0 {
+            return;
+        }
+        if let Some(e) = self.entries.iter_mut().find(|e| e.0 == table && e.1 == what) {
+            e.2 += rows;
+        } else {
+            self.entries.push((table.to_string(), what.to_string(), rows));
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.entries.iter().map(|e| e.2).sum()
+    }
+
+    pub fn extend(&mut self, other: LoadWarnings) {
+        for (t, w, n) in other.entries {
+            self.add(&t, &w, n);
+        }
+    }
+}
+
+/// A whole trace. Times are nanoseconds from the session start (nsys's own zero).
+#[derive(Debug, Default)]
+pub struct Trace {
+    pub path: PathBuf,
+    pub strings: StringTable,
+    pub kernels: Kernels,
+    pub memcpys: Memcpys,
+    pub memsets: Memsets,
+    pub api_calls: ApiCalls,
+    pub nvtx: NvtxRanges,
+    pub osrt: OsrtCalls,
+    pub syncs: SyncEvents,
+    /// GPU memory in use over time, per (pid, device), from `CUDA_GPU_MEMORY_USAGE_EVENTS`.
+    pub memory_usage: Vec<MemoryUsageTrack>,
+    pub gpus: Vec<GpuInfo>,
+    pub processes: Vec<ProcessInfo>,
+    /// One per CUDA stream that ran anything, ordered by (device, pid, context, stream).
+    pub streams: Vec<StreamTrack>,
+    /// One per CPU thread that has API calls, NVTX or OS runtime events, ordered by (pid, tid).
+    pub threads: Vec<ThreadTrack>,
+    /// UTC time of the session start, when the file records it.
+    pub session_start_utc_ns: Option<i64>,
+    /// Earliest and latest timestamp of any event.
+    pub first_ns: i64,
+    pub last_ns: i64,
+    /// The nsys version that wrote the export, when the file says.
+    pub exporter_version: Option<String>,
+    pub warnings: LoadWarnings,
+}
+
+impl Trace {
+    /// Number of timeline events (GPU ops, API calls, NVTX, OS runtime).
+    pub fn event_count(&self) -> usize {
+        self.kernels.spans.len()
+            + self.memcpys.spans.len()
+            + self.memsets.spans.len()
+            + self.api_calls.spans.len()
+            + self.nvtx.spans.len()
+            + self.osrt.spans.len()
+    }
+
+    /// Name of a string id.
+    pub fn str(&self, id: StrId) -> &str {
+        self.strings.get(id)
+    }
+
+    pub fn gpu(&self, device: u32) -> Option<&GpuInfo> {
+        self.gpus.iter().find(|g| g.device == device)
+    }
+
+    /// Human title of a GPU, e.g. "GPU 0 · NVIDIA H100 80GB HBM3".
+    pub fn gpu_title(&self, device: u32) -> String {
+        match self.gpu(device) {
+            Some(g) if !g.name.is_empty() => format!("GPU {device} · {}", g.name),
+            _ => format!("GPU {device}"),
+        }
+    }
+
+    pub fn process_name(&self, pid: u32) -> &str {
+        self.processes
+            .iter()
+            .find(|p| p.pid == pid)
+            .map_or("", |p| self.str(p.name))
+    }
+
+    /// Devices that ran anything, ascending.
+    pub fn devices(&self) -> Vec<u32> {
+        let mut d: Vec<u32> = self.streams.iter().map(|s| s.key.device).collect();
+        d.dedup();
+        d.sort_unstable();
+        d.dedup();
+        d
+    }
+}

@@ -1,0 +1,88 @@
+//! Tracks: the rows of the timeline. A track does not own events; it names the contiguous slice of
+//! each event table that belongs to it and carries a [`SpanIndex`] per slice for time queries.
+
+use std::ops::Range;
+
+use super::strings::StrId;
+use crate::index::SpanIndex;
+
+/// A contiguous run of one event table plus its time index.
+#[derive(Debug, Clone, Default)]
+pub struct Slice {
+    pub range: Range<usize>,
+    pub index: SpanIndex,
+}
+
+impl Slice {
+    /// Builds the slice over `range` of a table whose starts and ends are given.
+    pub fn new(range: Range<usize>, start_ns: &[i64], end_ns: &[i64]) -> Self {
+        let index = SpanIndex::build(&start_ns[range.clone()], &end_ns[range.clone()]);
+        Self { range, index }
+    }
+
+    pub fn len(&self) -> usize {
+        self.range.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.range.is_empty()
+    }
+
+    /// Table indices of the events overlapping `[t0, t1)`.
+    pub fn overlapping(&self, start_ns: &[i64], end_ns: &[i64], t0: i64, t1: i64) -> Vec<usize> {
+        let base = self.range.start;
+        let s = &start_ns[self.range.clone()];
+        let e = &end_ns[self.range.clone()];
+        let mut out = Vec::new();
+        self.index
+            .for_each_overlapping(s, e, t0, t1, |i| out.push(base + i));
+        out
+    }
+}
+
+/// Identifies a CUDA stream: nsys stream ids are only unique within a process and context.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StreamKey {
+    pub device: u32,
+    pub pid: u32,
+    pub context: u32,
+    pub stream: u32,
+}
+
+/// The GPU operations of one CUDA stream.
+#[derive(Debug, Clone, Default)]
+pub struct StreamTrack {
+    pub key: StreamKey,
+    /// Name given with `nvtxNameCudaStream`, if any.
+    pub name: Option<StrId>,
+    pub kernels: Slice,
+    pub memcpys: Slice,
+    pub memsets: Slice,
+}
+
+impl StreamTrack {
+    pub fn op_count(&self) -> usize {
+        self.kernels.len() + self.memcpys.len() + self.memsets.len()
+    }
+}
+
+/// The CPU-side events of one thread.
+#[derive(Debug, Clone, Default)]
+pub struct ThreadTrack {
+    pub global_tid: i64,
+    pub pid: u32,
+    pub tid: u32,
+    pub name: StrId,
+    pub api_calls: Slice,
+    pub osrt: Slice,
+    /// NVTX ranges, one slice per nesting depth (index 0 outermost).
+    pub nvtx_levels: Vec<Slice>,
+}
+
+/// GPU memory in use by one process on one device, as a step function.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryUsageTrack {
+    pub pid: u32,
+    pub device: u32,
+    pub samples: Vec<super::events::MemoryUsageSample>,
+}
