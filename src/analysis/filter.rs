@@ -74,6 +74,8 @@ impl<'a> Filter<'a> {
             EventTable::Nvtx => &trace.nvtx.spans.start_ns,
             EventTable::Osrt => &trace.osrt.spans.start_ns,
         };
-        (0..starts.len()).filter(|&i| self.keeps(table, i, starts[i])).collect()
+        (0..starts.len())
+            .filter(|&i| self.keeps(table, i, starts[i]))
+            .collect()
     }
 }

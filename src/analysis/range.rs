@@ -38,10 +38,16 @@ impl TimeRange {
 /// Parses a time such as `1.5s`, `200ms`, `30us`, `12ns` or `12` (ns).
 pub fn parse_time_ns(text: &str) -> Result<i64, String> {
     let t = text.trim();
-    let (number, scale) = [("ns", 1.0), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9)]
-        .iter()
-        .find_map(|(suffix, scale)| t.strip_suffix(suffix).map(|n| (n.trim(), *scale)))
-        .unwrap_or((t, 1.0));
+    let (number, scale) = [
+        ("ns", 1.0),
+        ("us", 1e3),
+        ("µs", 1e3),
+        ("ms", 1e6),
+        ("s", 1e9),
+    ]
+    .iter()
+    .find_map(|(suffix, scale)| t.strip_suffix(suffix).map(|n| (n.trim(), *scale)))
+    .unwrap_or((t, 1.0));
     if scale == 1.0
         && let Ok(v) = number.parse::<i64>()
     {
@@ -58,11 +64,15 @@ pub fn parse_time_ns(text: &str) -> Result<i64, String> {
 
 /// Parses `START:END` where either side may be empty.
 pub fn parse_range(text: &str) -> Result<TimeRange, String> {
-    let (a, b) = text
-        .split_once(':')
-        .ok_or_else(|| format!("range '{text}' must look like START:END, e.g. 1.2s:1.5s or 100ms:"))?;
+    let (a, b) = text.split_once(':').ok_or_else(|| {
+        format!("range '{text}' must look like START:END, e.g. 1.2s:1.5s or 100ms:")
+    })?;
     let side = |s: &str| -> Result<Option<i64>, String> {
-        if s.trim().is_empty() { Ok(None) } else { parse_time_ns(s).map(Some) }
+        if s.trim().is_empty() {
+            Ok(None)
+        } else {
+            parse_time_ns(s).map(Some)
+        }
     };
     let range = TimeRange {
         start_ns: side(a)?,
@@ -93,7 +103,10 @@ mod tests {
 
     #[test]
     fn parses_ranges_with_open_sides() {
-        assert_eq!(parse_range("1.2s:1.5s"), Ok(TimeRange::new(1_200_000_000, 1_500_000_000)));
+        assert_eq!(
+            parse_range("1.2s:1.5s"),
+            Ok(TimeRange::new(1_200_000_000, 1_500_000_000))
+        );
         let r = parse_range("100ms:").unwrap_or_default();
         assert_eq!((r.start_ns, r.end_ns), (Some(100_000_000), None));
         let r = parse_range(":5us").unwrap_or_default();

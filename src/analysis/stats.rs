@@ -152,10 +152,16 @@ struct Group {
 pub fn compute(trace: &Trace, report: Report, filter: &Filter) -> ReportTable {
     let mut groups: Vec<Group> = match report {
         Report::Kernels => group_by_name(trace, EventTable::Kernels, filter, |i| {
-            (trace.kernels.spans.name[i], trace.kernels.spans.duration_ns(i))
+            (
+                trace.kernels.spans.name[i],
+                trace.kernels.spans.duration_ns(i),
+            )
         }),
         Report::CudaApi => group_by_name(trace, EventTable::ApiCalls, filter, |i| {
-            (trace.api_calls.spans.name[i], trace.api_calls.spans.duration_ns(i))
+            (
+                trace.api_calls.spans.name[i],
+                trace.api_calls.spans.duration_ns(i),
+            )
         }),
         Report::MemoryTime => memory_groups(trace, filter, false),
         Report::MemorySize => memory_groups(trace, filter, true),
@@ -250,12 +256,20 @@ fn memory_groups(trace: &Trace, filter: &Filter, by_size: bool) -> Vec<Group> {
         if m.copy_kind[i].0 > 13 {
             continue;
         }
-        let v = if by_size { m.bytes[i] as i64 } else { m.spans.duration_ns(i) };
+        let v = if by_size {
+            m.bytes[i] as i64
+        } else {
+            m.spans.duration_ns(i)
+        };
         by_id.entry(m.spans.name[i]).or_default().push(v);
     }
     let s = &trace.memsets;
     for i in filter.indices(trace, EventTable::Memsets) {
-        let v = if by_size { s.bytes[i] as i64 } else { s.spans.duration_ns(i) };
+        let v = if by_size {
+            s.bytes[i] as i64
+        } else {
+            s.spans.duration_ns(i)
+        };
         by_id.entry(s.spans.name[i]).or_default().push(v);
     }
     by_id
@@ -290,7 +304,9 @@ fn nvtx_groups(trace: &Trace, filter: &Filter) -> Vec<Group> {
         } else {
             format!("{}:{}", trace.str(domain), trace.str(text))
         };
-        let e = merged.entry((name, style)).or_insert_with(|| (text, Vec::new()));
+        let e = merged
+            .entry((name, style))
+            .or_insert_with(|| (text, Vec::new()));
         e.1.extend(values);
     }
     merged
@@ -321,9 +337,18 @@ mod tests {
 
     #[test]
     fn strips_only_version_suffixes() {
-        assert_eq!(strip_version_suffix("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
-        assert_eq!(strip_version_suffix("cudaLaunchKernelExC_v11060"), "cudaLaunchKernelExC_v11060");
-        assert_eq!(strip_version_suffix("cuMemcpyHtoDAsync_v2"), "cuMemcpyHtoDAsync_v2");
+        assert_eq!(
+            strip_version_suffix("cudaLaunchKernel_v7000"),
+            "cudaLaunchKernel"
+        );
+        assert_eq!(
+            strip_version_suffix("cudaLaunchKernelExC_v11060"),
+            "cudaLaunchKernelExC_v11060"
+        );
+        assert_eq!(
+            strip_version_suffix("cuMemcpyHtoDAsync_v2"),
+            "cuMemcpyHtoDAsync_v2"
+        );
         assert_eq!(strip_version_suffix("_v"), "_v");
     }
 }

@@ -106,7 +106,11 @@ pub fn sqlite_round(x: f64, digits: i32) -> f64 {
         return x;
     };
     let exp: i32 = exp.parse().unwrap_or(0);
-    let mut digits_vec: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).map(|b| b - b'0').collect();
+    let mut digits_vec: Vec<u8> = mantissa
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .map(|b| b - b'0')
+        .collect();
     // Number of digits before the rounding position.
     let keep = exp + 1 + digits;
     if keep < 0 {
@@ -149,7 +153,11 @@ pub fn sqlite_round(x: f64, digits: i32) -> f64 {
 /// decimal point or an exponent.
 pub fn py_float(x: f64) -> String {
     if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+        return if x.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
     }
     if x.abs() >= 1e16 || x.abs() < 1e-4 {
         // Python switches to exponent notation here: 1e+16, 1.5e-05.

@@ -8,7 +8,11 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
         .map(|r| r.iter().map(|c| group_thousands(c)).collect())
         .collect();
     let numeric: Vec<bool> = (0..header.len())
-        .map(|c| cells.iter().all(|r| r.get(c).is_none_or(|v| looks_numeric(v))))
+        .map(|c| {
+            cells
+                .iter()
+                .all(|r| r.get(c).is_none_or(|v| looks_numeric(v)))
+        })
         .collect();
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
@@ -27,7 +31,11 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
             .enumerate()
             .map(|(c, v)| {
                 let w = widths[c];
-                if numeric[c] { format!("{v:>w$}") } else { format!("{v:<w$}") }
+                if numeric[c] {
+                    format!("{v:>w$}")
+                } else {
+                    format!("{v:<w$}")
+                }
             })
             .collect();
         format!(" {}", parts.join("  ").trim_end())
@@ -46,14 +54,21 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
 }
 
 fn looks_numeric(v: &str) -> bool {
-    !v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | 'e' | '+'))
+    !v.is_empty()
+        && v.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | 'e' | '+'))
 }
 
 /// `1234567.5` → `1,234,567.5`; text that is not a plain number is returned unchanged.
 pub fn group_thousands(v: &str) -> String {
     let (sign, body) = v.strip_prefix('-').map_or(("", v), |b| ("-", b));
-    let (int, frac) = body.split_once('.').map_or((body, None), |(i, f)| (i, Some(f)));
-    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) || frac.is_some_and(|f| !f.bytes().all(|b| b.is_ascii_digit())) {
+    let (int, frac) = body
+        .split_once('.')
+        .map_or((body, None), |(i, f)| (i, Some(f)));
+    if int.is_empty()
+        || !int.bytes().all(|b| b.is_ascii_digit())
+        || frac.is_some_and(|f| !f.bytes().all(|b| b.is_ascii_digit()))
+    {
         return v.to_string();
     }
     let mut grouped = String::new();
@@ -78,7 +93,13 @@ mod tests {
         assert_eq!(group_thousands("1234567.5"), "1,234,567.5");
         assert_eq!(group_thousands("12"), "12");
         assert_eq!(group_thousands("gemm"), "gemm");
-        let t = render(&["Total", "Name"], &[vec!["1000".into(), "a".into()], vec!["5".into(), "bb".into()]]);
+        let t = render(
+            &["Total", "Name"],
+            &[
+                vec!["1000".into(), "a".into()],
+                vec!["5".into(), "bb".into()],
+            ],
+        );
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines[2], " 1,000  a");
         assert_eq!(lines[3], "     5  bb");

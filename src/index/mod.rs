@@ -61,7 +61,11 @@ impl SpanIndex {
                 .chunks(FANOUT)
                 .map(|c| Block {
                     start_ns: c[0].start_ns,
-                    max_end_ns: c.iter().map(|b| b.max_end_ns).max().unwrap_or(c[0].max_end_ns),
+                    max_end_ns: c
+                        .iter()
+                        .map(|b| b.max_end_ns)
+                        .max()
+                        .unwrap_or(c[0].max_end_ns),
                     count: c.iter().map(|b| b.count).sum(),
                 })
                 .collect();
@@ -76,7 +80,10 @@ impl SpanIndex {
 
     /// Bytes held by the summary levels.
     pub fn heap_bytes(&self) -> usize {
-        self.levels.iter().map(|l| l.len() * std::mem::size_of::<Block>()).sum()
+        self.levels
+            .iter()
+            .map(|l| l.len() * std::mem::size_of::<Block>())
+            .sum()
     }
 
     /// Calls `visit` with the index of every event overlapping `[t0, t1)`, in start order.
@@ -163,11 +170,21 @@ impl SpanIndex {
         } else {
             let below = &self.levels[level - 1];
             let end = (first_child + FANOUT).min(below.len());
-            for child in first_child..end {
-                if below[child].start_ns >= t1 {
+            for (offset, child) in below[first_child..end].iter().enumerate() {
+                if child.start_ns >= t1 {
                     return;
                 }
-                self.descend(start_ns, end_ns, level - 1, child, t0, t1, merge_below_ns, visit);
+                let index = first_child + offset;
+                self.descend(
+                    start_ns,
+                    end_ns,
+                    level - 1,
+                    index,
+                    t0,
+                    t1,
+                    merge_below_ns,
+                    visit,
+                );
             }
         }
     }
@@ -185,7 +202,10 @@ mod tests {
     struct Lcg(u64);
     impl Lcg {
         fn next(&mut self, bound: i64) -> i64 {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((self.0 >> 33) % bound as u64) as i64
         }
     }
@@ -243,7 +263,10 @@ mod tests {
                 assert_eq!(items, 20_000);
             }
             if merge >= 10_000 {
-                assert!(items < 20_000 / 4, "merging should shrink the walk: {items}");
+                assert!(
+                    items < 20_000 / 4,
+                    "merging should shrink the walk: {items}"
+                );
             }
         }
     }

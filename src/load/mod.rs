@@ -104,7 +104,10 @@ pub fn load_file_with(path: &Path, control: &LoadControl) -> Result<Trace, LoadE
             source: e,
         })?;
         if n < 16 || &header != b"SQLite format 3\0" {
-            if path.extension().is_some_and(|e| e == "nsys-rep" || e == "qdrep") {
+            if path
+                .extension()
+                .is_some_and(|e| e == "nsys-rep" || e == "qdrep")
+            {
                 return Err(LoadError::NsysRep {
                     path: path.to_path_buf(),
                     sqlite: path.with_extension("sqlite"),

@@ -43,10 +43,15 @@ impl LoadWarnings {
         if rows == 0 {
             return;
         }
-        if let Some(e) = self.entries.iter_mut().find(|e| e.0 == table && e.1 == what) {
+        if let Some(e) = self
+            .entries
+            .iter_mut()
+            .find(|e| e.0 == table && e.1 == what)
+        {
             e.2 += rows;
         } else {
-            self.entries.push((table.to_string(), what.to_string(), rows));
+            self.entries
+                .push((table.to_string(), what.to_string(), rows));
         }
     }
 

@@ -67,7 +67,11 @@ pub fn assemble(parts: Parts) -> Trace {
         memory,
         mut warnings,
     } = parts;
-    for w in [kernels.warnings.clone(), memcpys.warnings.clone(), memsets.warnings.clone()] {
+    for w in [
+        kernels.warnings.clone(),
+        memcpys.warnings.clone(),
+        memsets.warnings.clone(),
+    ] {
         warnings.extend(w);
     }
     warnings.extend(api_warnings);
@@ -81,12 +85,17 @@ pub fn assemble(parts: Parts) -> Trace {
     for id in nv.spans.name.iter_mut().chain(nv.domain.iter_mut()) {
         *id = remap[*id as usize];
     }
-    let nvtx_thread_names: Vec<(i64, StrId)> =
-        nvtx.thread_names.iter().map(|&(g, s)| (g, remap[s as usize])).collect();
+    let nvtx_thread_names: Vec<(i64, StrId)> = nvtx
+        .thread_names
+        .iter()
+        .map(|&(g, s)| (g, remap[s as usize]))
+        .collect();
 
     // GPU operations: fixed names, then sorted by (stream, start).
     let mut k = kernels.table;
-    let order = sort_order(k.spans.len(), |i| (kernels.streams[i], k.spans.start_ns[i], i));
+    let order = sort_order(k.spans.len(), |i| {
+        (kernels.streams[i], k.spans.start_ns[i], i)
+    });
     k.permute(&order);
     let kernel_streams = permuted(&kernels.streams, &order);
 
@@ -97,14 +106,18 @@ pub fn assemble(parts: Parts) -> Trace {
     for (name, kind) in m.spans.name.iter_mut().zip(&m.copy_kind) {
         *name = labels[kind.0 as usize];
     }
-    let order = sort_order(m.spans.len(), |i| (memcpys.streams[i], m.spans.start_ns[i], i));
+    let order = sort_order(m.spans.len(), |i| {
+        (memcpys.streams[i], m.spans.start_ns[i], i)
+    });
     m.permute(&order);
     let memcpy_streams = permuted(&memcpys.streams, &order);
 
     let mut ms = memsets.table;
     let memset_name = strings.intern("[CUDA memset]");
     ms.spans.name.iter_mut().for_each(|n| *n = memset_name);
-    let order = sort_order(ms.spans.len(), |i| (memsets.streams[i], ms.spans.start_ns[i], i));
+    let order = sort_order(ms.spans.len(), |i| {
+        (memsets.streams[i], ms.spans.start_ns[i], i)
+    });
     ms.permute(&order);
     let memset_streams = permuted(&memsets.streams, &order);
 
@@ -115,9 +128,13 @@ pub fn assemble(parts: Parts) -> Trace {
     syncs.permute(&order);
 
     // CPU side: API calls and OS runtime by (thread, start).
-    let order = sort_order(api.spans.len(), |i| (api.global_tid[i], api.spans.start_ns[i], i));
+    let order = sort_order(api.spans.len(), |i| {
+        (api.global_tid[i], api.spans.start_ns[i], i)
+    });
     api.permute(&order);
-    let order = sort_order(osrt.spans.len(), |i| (osrt_tids[i], osrt.spans.start_ns[i], i));
+    let order = sort_order(osrt.spans.len(), |i| {
+        (osrt_tids[i], osrt.spans.start_ns[i], i)
+    });
     osrt.spans.permute(&order);
     let osrt_tids = permuted(&osrt_tids, &order);
 
@@ -217,7 +234,10 @@ pub fn assemble(parts: Parts) -> Trace {
         })
         .collect();
     for t in &mut threads {
-        t.name = thread_names.get(&t.global_tid).copied().unwrap_or(StringTable::EMPTY);
+        t.name = thread_names
+            .get(&t.global_tid)
+            .copied()
+            .unwrap_or(StringTable::EMPTY);
     }
     threads.sort_by_key(|t| (t.pid, t.tid));
 
@@ -232,7 +252,14 @@ pub fn assemble(parts: Parts) -> Trace {
     processes.sort_by_key(|p| p.pid);
     processes.dedup_by_key(|p| p.pid);
 
-    let all_spans = [&k.spans, &m.spans, &ms.spans, &api.spans, &nv.spans, &osrt.spans];
+    let all_spans = [
+        &k.spans,
+        &m.spans,
+        &ms.spans,
+        &api.spans,
+        &nv.spans,
+        &osrt.spans,
+    ];
     let first_ns = all_spans
         .iter()
         .filter_map(|s| s.start_ns.iter().min())
@@ -279,7 +306,10 @@ fn link_gpu_ops_to_api_calls(
     let mut by_corr: HashMap<u64, u32> = HashMap::with_capacity(api.spans.len());
     for i in 0..api.spans.len() {
         by_corr
-            .entry(key(GlobalTid(api.global_tid[i]).pid(), api.correlation_id[i]))
+            .entry(key(
+                GlobalTid(api.global_tid[i]).pid(),
+                api.correlation_id[i],
+            ))
             .or_insert(i as u32);
     }
     let mut unlinked = 0u64;
@@ -303,7 +333,12 @@ fn link_gpu_ops_to_api_calls(
 /// (thread, depth) key of each row.
 fn sort_nvtx_by_depth(nv: &mut NvtxRanges) -> Vec<(i64, u16)> {
     let order = sort_order(nv.spans.len(), |i| {
-        (nv.global_tid[i], nv.spans.start_ns[i], std::cmp::Reverse(nv.spans.end_ns[i]), i)
+        (
+            nv.global_tid[i],
+            nv.spans.start_ns[i],
+            std::cmp::Reverse(nv.spans.end_ns[i]),
+            i,
+        )
     });
     nv.permute(&order);
     // A range nests inside the innermost open range that ends no earlier than it starts.
@@ -321,7 +356,11 @@ fn sort_nvtx_by_depth(nv: &mut NvtxRanges) -> Vec<(i64, u16)> {
         nv.depth[i] = open.len().min(u16::MAX as usize) as u16;
         open.push(e);
     }
-    let order = sort_order(nv.spans.len(), |i| (nv.global_tid[i], nv.depth[i], nv.spans.start_ns[i], i));
+    let order = sort_order(nv.spans.len(), |i| {
+        (nv.global_tid[i], nv.depth[i], nv.spans.start_ns[i], i)
+    });
     nv.permute(&order);
-    (0..nv.spans.len()).map(|i| (nv.global_tid[i], nv.depth[i])).collect()
+    (0..nv.spans.len())
+        .map(|i| (nv.global_tid[i], nv.depth[i]))
+        .collect()
 }

@@ -46,7 +46,9 @@ pub fn classify(path: &Path, table: &str, e: rusqlite::Error) -> LoadError {
             ErrorCode::DatabaseCorrupt => {
                 return LoadError::Corrupt {
                     path: path.to_path_buf(),
-                    detail: msg.clone().unwrap_or_else(|| "database disk image is malformed".into()),
+                    detail: msg
+                        .clone()
+                        .unwrap_or_else(|| "database disk image is malformed".into()),
                 };
             }
             _ => {}

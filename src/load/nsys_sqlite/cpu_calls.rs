@@ -27,7 +27,10 @@ pub fn read_api_calls(
         calls.spans.name.reserve(n);
         calls.correlation_id.reserve(n);
         calls.global_tid.reserve(n);
-        let sql = r.schema.select(table, &["start", "end", "globalTid", "correlationId", "nameId"]);
+        let sql = r.schema.select(
+            table,
+            &["start", "end", "globalTid", "correlationId", "nameId"],
+        );
         let mut unnamed = 0u64;
         r.for_each_row(&conn, table, &sql, |row| {
             let Some((s, e)) = span(int(row, 0), int(row, 1), table, &mut warnings) else {
@@ -39,7 +42,9 @@ pub fn read_api_calls(
             });
             calls.spans.push(s, e, name);
             calls.global_tid.push(int(row, 2).unwrap_or(0));
-            calls.correlation_id.push(int(row, 3).unwrap_or(0).clamp(0, u32::MAX as i64) as u32);
+            calls
+                .correlation_id
+                .push(int(row, 3).unwrap_or(0).clamp(0, u32::MAX as i64) as u32);
         })?;
         warnings.add(table, "calls with no name in StringIds", unnamed);
     }
@@ -58,7 +63,9 @@ pub fn read_osrt(
         return Ok((calls, tids, warnings));
     }
     let conn = r.open()?;
-    let sql = r.schema.select(T_OSRT, &["start", "end", "globalTid", "nameId"]);
+    let sql = r
+        .schema
+        .select(T_OSRT, &["start", "end", "globalTid", "nameId"]);
     r.for_each_row(&conn, T_OSRT, &sql, |row| {
         let Some((s, e)) = span(int(row, 0), int(row, 1), T_OSRT, &mut warnings) else {
             return;

@@ -5,8 +5,8 @@ use super::connection::int;
 use super::reader::{FileStrings, Reader, checked_span as span};
 use crate::load::LoadError;
 use crate::trace::{
-    CopyKind, Kernels, LoadWarnings, Memcpys, Memsets, NO_INDEX, StreamKey, StringTable, SyncEvents,
-    pid_of,
+    CopyKind, Kernels, LoadWarnings, Memcpys, Memsets, NO_INDEX, StreamKey, StringTable,
+    SyncEvents, pid_of,
 };
 
 /// A table read in file order, with the stream each row ran on.
@@ -57,9 +57,24 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
     let sql = r.schema.select(
         T_KERNEL,
         &[
-            "start", "end", "deviceId", "contextId", "streamId", "globalPid", "correlationId",
-            "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
-            "registersPerThread", "staticSharedMemory", "dynamicSharedMemory",
+            "start",
+            "end",
+            "deviceId",
+            "contextId",
+            "streamId",
+            "globalPid",
+            "correlationId",
+            "demangledName",
+            "shortName",
+            "gridX",
+            "gridY",
+            "gridZ",
+            "blockX",
+            "blockY",
+            "blockZ",
+            "registersPerThread",
+            "staticSharedMemory",
+            "dynamicSharedMemory",
         ],
     );
     let mut missing_name = 0u64;
@@ -76,14 +91,23 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         k.short_name.push(short.unwrap_or(name));
         out.streams.push(stream_key(row, 2));
         k.correlation_id.push(clamp_u32(int(row, 6)));
-        k.grid.push([clamp_u32(int(row, 9)), clamp_u32(int(row, 10)), clamp_u32(int(row, 11))]);
-        k.block.push([clamp_u16(int(row, 12)), clamp_u16(int(row, 13)), clamp_u16(int(row, 14))]);
+        k.grid.push([
+            clamp_u32(int(row, 9)),
+            clamp_u32(int(row, 10)),
+            clamp_u32(int(row, 11)),
+        ]);
+        k.block.push([
+            clamp_u16(int(row, 12)),
+            clamp_u16(int(row, 13)),
+            clamp_u16(int(row, 14)),
+        ]);
         k.registers_per_thread.push(clamp_u16(int(row, 15)));
         k.static_shared_bytes.push(clamp_u32(int(row, 16)));
         k.dynamic_shared_bytes.push(clamp_u32(int(row, 17)));
         k.api_call.push(NO_INDEX);
     })?;
-    out.warnings.add(T_KERNEL, "kernels with no name in StringIds", missing_name);
+    out.warnings
+        .add(T_KERNEL, "kernels with no name in StringIds", missing_name);
     Ok(out)
 }
 
@@ -100,8 +124,19 @@ pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
     let sql = r.schema.select(
         T_MEMCPY,
         &[
-            "start", "end", "deviceId", "contextId", "streamId", "globalPid", "correlationId",
-            "bytes", "copyKind", "srcKind", "dstKind", "srcDeviceId", "dstDeviceId",
+            "start",
+            "end",
+            "deviceId",
+            "contextId",
+            "streamId",
+            "globalPid",
+            "correlationId",
+            "bytes",
+            "copyKind",
+            "srcKind",
+            "dstKind",
+            "srcDeviceId",
+            "dstDeviceId",
         ],
     );
     let m = &mut out.table;
@@ -120,13 +155,19 @@ pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
         m.correlation_id.push(clamp_u32(int(row, 6)));
         m.bytes.push(int(row, 7).unwrap_or(0).max(0) as u64);
         m.copy_kind.push(CopyKind(kind.clamp(0, 255) as u8));
-        m.src_kind.push(int(row, 9).unwrap_or(0).clamp(0, 255) as u8);
-        m.dst_kind.push(int(row, 10).unwrap_or(0).clamp(0, 255) as u8);
+        m.src_kind
+            .push(int(row, 9).unwrap_or(0).clamp(0, 255) as u8);
+        m.dst_kind
+            .push(int(row, 10).unwrap_or(0).clamp(0, 255) as u8);
         m.src_device.push(clamp_u16(int(row, 11)));
         m.dst_device.push(clamp_u16(int(row, 12)));
         m.api_call.push(NO_INDEX);
     })?;
-    out.warnings.add(T_MEMCPY, "copies with an unknown copyKind (labelled Unknown)", unknown_kind);
+    out.warnings.add(
+        T_MEMCPY,
+        "copies with an unknown copyKind (labelled Unknown)",
+        unknown_kind,
+    );
     Ok(out)
 }
 
@@ -142,7 +183,16 @@ pub fn read_memsets(r: &Reader) -> Result<Read<Memsets>, LoadError> {
     let conn = r.open()?;
     let sql = r.schema.select(
         T_MEMSET,
-        &["start", "end", "deviceId", "contextId", "streamId", "globalPid", "correlationId", "bytes"],
+        &[
+            "start",
+            "end",
+            "deviceId",
+            "contextId",
+            "streamId",
+            "globalPid",
+            "correlationId",
+            "bytes",
+        ],
     );
     let m = &mut out.table;
     r.for_each_row(&conn, T_MEMSET, &sql, |row| {
@@ -170,7 +220,15 @@ pub fn read_syncs(r: &Reader) -> Result<(SyncEvents, Vec<i64>, LoadWarnings), Lo
     let conn = r.open()?;
     let sql = r.schema.select(
         T_SYNC,
-        &["start", "end", "deviceId", "streamId", "globalPid", "correlationId", "syncType"],
+        &[
+            "start",
+            "end",
+            "deviceId",
+            "streamId",
+            "globalPid",
+            "correlationId",
+            "syncType",
+        ],
     );
     r.for_each_row(&conn, T_SYNC, &sql, |row| {
         let Some((s, e)) = span(int(row, 0), int(row, 1), T_SYNC, &mut warnings) else {

@@ -69,7 +69,8 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         done: AtomicUsize::new(0),
         first_error: Mutex::new(None),
     };
-    let (mut kernels, mut memcpys, mut memsets, mut api, mut nvtx_read) = (None, None, None, None, None);
+    let (mut kernels, mut memcpys, mut memsets, mut api, mut nvtx_read) =
+        (None, None, None, None, None);
     let (mut osrt, mut syncs, mut gpus, mut names, mut session, mut memory) =
         (None, None, None, None, None, None);
     rayon::scope(|s| {

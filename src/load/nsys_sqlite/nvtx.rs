@@ -42,7 +42,16 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
     let conn = r.open()?;
     let sql = r.schema.select(
         T_NVTX,
-        &["start", "end", "eventType", "text", "textId", "globalTid", "domainId", "color"],
+        &[
+            "start",
+            "end",
+            "eventType",
+            "text",
+            "textId",
+            "globalTid",
+            "domainId",
+            "color",
+        ],
     );
     // Domain names are per process: nsys joins a range to the domain-create event with the same
     // domainId in the same process (nvtx_sum.py, Nsight Systems 2023.4).
@@ -57,7 +66,9 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
     r.for_each_row(&conn, T_NVTX, &sql, |row| {
         let start = int(row, 0);
         let end = int(row, 1);
-        last_ts = last_ts.max(start.unwrap_or(i64::MIN)).max(end.unwrap_or(i64::MIN));
+        last_ts = last_ts
+            .max(start.unwrap_or(i64::MIN))
+            .max(end.unwrap_or(i64::MIN));
         let event_type = int(row, 2).unwrap_or(-1);
         let mut label = || -> StrId {
             if let Some(s) = file_strings.text(int(row, 4)) {
@@ -122,22 +133,38 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
     })?;
     // nvtx_sum.py ends an unclosed range at the largest NVTX timestamp of the file.
     let mut unclosed = 0u64;
-    for i in 0..n.spans.len() {
+    for (i, &domain_id) in range_domain_ids.iter().enumerate() {
         if n.unclosed[i] {
             n.spans.end_ns[i] = last_ts.max(n.spans.start_ns[i]);
             unclosed += 1;
         }
-        if range_domain_ids[i] != 0 {
-            let key = (pid_of(n.global_tid[i]), range_domain_ids[i]);
+        if domain_id != 0 {
+            let key = (pid_of(n.global_tid[i]), domain_id);
             if let Some(&d) = domains.get(&key) {
                 n.domain[i] = d;
             }
         }
     }
     let w = &mut out.warnings;
-    w.add(T_NVTX, "ranges never closed (end set to the last NVTX timestamp)", unclosed);
-    w.add(T_NVTX, "text that is not UTF-8 (shown with replacement characters)", lossy);
-    w.add(T_NVTX, "events of an unknown eventType (skipped)", unknown_type);
-    w.add(T_NVTX, "ranges with no start or with end before start (skipped)", bad_span);
+    w.add(
+        T_NVTX,
+        "ranges never closed (end set to the last NVTX timestamp)",
+        unclosed,
+    );
+    w.add(
+        T_NVTX,
+        "text that is not UTF-8 (shown with replacement characters)",
+        lossy,
+    );
+    w.add(
+        T_NVTX,
+        "events of an unknown eventType (skipped)",
+        unknown_type,
+    );
+    w.add(
+        T_NVTX,
+        "ranges with no start or with end before start (skipped)",
+        bad_span,
+    );
     Ok(out)
 }

@@ -27,21 +27,30 @@ impl FileStrings {
         if reader.schema.has_table("StringIds") {
             let conn = reader.open()?;
             let mut lossy = 0u64;
-            reader.for_each_row(&conn, "StringIds", "SELECT id, value FROM StringIds", |row| {
-                let Some(id) = super::connection::int(row, 0) else {
-                    return;
-                };
-                let bytes = super::connection::text(row, 1).unwrap_or_default();
-                let sid = match std::str::from_utf8(bytes) {
-                    Ok(s) => table.intern(s),
-                    Err(_) => {
-                        lossy += 1;
-                        table.intern(&String::from_utf8_lossy(bytes))
-                    }
-                };
-                pairs.push((id, sid));
-            })?;
-            warnings.add("StringIds", "text that is not UTF-8 (shown with replacement characters)", lossy);
+            reader.for_each_row(
+                &conn,
+                "StringIds",
+                "SELECT id, value FROM StringIds",
+                |row| {
+                    let Some(id) = super::connection::int(row, 0) else {
+                        return;
+                    };
+                    let bytes = super::connection::text(row, 1).unwrap_or_default();
+                    let sid = match std::str::from_utf8(bytes) {
+                        Ok(s) => table.intern(s),
+                        Err(_) => {
+                            lossy += 1;
+                            table.intern(&String::from_utf8_lossy(bytes))
+                        }
+                    };
+                    pairs.push((id, sid));
+                },
+            )?;
+            warnings.add(
+                "StringIds",
+                "text that is not UTF-8 (shown with replacement characters)",
+                lossy,
+            );
         }
         let max_id = pairs.iter().map(|p| p.0).max().unwrap_or(-1);
         let dense_ok = max_id >= 0 && (max_id as usize) < pairs.len() * 2 + 1024;
@@ -108,7 +117,7 @@ impl Reader<'_> {
         while let Some(row) = rows.next().map_err(err)? {
             f(row);
             n += 1;
-            if n % 65_536 == 0 && self.control.is_cancelled() {
+            if n.is_multiple_of(65_536) && self.control.is_cancelled() {
                 return Err(LoadError::Cancelled);
             }
         }
@@ -120,9 +129,11 @@ impl Reader<'_> {
         if !self.schema.has_table(table) {
             return 0;
         }
-        conn.query_row(&format!("SELECT count(*) FROM \"{table}\""), [], |r| r.get::<_, i64>(0))
-            .map(|n| n.max(0) as usize)
-            .unwrap_or(0)
+        conn.query_row(&format!("SELECT count(*) FROM \"{table}\""), [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map(|n| n.max(0) as usize)
+        .unwrap_or(0)
     }
 }
 

@@ -25,7 +25,10 @@ impl Schema {
         let mut tables = HashMap::new();
         for name in names {
             let mut cols = HashSet::new();
-            let mut stmt = conn.prepare(&format!("PRAGMA table_info(\"{}\")", name.replace('"', "\"\"")))?;
+            let mut stmt = conn.prepare(&format!(
+                "PRAGMA table_info(\"{}\")",
+                name.replace('"', "\"\"")
+            ))?;
             let mut rows = stmt.query([])?;
             while let Some(row) = rows.next()? {
                 cols.insert(row.get::<_, String>(1)?);
@@ -55,7 +58,10 @@ impl Schema {
 
     /// `SELECT <cols> FROM <table>` where missing columns read as NULL.
     pub fn select(&self, table: &str, columns: &[&str]) -> String {
-        let list: Vec<String> = columns.iter().map(|c| self.column_or_null(table, c)).collect();
+        let list: Vec<String> = columns
+            .iter()
+            .map(|c| self.column_or_null(table, c))
+            .collect();
         format!("SELECT {} FROM \"{table}\"", list.join(", "))
     }
 

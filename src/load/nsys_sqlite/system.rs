@@ -31,7 +31,15 @@ pub fn read_gpus(r: &Reader) -> Result<Vec<GpuInfo>, LoadError> {
     if r.schema.has_table(t) {
         let sql = r.schema.select(
             t,
-            &["cuDevice", "id", "deviceId", "name", "smCount", "totalMemory", "busLocation"],
+            &[
+                "cuDevice",
+                "id",
+                "deviceId",
+                "name",
+                "smCount",
+                "totalMemory",
+                "busLocation",
+            ],
         );
         r.for_each_row(&conn, t, &sql, |row| {
             let id = int(row, 1);
@@ -51,7 +59,10 @@ pub fn read_gpus(r: &Reader) -> Result<Vec<GpuInfo>, LoadError> {
     }
     let t = "TARGET_INFO_CUDA_GPU";
     if r.schema.has_table(t) {
-        let sql = r.schema.select(t, &["deviceId", "name", "numMultiprocessors", "globalMemorySize"]);
+        let sql = r.schema.select(
+            t,
+            &["deviceId", "name", "numMultiprocessors", "globalMemorySize"],
+        );
         r.for_each_row(&conn, t, &sql, |row| {
             let device = int(row, 0).unwrap_or(0).max(0) as u32;
             let idx = match gpus.iter().position(|g| g.device == device) {
@@ -93,24 +104,39 @@ pub fn read_names(r: &Reader, strings: &FileStrings) -> Result<Names, LoadError>
     let conn = r.open()?;
     let t = "PROCESSES";
     if r.schema.has_table(t) {
-        r.for_each_row(&conn, t, &r.schema.select(t, &["globalPid", "pid", "name"]), |row| {
-            let pid = int(row, 1).map(|p| p as u32).or_else(|| int(row, 0).map(pid_of));
-            if let (Some(pid), Some(name)) = (pid, text_string(row, 2)) {
-                names.processes.push((pid, name));
-            }
-        })?;
+        r.for_each_row(
+            &conn,
+            t,
+            &r.schema.select(t, &["globalPid", "pid", "name"]),
+            |row| {
+                let pid = int(row, 1)
+                    .map(|p| p as u32)
+                    .or_else(|| int(row, 0).map(pid_of));
+                if let (Some(pid), Some(name)) = (pid, text_string(row, 2)) {
+                    names.processes.push((pid, name));
+                }
+            },
+        )?;
     }
     let t = "ThreadNames";
     if r.schema.has_table(t) {
-        r.for_each_row(&conn, t, &r.schema.select(t, &["globalTid", "nameId"]), |row| {
-            if let (Some(g), Some(name)) = (int(row, 0), strings.text(int(row, 1))) {
-                names.threads.insert(g, name.to_string());
-            }
-        })?;
+        r.for_each_row(
+            &conn,
+            t,
+            &r.schema.select(t, &["globalTid", "nameId"]),
+            |row| {
+                if let (Some(g), Some(name)) = (int(row, 0), strings.text(int(row, 1))) {
+                    names.threads.insert(g, name.to_string());
+                }
+            },
+        )?;
     }
     let t = "TARGET_INFO_NVTX_CUDA_STREAM";
     if r.schema.has_table(t) {
-        let sql = r.schema.select(t, &["name", "processId", "deviceId", "contextId", "streamId"]);
+        let sql = r.schema.select(
+            t,
+            &["name", "processId", "deviceId", "contextId", "streamId"],
+        );
         r.for_each_row(&conn, t, &sql, |row| {
             let key = StreamKey {
                 device: int(row, 2).unwrap_or(0) as u32,
@@ -158,7 +184,16 @@ pub fn read_memory_usage(r: &Reader) -> Result<Vec<MemoryUsageTrack>, LoadError>
     }
     let conn = r.open()?;
     let mut events: Vec<(u32, u32, i64, i64)> = Vec::new();
-    let sql = r.schema.select(t, &["start", "globalPid", "deviceId", "bytes", "memoryOperationType"]);
+    let sql = r.schema.select(
+        t,
+        &[
+            "start",
+            "globalPid",
+            "deviceId",
+            "bytes",
+            "memoryOperationType",
+        ],
+    );
     r.for_each_row(&conn, t, &sql, |row| {
         let (Some(start), Some(bytes)) = (int(row, 0), int(row, 3)) else {
             return;
@@ -171,7 +206,10 @@ pub fn read_memory_usage(r: &Reader) -> Result<Vec<MemoryUsageTrack>, LoadError>
     events.sort_by_key(|e| (e.0, e.1, e.2));
     let mut tracks: Vec<MemoryUsageTrack> = Vec::new();
     for (pid, device, start, delta) in events {
-        if tracks.last().is_none_or(|t| (t.pid, t.device) != (pid, device)) {
+        if tracks
+            .last()
+            .is_none_or(|t| (t.pid, t.device) != (pid, device))
+        {
             tracks.push(MemoryUsageTrack {
                 pid,
                 device,

@@ -1,0 +1,163 @@
+//! The `sightline summary` command line, run as a user runs it.
+
+mod common;
+
+use std::process::Command;
+
+fn sightline(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(args)
+        .output()
+        .expect("run sightline")
+}
+
+fn golden(trace: &str, report: &str) -> String {
+    std::fs::read_to_string(
+        common::fixtures()
+            .join("golden")
+            .join(trace)
+            .join(format!("{report}.csv")),
+    )
+    .expect("golden")
+    .replace("\r\n", "\n")
+}
+
+#[test]
+fn csv_output_equals_nsys_stats_byte_for_byte() {
+    let path = common::fixture("transformer");
+    let p = path.to_string_lossy();
+    for report in [
+        "cuda_gpu_kern_sum",
+        "cuda_api_sum",
+        "cuda_gpu_mem_time_sum",
+        "cuda_gpu_mem_size_sum",
+        "nvtx_sum",
+    ] {
+        let out = sightline(&["summary", &p, "--report", report, "--format", "csv"]);
+        assert!(out.status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            golden("transformer", report),
+            "{report}"
+        );
+    }
+}
+
+#[test]
+fn several_reports_are_each_preceded_by_their_name() {
+    let path = common::fixture("moe");
+    let out = sightline(&[
+        "summary",
+        &path.to_string_lossy(),
+        "--report",
+        "nvtx_sum,cuda_gpu_kern_sum",
+        "--format",
+        "csv",
+    ]);
+    assert!(out.status.success());
+    let expected = format!(
+        "# nvtx_sum\n{}# cuda_gpu_kern_sum\n{}",
+        golden("moe", "nvtx_sum"),
+        golden("moe", "cuda_gpu_kern_sum")
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+}
+
+#[test]
+fn ranges_select_events_by_start_time() {
+    let path = common::fixture("moe");
+    let p = path.to_string_lossy();
+    let all = sightline(&[
+        "summary",
+        &p,
+        "--report",
+        "cuda_gpu_kern_sum",
+        "--format",
+        "csv",
+        "--range",
+        ":",
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&all.stdout),
+        golden("moe", "cuda_gpu_kern_sum")
+    );
+    // A range before the first event has no data: nothing on stdout, a note on stderr, exit 0.
+    let none = sightline(&[
+        "summary",
+        &p,
+        "--report",
+        "cuda_gpu_kern_sum",
+        "--format",
+        "csv",
+        "--range",
+        "0:1us",
+    ]);
+    assert!(none.status.success());
+    assert!(none.stdout.is_empty());
+    assert_eq!(String::from_utf8_lossy(&none.stderr).lines().count(), 1);
+    // Splitting the trace in two halves splits the instances.
+    let trace = sightline::load::load_file(&path).expect("load");
+    let mut starts = trace.kernels.spans.start_ns.clone();
+    starts.sort_unstable();
+    let mid = starts[starts.len() / 2];
+    let count = |range: String| -> u64 {
+        let out = sightline(&[
+            "summary",
+            &p,
+            "--report",
+            "cuda_gpu_kern_sum",
+            "--format",
+            "csv",
+            "--range",
+            &range,
+        ]);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split(',').nth(2).and_then(|c| c.parse::<u64>().ok()))
+            .sum()
+    };
+    let (a, b) = (count(format!(":{mid}")), count(format!("{mid}:")));
+    assert!(a > 0 && b > 0);
+    assert_eq!(a + b, trace.kernels.spans.len() as u64);
+}
+
+#[test]
+fn report_with_no_data_prints_nothing_and_succeeds() {
+    // An export from nsys 2022.1 with no NVTX at all.
+    let Some(shared) = common::shared_traces() else {
+        println!("SKIPPED: ../shared/traces not present");
+        return;
+    };
+    let path = shared.join("johncardona1992_IMGA_CUDA__report2.sqlite");
+    let out = sightline(&[
+        "summary",
+        &path.to_string_lossy(),
+        "--report",
+        "nvtx_sum",
+        "--format",
+        "csv",
+    ]);
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not contain"));
+}
+
+#[test]
+fn errors_are_one_clear_line_and_non_zero() {
+    let fixture = common::fixture("moe");
+    let f = fixture.to_string_lossy();
+    let cases: [&[&str]; 4] = [
+        &["summary", "/no/such/trace.sqlite"],
+        &["summary", &f, "--report", "cuda_gpu_kern_summ"],
+        &["summary", &f, "--range", "5s:1s"],
+        &["summary", &f, "--range", "abc:"],
+    ];
+    for args in cases {
+        let out = sightline(args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

@@ -1,0 +1,110 @@
+//! Helpers shared by the integration tests: where the fixtures and shared traces are, how to
+//! compare a report with its golden CSV, and scratch directories.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use sightline::analysis::{self, Filter, Report};
+use sightline::export::nsys_csv;
+use sightline::trace::Trace;
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    fixtures().join(format!("{name}.sqlite"))
+}
+
+/// `../shared/traces` beside the checkout, when present (it is on CI).
+pub fn shared_traces() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
+    p.is_dir().then_some(p)
+}
+
+/// A fresh empty directory under the system temp dir.
+pub fn scratch_dir(tag: &str) -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!(
+        "sightline-test-{tag}-{}-{nanos}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+/// The report as `nsys stats --format csv` would print it, with `\n` line endings.
+pub fn report_csv(trace: &Trace, report: Report) -> String {
+    let table = analysis::compute(trace, report, &Filter::all());
+    if table.rows.is_empty() {
+        return String::new();
+    }
+    let mut buf = Vec::new();
+    nsys_csv::write_csv(&table, &mut buf).expect("write csv");
+    String::from_utf8(buf).expect("utf-8")
+}
+
+/// What a golden directory says about one report.
+pub enum Golden {
+    Csv(String),
+    /// nsys printed nothing because the trace has no such data.
+    NoData,
+    /// nsys 2023.4 could not read this older export: no oracle.
+    NoOracle(String),
+}
+
+pub fn golden(dir: &Path, report: Report) -> Option<Golden> {
+    let csv = dir.join(format!("{}.csv", report.id()));
+    if let Ok(text) = std::fs::read_to_string(&csv) {
+        return Some(Golden::Csv(text.replace("\r\n", "\n")));
+    }
+    let skipped = std::fs::read_to_string(dir.join(format!("{}.skipped", report.id()))).ok()?;
+    if skipped.contains("does not contain") && skipped.contains(" data") {
+        Some(Golden::NoData)
+    } else {
+        Some(Golden::NoOracle(skipped))
+    }
+}
+
+/// Checks every report of `trace` against `golden_dir`; returns (checked, failures).
+pub fn check_against_golden(trace: &Trace, golden_dir: &Path) -> (usize, Vec<String>) {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for report in Report::ALL {
+        let ours = report_csv(trace, report);
+        match golden(golden_dir, report) {
+            Some(Golden::Csv(expected)) => {
+                checked += 1;
+                if ours != expected {
+                    let first_diff = expected
+                        .lines()
+                        .zip(ours.lines().chain(std::iter::repeat("<missing>")))
+                        .find(|(a, b)| a != b)
+                        .map(|(a, b)| format!("expected `{a}`, got `{b}`"))
+                        .unwrap_or_else(|| "extra rows".into());
+                    failures.push(format!(
+                        "{} {}: {first_diff}",
+                        golden_dir.display(),
+                        report.id()
+                    ));
+                }
+            }
+            Some(Golden::NoData) => {
+                checked += 1;
+                if !ours.is_empty() {
+                    failures.push(format!(
+                        "{} {}: expected no output",
+                        golden_dir.display(),
+                        report.id()
+                    ));
+                }
+            }
+            Some(Golden::NoOracle(_)) | None => {}
+        }
+    }
+    (checked, failures)
+}
