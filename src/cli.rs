@@ -4,12 +4,17 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::analysis::{self, Filter, Report, TimeRange};
 use crate::export::{nsys_csv, text_table};
 use crate::load;
+
+mod analysis_commands;
+pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};
+mod perf_commands;
+pub use perf_commands::{BenchArgs, GenTraceArgs};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -19,8 +24,14 @@ use crate::load;
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
-    /// Trace to open in the window (.sqlite export).
+    /// Trace to open in the window (.sqlite export, or .nsys-rep when nsys is on PATH).
     pub trace: Option<PathBuf>,
+    /// Register Sightline with the desktop (XDG): opens *.nsys-rep, "Open with" for .sqlite.
+    #[arg(long, conflicts_with = "uninstall_desktop")]
+    pub install_desktop: bool,
+    /// Remove what --install-desktop wrote.
+    #[arg(long)]
+    pub uninstall_desktop: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -29,6 +40,14 @@ pub struct Cli {
 pub enum Command {
     /// Print the `nsys stats` summary reports of a trace.
     Summary(SummaryArgs),
+    /// List GPU idle gaps (no kernel, memcpy or memset on any stream), longest first.
+    Gaps(GapsArgs),
+    /// Write the events of a trace (or of a range) to a CSV file, one row per event.
+    Export(ExportArgs),
+    /// Write a synthetic trace with the schema of a real export (for benchmarks and tests).
+    GenTrace(GenTraceArgs),
+    /// Load a trace and report load time against a bare SQLite scan, memory and frame-build time.
+    Bench(BenchArgs),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -42,7 +61,8 @@ pub struct SummaryArgs {
     /// The trace (.sqlite export).
     pub trace: PathBuf,
     /// Report(s), comma-separated, or `all`: cuda_gpu_kern_sum, cuda_api_sum,
-    /// cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum.
+    /// cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum; and `overlap` (copy/compute
+    /// overlap per GPU; not part of `all`).
     #[arg(long, default_value = "all")]
     pub report: String,
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -50,12 +70,18 @@ pub struct SummaryArgs {
     /// Only events starting in START:END (ns, or with a unit: 1.2s:1.5s, 100ms:, :20us).
     #[arg(long)]
     pub range: Option<String>,
+    #[command(flatten)]
+    pub exclusion: ExclusionArgs,
 }
 
 /// Runs a subcommand; returns the process exit code.
 pub fn run(command: Command) -> Result<i32> {
     match command {
         Command::Summary(args) => summary(&args),
+        Command::Gaps(args) => analysis_commands::gaps(&args),
+        Command::Export(args) => analysis_commands::export(&args),
+        Command::GenTrace(args) => perf_commands::gen_trace(&args),
+        Command::Bench(args) => perf_commands::bench(&args),
     }
 }
 
@@ -82,13 +108,23 @@ pub fn parse_range_arg(range: Option<&str>) -> Result<TimeRange> {
 }
 
 fn summary(args: &SummaryArgs) -> Result<i32> {
-    let reports = parse_reports(&args.report)?;
+    let (overlap, other_reports) = analysis_commands::take_overlap(&args.report);
+    let reports = if overlap && other_reports.is_empty() {
+        Vec::new()
+    } else {
+        parse_reports(&other_reports)?
+    };
     let range = parse_range_arg(args.range.as_deref())?;
+    let rules = args.exclusion.rules()?;
     let trace = load::load_file(&args.trace)?;
-    let filter = Filter::range(range);
+    let exclusion = analysis_commands::apply_exclusion(&trace, &rules);
+    let filter = Filter {
+        range,
+        excluded: exclusion.as_ref().map(|e| &e.excluded),
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let several = reports.len() > 1;
+    let several = reports.len() + usize::from(overlap) > 1;
     for report in reports {
         let table = analysis::compute(&trace, report, &filter);
         if table.rows.is_empty() {
@@ -97,7 +133,11 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
                 report.id(),
                 trace.path.display(),
                 report.missing_data(),
-                if range == TimeRange::ALL { "" } else { " in this range" }
+                if range == TimeRange::ALL {
+                    ""
+                } else {
+                    " in this range"
+                }
             );
             continue;
         }
@@ -116,6 +156,9 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
             }
         }
     }
+    if overlap {
+        analysis_commands::print_overlap(&trace, &filter, args.format, several, &mut out)?;
+    }
     Ok(0)
 }
 
@@ -123,9 +166,11 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
 pub fn main_with(cli: Cli) -> Result<i32> {
     match cli.command {
         Some(command) => run(command),
+        None if cli.install_desktop => crate::ui::desktop::install_command(),
+        None if cli.uninstall_desktop => crate::ui::desktop::uninstall_command(),
         None => {
-            let _ = cli.trace;
-            bail!("the timeline window is not built yet; use `sightline summary TRACE`")
+            crate::ui::run_window(cli.trace)?;
+            Ok(0)
         }
     }
 }

@@ -4,8 +4,11 @@
 //! time queries); [`analysis`] computes reports over a trace; [`cli`] prints them and `ui` draws.
 
 pub mod analysis;
+pub mod bench;
 pub mod cli;
 pub mod export;
 pub mod index;
 pub mod load;
+pub mod synth;
 pub mod trace;
+pub mod ui;

@@ -1,10 +1,26 @@
 //! Pure computations over a [`crate::trace::Trace`] and a time range: the `nsys stats` reports,
-//! and the filters that choose which events count. Nothing here knows about drawing.
+//! the filters that choose which events count (warm-up exclusion), GPU idle gaps and busy time,
+//! and copy/compute overlap. Nothing here knows about drawing.
 
 pub mod filter;
+pub mod gaps;
+pub mod intervals;
+pub mod overlap;
 pub mod range;
 pub mod stats;
+pub mod warmup;
 
 pub use filter::{EventTable, Excluded, Filter};
+pub use gaps::{
+    DEFAULT_MIN_GAP_NS, DeviceActivity, GapOptions, GpuOpKind, GpuOpRef, IdleGap, gpu_activity,
+    gpu_idle_gaps,
+};
+pub use overlap::{
+    CopyComputeOverlap, CopyKindOverlap, copy_compute_overlap, overlap_by_copy_kind,
+};
 pub use range::{TimeRange, parse_range, parse_time_ns};
 pub use stats::{Report, ReportTable, Summary, SummaryRow, compute};
+pub use warmup::{
+    AttributionScope, ExcludedInterval, ExclusionRule, WarmupExclusion, exclude_warmup,
+    is_warmup_name,
+};

@@ -243,31 +243,51 @@ mod tests {
         }
     }
 
+    /// Back-to-back events like a CUDA stream's or one NVTX depth's: no two overlap.
+    fn stream_track(rng: &mut Lcg, n: usize) -> (Vec<i64>, Vec<i64>) {
+        let mut t = 0;
+        (0..n)
+            .map(|_| {
+                let start = t + rng.next(100);
+                let end = start + 1 + rng.next(50);
+                t = end;
+                (start, end)
+            })
+            .unzip()
+    }
+
+    fn walk_counts(s: &[i64], e: &[i64], merge: i64) -> (u64, usize) {
+        let index = SpanIndex::build(s, e);
+        let (mut seen, mut items) = (0u64, 0usize);
+        index.walk(s, e, i64::MIN / 2, i64::MAX / 2, merge, &mut |item| {
+            items += 1;
+            seen += match item {
+                LodItem::Event(_) => 1,
+                LodItem::Merged(b) => u64::from(b.count),
+            }
+        });
+        (seen, items)
+    }
+
     #[test]
     fn lod_walk_covers_every_event_exactly_once() {
         let mut rng = Lcg(7);
         let (s, e) = random_track(&mut rng, 20_000);
-        let index = SpanIndex::build(&s, &e);
         for merge in [0, 100, 10_000, 1_000_000] {
-            let mut seen = 0u64;
-            let mut items = 0usize;
-            index.walk(&s, &e, i64::MIN / 2, i64::MAX / 2, merge, &mut |item| {
-                items += 1;
-                seen += match item {
-                    LodItem::Event(_) => 1,
-                    LodItem::Merged(b) => u64::from(b.count),
-                }
-            });
+            let (seen, items) = walk_counts(&s, &e, merge);
             assert_eq!(seen, 20_000, "merge={merge}");
             if merge == 0 {
                 assert_eq!(items, 20_000);
             }
-            if merge >= 10_000 {
-                assert!(
-                    items < 20_000 / 4,
-                    "merging should shrink the walk: {items}"
-                );
-            }
         }
+        // Zoomed out over a stream-like track (about 100 events per pixel), the walk yields far
+        // fewer items than events.
+        let (s, e) = stream_track(&mut rng, 20_000);
+        let span = s[s.len() - 1] - s[0];
+        let (seen, items) = walk_counts(&s, &e, span / 200);
+        assert_eq!(seen, 20_000);
+        assert!(items < 20_000 / 4, "merging should shrink the walk: {items}");
+        let (_, all) = walk_counts(&s, &e, 0);
+        assert_eq!(all, 20_000);
     }
 }

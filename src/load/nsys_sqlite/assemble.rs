@@ -3,6 +3,7 @@
 //! in the same process), computes NVTX nesting depth and builds the tracks with their indices.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::ops::Range;
 
 use rayon::prelude::*;
@@ -35,20 +36,82 @@ fn sort_order<K: Ord + Send>(n: usize, key: impl Fn(usize) -> K + Sync) -> Vec<u
     order
 }
 
-/// Runs of equal keys in a sorted key column: (key, rows).
-fn runs<K: PartialEq + Copy>(keys: &[K]) -> Vec<(K, Range<usize>)> {
-    let mut out: Vec<(K, Range<usize>)> = Vec::new();
-    for (i, &k) in keys.iter().enumerate() {
-        match out.last_mut() {
-            Some((last, r)) if *last == k => r.end = i + 1,
-            _ => out.push((k, i..i + 1)),
-        }
+/// Numbers the distinct values of a column in ascending order: returns the number of each row's
+/// value and the distinct values. Rows of one track tend to come in runs, so the last value is
+/// checked before the map.
+fn dense_ranks<K: Copy + Eq + Hash + Ord>(column: &[K]) -> (Vec<u32>, Vec<K>) {
+    let mut seen: HashMap<K, u32> = HashMap::new();
+    let mut ids: Vec<u32> = Vec::with_capacity(column.len());
+    let mut last: Option<(K, u32)> = None;
+    for &k in column {
+        let id = match last {
+            Some((lk, id)) if lk == k => id,
+            _ => {
+                let next = seen.len() as u32;
+                let id = *seen.entry(k).or_insert(next);
+                last = Some((k, id));
+                id
+            }
+        };
+        ids.push(id);
     }
-    out
+    let mut keys: Vec<(K, u32)> = seen.into_iter().collect();
+    keys.sort_unstable();
+    let mut rank_of = vec![0u32; keys.len()];
+    for (rank, &(_, id)) in keys.iter().enumerate() {
+        rank_of[id as usize] = rank as u32;
+    }
+    ids.iter_mut().for_each(|id| *id = rank_of[*id as usize]);
+    (ids, keys.into_iter().map(|(k, _)| k).collect())
 }
 
-fn permuted<T: Copy>(column: &[T], order: &[u32]) -> Vec<T> {
-    order.iter().map(|&i| column[i as usize]).collect()
+/// The permutation that orders rows by (track, start, row), and the rows of each track after it.
+///
+/// A counting sort by track, then a stable sort by start inside each track: rows arrive nearly in
+/// time order, so that sort is close to one pass, and no per-row sort key is materialised.
+fn order_by_track_and_start(
+    ranks: &[u32],
+    tracks: usize,
+    start_ns: &[i64],
+) -> (Vec<u32>, Vec<Range<usize>>) {
+    let mut offsets = vec![0usize; tracks + 1];
+    for &r in ranks {
+        offsets[r as usize + 1] += 1;
+    }
+    for t in 0..tracks {
+        offsets[t + 1] += offsets[t];
+    }
+    let ranges: Vec<Range<usize>> = (0..tracks).map(|t| offsets[t]..offsets[t + 1]).collect();
+    let mut order = vec![0u32; ranks.len()];
+    for (i, &r) in ranks.iter().enumerate() {
+        let slot = &mut offsets[r as usize];
+        order[*slot] = i as u32;
+        *slot += 1;
+    }
+    let mut buckets: Vec<&mut [u32]> = Vec::with_capacity(tracks);
+    let mut rest: &mut [u32] = &mut order;
+    for r in &ranges {
+        let (bucket, tail) = rest.split_at_mut(r.len());
+        buckets.push(bucket);
+        rest = tail;
+    }
+    buckets.into_par_iter().for_each(|bucket| {
+        if !bucket.is_sorted_by_key(|&i| start_ns[i as usize]) {
+            bucket.par_sort_by_key(|&i| start_ns[i as usize]);
+        }
+    });
+    (order, ranges)
+}
+
+/// Sorts the rows of a table by (track key, start); returns the permutation and each track's
+/// key with its rows.
+fn sort_by_track<K: Copy + Eq + Hash + Ord>(
+    track_of_row: &[K],
+    start_ns: &[i64],
+) -> (Vec<u32>, Vec<(K, Range<usize>)>) {
+    let (ranks, keys) = dense_ranks(track_of_row);
+    let (order, ranges) = order_by_track_and_start(&ranks, keys.len(), start_ns);
+    (order, keys.into_iter().zip(ranges).collect())
 }
 
 pub fn assemble(parts: Parts) -> Trace {
@@ -93,11 +156,10 @@ pub fn assemble(parts: Parts) -> Trace {
 
     // GPU operations: fixed names, then sorted by (stream, start).
     let mut k = kernels.table;
-    let order = sort_order(k.spans.len(), |i| {
-        (kernels.streams[i], k.spans.start_ns[i], i)
-    });
+    let (order, kernel_runs) = sort_by_track(&kernels.streams, &k.spans.start_ns);
+    drop(kernels.streams);
     k.permute(&order);
-    let kernel_streams = permuted(&kernels.streams, &order);
+    drop(order);
 
     let mut m = memcpys.table;
     let labels: Vec<StrId> = (0..=255u8)
@@ -106,20 +168,14 @@ pub fn assemble(parts: Parts) -> Trace {
     for (name, kind) in m.spans.name.iter_mut().zip(&m.copy_kind) {
         *name = labels[kind.0 as usize];
     }
-    let order = sort_order(m.spans.len(), |i| {
-        (memcpys.streams[i], m.spans.start_ns[i], i)
-    });
+    let (order, memcpy_runs) = sort_by_track(&memcpys.streams, &m.spans.start_ns);
     m.permute(&order);
-    let memcpy_streams = permuted(&memcpys.streams, &order);
 
     let mut ms = memsets.table;
     let memset_name = strings.intern("[CUDA memset]");
     ms.spans.name.iter_mut().for_each(|n| *n = memset_name);
-    let order = sort_order(ms.spans.len(), |i| {
-        (memsets.streams[i], ms.spans.start_ns[i], i)
-    });
+    let (order, memset_runs) = sort_by_track(&memsets.streams, &ms.spans.start_ns);
     ms.permute(&order);
-    let memset_streams = permuted(&memsets.streams, &order);
 
     for (name, &t) in syncs.spans.name.iter_mut().zip(&sync_types) {
         *name = strings.intern(sync_type_label(t));
@@ -128,39 +184,37 @@ pub fn assemble(parts: Parts) -> Trace {
     syncs.permute(&order);
 
     // CPU side: API calls and OS runtime by (thread, start).
-    let order = sort_order(api.spans.len(), |i| {
-        (api.global_tid[i], api.spans.start_ns[i], i)
-    });
+    let (order, api_runs) = sort_by_track(&api.global_tid, &api.spans.start_ns);
     api.permute(&order);
-    let order = sort_order(osrt.spans.len(), |i| {
-        (osrt_tids[i], osrt.spans.start_ns[i], i)
-    });
+    drop(order);
+    let (order, osrt_runs) = sort_by_track(&osrt_tids, &osrt.spans.start_ns);
     osrt.spans.permute(&order);
-    let osrt_tids = permuted(&osrt_tids, &order);
+    drop(osrt_tids);
 
     link_gpu_ops_to_api_calls(
         &api,
+        &api_runs,
         [
-            (&k.correlation_id, &kernel_streams, &mut k.api_call),
-            (&m.correlation_id, &memcpy_streams, &mut m.api_call),
-            (&ms.correlation_id, &memset_streams, &mut ms.api_call),
+            (&k.correlation_id, &kernel_runs, &mut k.api_call),
+            (&m.correlation_id, &memcpy_runs, &mut m.api_call),
+            (&ms.correlation_id, &memset_runs, &mut ms.api_call),
         ],
         &mut warnings,
     );
     let nvtx_keys = sort_nvtx_by_depth(&mut nv);
 
     // Tracks.
-    let mut stream_keys: Vec<StreamKey> = kernel_streams
+    let mut stream_keys: Vec<StreamKey> = kernel_runs
         .iter()
-        .chain(&memcpy_streams)
-        .chain(&memset_streams)
-        .copied()
+        .chain(&memcpy_runs)
+        .chain(&memset_runs)
+        .map(|r| r.0)
         .collect();
     stream_keys.sort_unstable();
     stream_keys.dedup();
-    let kernel_runs: HashMap<StreamKey, Range<usize>> = runs(&kernel_streams).into_iter().collect();
-    let memcpy_runs: HashMap<StreamKey, Range<usize>> = runs(&memcpy_streams).into_iter().collect();
-    let memset_runs: HashMap<StreamKey, Range<usize>> = runs(&memset_streams).into_iter().collect();
+    let kernel_runs: HashMap<StreamKey, Range<usize>> = kernel_runs.into_iter().collect();
+    let memcpy_runs: HashMap<StreamKey, Range<usize>> = memcpy_runs.into_iter().collect();
+    let memset_runs: HashMap<StreamKey, Range<usize>> = memset_runs.into_iter().collect();
     let streams: Vec<StreamTrack> = stream_keys
         .par_iter()
         .map(|key| {
@@ -182,19 +236,18 @@ pub fn assemble(parts: Parts) -> Trace {
         s.name = names.streams.get(&s.key).map(|n| strings.intern(n));
     }
 
-    let mut tids: Vec<i64> = api
-        .global_tid
+    let mut tids: Vec<i64> = api_runs
         .iter()
-        .chain(&osrt_tids)
-        .chain(nvtx_keys.iter().map(|k| &k.0))
-        .copied()
+        .chain(&osrt_runs)
+        .map(|r| r.0)
+        .chain(nvtx_keys.iter().map(|k| k.0.0))
         .collect();
     tids.sort_unstable();
     tids.dedup();
-    let api_runs: HashMap<i64, Range<usize>> = runs(&api.global_tid).into_iter().collect();
-    let osrt_runs: HashMap<i64, Range<usize>> = runs(&osrt_tids).into_iter().collect();
+    let api_runs: HashMap<i64, Range<usize>> = api_runs.into_iter().collect();
+    let osrt_runs: HashMap<i64, Range<usize>> = osrt_runs.into_iter().collect();
     let mut nvtx_runs: HashMap<i64, Vec<Range<usize>>> = HashMap::new();
-    for ((tid, depth), r) in runs(&nvtx_keys) {
+    for ((tid, depth), r) in nvtx_keys {
         let levels = nvtx_runs.entry(tid).or_default();
         while levels.len() < depth as usize {
             levels.push(r.start..r.start);
@@ -296,28 +349,82 @@ pub fn assemble(parts: Parts) -> Trace {
     }
 }
 
-/// A GPU operation belongs to the API call with the same correlationId in the same process.
+/// The API call of each correlationId of one process: a table indexed by correlationId when the
+/// ids are dense (nsys numbers them from 1 per process), else a map.
+enum CallsByCorrelation {
+    Dense(Vec<u32>),
+    Sparse(HashMap<u32, u32>),
+}
+
+impl CallsByCorrelation {
+    fn get(&self, correlation_id: u32) -> Option<u32> {
+        match self {
+            Self::Dense(v) => v
+                .get(correlation_id as usize)
+                .copied()
+                .filter(|&a| a != NO_INDEX),
+            Self::Sparse(m) => m.get(&correlation_id).copied(),
+        }
+    }
+}
+
+/// One table of GPU operations to link: its correlation ids, its rows per stream, and the
+/// `api_call` column to fill.
+type GpuOpsToLink<'a> = (&'a [u32], &'a [(StreamKey, Range<usize>)], &'a mut Vec<u32>);
+
+/// A GPU operation belongs to the API call with the same correlationId in the same process; the
+/// first such call in (thread, start) order when the file repeats an id.
 fn link_gpu_ops_to_api_calls(
     api: &ApiCalls,
-    ops: [(&[u32], &[StreamKey], &mut Vec<u32>); 3],
+    api_runs: &[(i64, Range<usize>)],
+    ops: [GpuOpsToLink; 3],
     warnings: &mut LoadWarnings,
 ) {
-    let key = |pid: u32, corr: u32| (u64::from(pid) << 32) | u64::from(corr);
-    let mut by_corr: HashMap<u64, u32> = HashMap::with_capacity(api.spans.len());
-    for i in 0..api.spans.len() {
-        by_corr
-            .entry(key(
-                GlobalTid(api.global_tid[i]).pid(),
-                api.correlation_id[i],
-            ))
-            .or_insert(i as u32);
+    // (max correlationId, calls) per process.
+    let mut extent: HashMap<u32, (u32, usize)> = HashMap::new();
+    for (tid, rows) in api_runs {
+        let e = extent.entry(GlobalTid(*tid).pid()).or_default();
+        e.0 = e.0.max(api.correlation_id[rows.clone()].iter().copied().max().unwrap_or(0));
+        e.1 += rows.len();
+    }
+    let mut by_pid: HashMap<u32, CallsByCorrelation> = extent
+        .into_iter()
+        .map(|(pid, (max, calls))| {
+            let table = if (max as usize) < 4 * calls + 4096 {
+                CallsByCorrelation::Dense(vec![NO_INDEX; max as usize + 1])
+            } else {
+                CallsByCorrelation::Sparse(HashMap::with_capacity(calls))
+            };
+            (pid, table)
+        })
+        .collect();
+    for (tid, rows) in api_runs {
+        let Some(table) = by_pid.get_mut(&GlobalTid(*tid).pid()) else {
+            continue;
+        };
+        for i in rows.clone() {
+            let c = api.correlation_id[i];
+            match table {
+                CallsByCorrelation::Dense(v) => {
+                    if v[c as usize] == NO_INDEX {
+                        v[c as usize] = i as u32;
+                    }
+                }
+                CallsByCorrelation::Sparse(m) => {
+                    m.entry(c).or_insert(i as u32);
+                }
+            }
+        }
     }
     let mut unlinked = 0u64;
-    for (correlation, streams, api_call) in ops {
-        for i in 0..correlation.len() {
-            match by_corr.get(&key(streams[i].pid, correlation[i])) {
-                Some(&a) => api_call[i] = a,
-                None => unlinked += 1,
+    for (correlation, tracks, api_call) in ops {
+        for (key, rows) in tracks {
+            let table = by_pid.get(&key.pid);
+            for i in rows.clone() {
+                match table.and_then(|t| t.get(correlation[i])) {
+                    Some(a) => api_call[i] = a,
+                    None => unlinked += 1,
+                }
             }
         }
     }
@@ -329,38 +436,65 @@ fn link_gpu_ops_to_api_calls(
 }
 
 /// Assigns each NVTX range its nesting depth on its thread, then orders the table by
-/// (thread, depth, start) so every depth of every thread is one slice. Returns the sorted
-/// (thread, depth) key of each row.
-fn sort_nvtx_by_depth(nv: &mut NvtxRanges) -> Vec<(i64, u16)> {
-    let order = sort_order(nv.spans.len(), |i| {
-        (
-            nv.global_tid[i],
-            nv.spans.start_ns[i],
-            std::cmp::Reverse(nv.spans.end_ns[i]),
-            i,
-        )
+/// (thread, depth, start) so every depth of every thread is one slice. Returns each
+/// (thread, depth) with its rows.
+fn sort_nvtx_by_depth(nv: &mut NvtxRanges) -> Vec<((i64, u16), Range<usize>)> {
+    // By (thread, start, longest first): a counting sort by thread, then each thread's rows.
+    let (ranks, tids) = dense_ranks(&nv.global_tid);
+    let (mut order, thread_rows) = order_by_track_and_start(&ranks, tids.len(), &nv.spans.start_ns);
+    drop(ranks);
+    let (start_ns, end_ns) = (&nv.spans.start_ns, &nv.spans.end_ns);
+    let mut buckets: Vec<&mut [u32]> = Vec::with_capacity(thread_rows.len());
+    let mut rest: &mut [u32] = &mut order;
+    for r in &thread_rows {
+        let (bucket, tail) = rest.split_at_mut(r.len());
+        buckets.push(bucket);
+        rest = tail;
+    }
+    // Equal starts: the longer range is the outer one. The sort is stable, so ties keep file order.
+    buckets.into_par_iter().for_each(|bucket| {
+        bucket.sort_by_key(|&i| (start_ns[i as usize], std::cmp::Reverse(end_ns[i as usize])));
     });
     nv.permute(&order);
     // A range nests inside the innermost open range that ends no earlier than it starts.
     let mut open: Vec<i64> = Vec::new();
-    let mut current_tid = None;
-    for i in 0..nv.spans.len() {
-        if current_tid != Some(nv.global_tid[i]) {
-            open.clear();
-            current_tid = Some(nv.global_tid[i]);
+    let mut max_depth = vec![0u16; thread_rows.len()];
+    for (t, rows) in thread_rows.iter().enumerate() {
+        open.clear();
+        for i in rows.clone() {
+            let (s, e) = (nv.spans.start_ns[i], nv.spans.end_ns[i]);
+            while open.last().is_some_and(|&end| end <= s) {
+                open.pop();
+            }
+            let depth = open.len().min(u16::MAX as usize) as u16;
+            nv.depth[i] = depth;
+            max_depth[t] = max_depth[t].max(depth);
+            open.push(e);
         }
-        let (s, e) = (nv.spans.start_ns[i], nv.spans.end_ns[i]);
-        while open.last().is_some_and(|&end| end <= s) {
-            open.pop();
-        }
-        nv.depth[i] = open.len().min(u16::MAX as usize) as u16;
-        open.push(e);
     }
-    let order = sort_order(nv.spans.len(), |i| {
-        (nv.global_tid[i], nv.depth[i], nv.spans.start_ns[i], i)
-    });
+    // Within each thread, a stable counting sort by depth keeps the start order of each depth.
+    let mut out = Vec::new();
+    for (t, rows) in thread_rows.iter().enumerate() {
+        let levels = max_depth[t] as usize + 1;
+        let mut offsets = vec![0usize; levels + 1];
+        for i in rows.clone() {
+            offsets[nv.depth[i] as usize + 1] += 1;
+        }
+        for d in 0..levels {
+            offsets[d + 1] += offsets[d];
+        }
+        for d in 0..levels {
+            let r = rows.start + offsets[d]..rows.start + offsets[d + 1];
+            if !r.is_empty() {
+                out.push(((tids[t], d as u16), r));
+            }
+        }
+        for i in rows.clone() {
+            let slot = &mut offsets[nv.depth[i] as usize];
+            order[rows.start + *slot] = i as u32;
+            *slot += 1;
+        }
+    }
     nv.permute(&order);
-    (0..nv.spans.len())
-        .map(|i| (nv.global_tid[i], nv.depth[i]))
-        .collect()
+    out
 }

@@ -7,8 +7,10 @@ use super::reader::{FileStrings, Reader, checked_span as span};
 use crate::load::LoadError;
 use crate::trace::{ApiCalls, LoadWarnings, OsrtCalls, StringTable};
 
-const API_TABLES: [&str; 2] = ["CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"];
-const T_OSRT: &str = "OSRT_API";
+pub const API_TABLES: [&str; 2] = ["CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"];
+pub const T_OSRT: &str = "OSRT_API";
+pub const API_COLUMNS: &[&str] = &["start", "end", "globalTid", "correlationId", "nameId"];
+pub const OSRT_COLUMNS: &[&str] = &["start", "end", "globalTid", "nameId"];
 
 pub fn read_api_calls(
     r: &Reader,
@@ -27,10 +29,7 @@ pub fn read_api_calls(
         calls.spans.name.reserve(n);
         calls.correlation_id.reserve(n);
         calls.global_tid.reserve(n);
-        let sql = r.schema.select(
-            table,
-            &["start", "end", "globalTid", "correlationId", "nameId"],
-        );
+        let sql = r.schema.select(table, API_COLUMNS);
         let mut unnamed = 0u64;
         r.for_each_row(&conn, table, &sql, |row| {
             let Some((s, e)) = span(int(row, 0), int(row, 1), table, &mut warnings) else {
@@ -63,9 +62,7 @@ pub fn read_osrt(
         return Ok((calls, tids, warnings));
     }
     let conn = r.open()?;
-    let sql = r
-        .schema
-        .select(T_OSRT, &["start", "end", "globalTid", "nameId"]);
+    let sql = r.schema.select(T_OSRT, OSRT_COLUMNS);
     r.for_each_row(&conn, T_OSRT, &sql, |row| {
         let Some((s, e)) = span(int(row, 0), int(row, 1), T_OSRT, &mut warnings) else {
             return;

@@ -33,10 +33,66 @@ fn clamp_u32(v: Option<i64>) -> u32 {
     v.unwrap_or(0).clamp(0, u32::MAX as i64) as u32
 }
 
-const T_KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
-const T_MEMCPY: &str = "CUPTI_ACTIVITY_KIND_MEMCPY";
-const T_MEMSET: &str = "CUPTI_ACTIVITY_KIND_MEMSET";
-const T_SYNC: &str = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+pub const T_KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+pub const T_MEMCPY: &str = "CUPTI_ACTIVITY_KIND_MEMCPY";
+pub const T_MEMSET: &str = "CUPTI_ACTIVITY_KIND_MEMSET";
+pub const T_SYNC: &str = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+
+// The columns each reader selects, in the positions it reads them (also scanned by the bench floor).
+pub const KERNEL_COLUMNS: &[&str] = &[
+    "start",
+    "end",
+    "deviceId",
+    "contextId",
+    "streamId",
+    "globalPid",
+    "correlationId",
+    "demangledName",
+    "shortName",
+    "gridX",
+    "gridY",
+    "gridZ",
+    "blockX",
+    "blockY",
+    "blockZ",
+    "registersPerThread",
+    "staticSharedMemory",
+    "dynamicSharedMemory",
+];
+pub const MEMCPY_COLUMNS: &[&str] = &[
+    "start",
+    "end",
+    "deviceId",
+    "contextId",
+    "streamId",
+    "globalPid",
+    "correlationId",
+    "bytes",
+    "copyKind",
+    "srcKind",
+    "dstKind",
+    "srcDeviceId",
+    "dstDeviceId",
+];
+pub const MEMSET_COLUMNS: &[&str] = &[
+    "start",
+    "end",
+    "deviceId",
+    "contextId",
+    "streamId",
+    "globalPid",
+    "correlationId",
+    "bytes",
+];
+pub const SYNC_COLUMNS: &[&str] = &[
+    "start",
+    "end",
+    "deviceId",
+    "streamId",
+    "globalPid",
+    "correlationId",
+    "syncType",
+];
 
 pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, LoadError> {
     let mut out = Read {
@@ -54,29 +110,7 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
     k.spans.end_ns.reserve(n);
     k.spans.name.reserve(n);
     out.streams.reserve(n);
-    let sql = r.schema.select(
-        T_KERNEL,
-        &[
-            "start",
-            "end",
-            "deviceId",
-            "contextId",
-            "streamId",
-            "globalPid",
-            "correlationId",
-            "demangledName",
-            "shortName",
-            "gridX",
-            "gridY",
-            "gridZ",
-            "blockX",
-            "blockY",
-            "blockZ",
-            "registersPerThread",
-            "staticSharedMemory",
-            "dynamicSharedMemory",
-        ],
-    );
+    let sql = r.schema.select(T_KERNEL, KERNEL_COLUMNS);
     let mut missing_name = 0u64;
     r.for_each_row(&conn, T_KERNEL, &sql, |row| {
         let Some((s, e)) = span(int(row, 0), int(row, 1), T_KERNEL, &mut out.warnings) else {
@@ -121,24 +155,7 @@ pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
         return Ok(out);
     }
     let conn = r.open()?;
-    let sql = r.schema.select(
-        T_MEMCPY,
-        &[
-            "start",
-            "end",
-            "deviceId",
-            "contextId",
-            "streamId",
-            "globalPid",
-            "correlationId",
-            "bytes",
-            "copyKind",
-            "srcKind",
-            "dstKind",
-            "srcDeviceId",
-            "dstDeviceId",
-        ],
-    );
+    let sql = r.schema.select(T_MEMCPY, MEMCPY_COLUMNS);
     let m = &mut out.table;
     let mut unknown_kind = 0u64;
     r.for_each_row(&conn, T_MEMCPY, &sql, |row| {
@@ -181,19 +198,7 @@ pub fn read_memsets(r: &Reader) -> Result<Read<Memsets>, LoadError> {
         return Ok(out);
     }
     let conn = r.open()?;
-    let sql = r.schema.select(
-        T_MEMSET,
-        &[
-            "start",
-            "end",
-            "deviceId",
-            "contextId",
-            "streamId",
-            "globalPid",
-            "correlationId",
-            "bytes",
-        ],
-    );
+    let sql = r.schema.select(T_MEMSET, MEMSET_COLUMNS);
     let m = &mut out.table;
     r.for_each_row(&conn, T_MEMSET, &sql, |row| {
         let Some((s, e)) = span(int(row, 0), int(row, 1), T_MEMSET, &mut out.warnings) else {
@@ -218,18 +223,7 @@ pub fn read_syncs(r: &Reader) -> Result<(SyncEvents, Vec<i64>, LoadWarnings), Lo
         return Ok((table, types, warnings));
     }
     let conn = r.open()?;
-    let sql = r.schema.select(
-        T_SYNC,
-        &[
-            "start",
-            "end",
-            "deviceId",
-            "streamId",
-            "globalPid",
-            "correlationId",
-            "syncType",
-        ],
-    );
+    let sql = r.schema.select(T_SYNC, SYNC_COLUMNS);
     r.for_each_row(&conn, T_SYNC, &sql, |row| {
         let Some((s, e)) = span(int(row, 0), int(row, 1), T_SYNC, &mut warnings) else {
             return;

@@ -11,6 +11,7 @@ mod cpu_calls;
 mod gpu_ops;
 mod nvtx;
 mod reader;
+mod scan;
 mod schema;
 mod system;
 
@@ -21,6 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::load::{LoadControl, LoadError, LoadProgress};
 use crate::trace::{LoadWarnings, Trace};
 use reader::{FileStrings, Reader};
+pub use scan::{ScanStats, bare_scan, scan_queries};
 pub use schema::Schema;
 
 /// Tables whose presence marks an Nsight Systems export.
@@ -63,6 +65,10 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         fraction: 0.02,
     });
     let strings = FileStrings::read(&reader, &mut warnings)?;
+    (control.progress)(&LoadProgress {
+        phase: "reading tables",
+        fraction: 0.05,
+    });
 
     let collector = Collector {
         control,

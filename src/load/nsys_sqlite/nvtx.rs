@@ -9,7 +9,17 @@ use super::reader::{FileStrings, Reader};
 use crate::load::LoadError;
 use crate::trace::{LoadWarnings, NvtxRanges, NvtxStyle, StrId, StringTable, pid_of};
 
-const T_NVTX: &str = "NVTX_EVENTS";
+pub const T_NVTX: &str = "NVTX_EVENTS";
+pub const NVTX_COLUMNS: &[&str] = &[
+    "start",
+    "end",
+    "eventType",
+    "text",
+    "textId",
+    "globalTid",
+    "domainId",
+    "color",
+];
 
 // NVTX eventType values (ENUM_NSYS_EVENT_TYPE).
 const MARK: i64 = 34;
@@ -40,19 +50,7 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
         return Ok(out);
     }
     let conn = r.open()?;
-    let sql = r.schema.select(
-        T_NVTX,
-        &[
-            "start",
-            "end",
-            "eventType",
-            "text",
-            "textId",
-            "globalTid",
-            "domainId",
-            "color",
-        ],
-    );
+    let sql = r.schema.select(T_NVTX, NVTX_COLUMNS);
     // Domain names are per process: nsys joins a range to the domain-create event with the same
     // domainId in the same process (nvtx_sum.py, Nsight Systems 2023.4).
     let mut domains: HashMap<(u32, i64), StrId> = HashMap::new();

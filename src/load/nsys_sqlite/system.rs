@@ -175,25 +175,25 @@ pub fn read_session(r: &Reader) -> Result<(Option<i64>, Option<String>), LoadErr
     Ok((start, version))
 }
 
+pub const T_MEMORY_USAGE: &str = "CUDA_GPU_MEMORY_USAGE_EVENTS";
+pub const MEMORY_USAGE_COLUMNS: &[&str] = &[
+    "start",
+    "globalPid",
+    "deviceId",
+    "bytes",
+    "memoryOperationType",
+];
+
 /// GPU memory in use over time per (process, device): allocations add, frees subtract
 /// (`memoryOperationType`: 0 allocation, 1 deallocation, `ENUM_CUDA_DEV_MEM_EVENT_OPER`).
 pub fn read_memory_usage(r: &Reader) -> Result<Vec<MemoryUsageTrack>, LoadError> {
-    let t = "CUDA_GPU_MEMORY_USAGE_EVENTS";
+    let t = T_MEMORY_USAGE;
     if !r.schema.has_table(t) {
         return Ok(Vec::new());
     }
     let conn = r.open()?;
     let mut events: Vec<(u32, u32, i64, i64)> = Vec::new();
-    let sql = r.schema.select(
-        t,
-        &[
-            "start",
-            "globalPid",
-            "deviceId",
-            "bytes",
-            "memoryOperationType",
-        ],
-    );
+    let sql = r.schema.select(t, MEMORY_USAGE_COLUMNS);
     r.for_each_row(&conn, t, &sql, |row| {
         let (Some(start), Some(bytes)) = (int(row, 0), int(row, 3)) else {
             return;

@@ -1,0 +1,494 @@
+//! `sightline bench`: how fast a trace opens and how light it sits in memory, with no window.
+//!
+//! One run measures, on the same file in the same process: the load time per phase and in total,
+//! the floor (a bare SQLite scan of the same columns of the same tables, [`bare_scan`]), the
+//! resident memory the loaded trace adds, the time of the five summary reports, and the time to
+//! build one frame's shapes at full zoom-out and four deeper zoom levels ([`frame`]).
+//! The benchmark reports; it never fails on a number.
+
+pub mod frame;
+pub mod memory;
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::analysis::{self, Filter, Report};
+use crate::load::nsys_sqlite::bare_scan;
+use crate::load::{self, LoadControl, LoadError, LoadProgress};
+use crate::trace::Trace;
+use frame::{FrameBuilder, FrameView};
+
+/// How to run the benchmark.
+#[derive(Debug, Clone, Copy)]
+pub struct BenchOptions {
+    /// Width of the simulated timeline, in pixels.
+    pub width_px: u32,
+    /// Loads (and floor scans) to take the median of.
+    pub runs: u32,
+    /// Frames built per zoom level.
+    pub frames: u32,
+    /// Height of the simulated event area, in pixels.
+    pub height_px: u32,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        Self {
+            width_px: 1920,
+            runs: 3,
+            frames: 100,
+            height_px: 1000,
+        }
+    }
+}
+
+/// One phase of a load, in ms from the start of the load.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseTiming {
+    pub phase: String,
+    pub from_ms: f64,
+    pub to_ms: f64,
+    pub ms: f64,
+}
+
+/// Frame-build times at one zoom level.
+#[derive(Debug, Clone, Serialize)]
+pub struct FrameTiming {
+    /// How far zoomed in: 1 is the whole trace.
+    pub zoom: u32,
+    pub visible_ns: i64,
+    pub shapes: usize,
+    /// Events and merged blocks drawn.
+    pub events: usize,
+    pub rows: usize,
+    pub median_ms: f64,
+    pub p99_ms: f64,
+}
+
+/// Everything `sightline bench` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchReport {
+    pub trace: String,
+    pub file_bytes: u64,
+    pub events: u64,
+    pub kernels: u64,
+    pub memcpys: u64,
+    pub memsets: u64,
+    pub api_calls: u64,
+    pub nvtx_ranges: u64,
+    pub osrt_calls: u64,
+    pub threads: usize,
+    pub runs: u32,
+    /// Phases of the load whose total is the median.
+    pub phases: Vec<PhaseTiming>,
+    pub load_ms: f64,
+    pub load_ms_runs: Vec<f64>,
+    /// Bare scan of the same rows, one connection per table in parallel (as the loader reads).
+    pub floor_ms: f64,
+    pub floor_ms_runs: Vec<f64>,
+    /// The same scan, one table after another on one thread.
+    pub floor_sequential_ms: f64,
+    pub floor_rows: u64,
+    pub load_over_floor: f64,
+    pub rss_before_bytes: u64,
+    pub rss_after_bytes: u64,
+    /// What the loaded trace added to the resident set.
+    pub rss_added_bytes: u64,
+    pub rss_peak_bytes: u64,
+    pub bytes_per_event: f64,
+    /// The memory target of issue 5: 64 B/event + 30 MiB.
+    pub rss_budget_bytes: u64,
+    /// The five `summary` reports over the whole trace.
+    pub reports_ms: f64,
+    pub frame_builder: &'static str,
+    pub width_px: u32,
+    pub height_px: u32,
+    pub frames: Vec<FrameTiming>,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// Nearest-rank percentile of sorted values.
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// Loads `path`, recording when each progress phase was reported.
+fn timed_load(path: &Path) -> Result<(Trace, Duration, Vec<PhaseTiming>), LoadError> {
+    let marks: Mutex<Vec<(&'static str, Duration)>> = Mutex::new(Vec::new());
+    let cancel = AtomicBool::new(false);
+    let t0 = Instant::now();
+    let progress = |p: &LoadProgress| {
+        if let Ok(mut m) = marks.lock() {
+            m.push((p.phase, t0.elapsed()));
+        }
+    };
+    let trace = load::load_file_with(
+        path,
+        &LoadControl {
+            progress: &progress,
+            cancel: &cancel,
+        },
+    )?;
+    let total = t0.elapsed();
+    let marks = marks.into_inner().unwrap_or_default();
+    Ok((trace, total, phases_of(&marks)))
+}
+
+/// Turns the loader's progress marks into phases. "reading schema", "string table",
+/// "reading tables" and "building tracks" start a phase; every other mark ends one: the parallel
+/// table readers each end when they report, all having started at "reading tables".
+fn phases_of(marks: &[(&'static str, Duration)]) -> Vec<PhaseTiming> {
+    const STARTS: [&str; 4] = [
+        "reading schema",
+        "string table",
+        "reading tables",
+        "building tracks",
+    ];
+    let mut out = Vec::new();
+    let mut open: Option<(&str, Duration)> = None;
+    let mut readers_from = Duration::ZERO;
+    for &(phase, at) in marks {
+        if STARTS.contains(&phase) || phase == "done" {
+            if let Some((name, from)) = open.take()
+                && name != "reading tables"
+            {
+                out.push(PhaseTiming {
+                    phase: name.to_string(),
+                    from_ms: ms(from),
+                    to_ms: ms(at),
+                    ms: ms(at - from),
+                });
+            }
+            if phase == "reading tables" {
+                readers_from = at;
+            }
+            if phase != "done" {
+                open = Some((phase, at));
+            }
+        } else {
+            out.push(PhaseTiming {
+                phase: format!("  {phase}"),
+                from_ms: ms(readers_from),
+                to_ms: ms(at),
+                ms: ms(at.saturating_sub(readers_from)),
+            });
+        }
+    }
+    out
+}
+
+/// Runs the whole benchmark on `path`.
+pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError> {
+    let runs = options.runs.max(1);
+    // Read the file once so every timed pass starts from the same (warm) page cache.
+    let file_bytes = warm_page_cache(path);
+
+    let rss_before = memory::resident().unwrap_or_default();
+    let (trace, first_total, first_phases) = timed_load(path)?;
+    let rss_after = memory::resident().unwrap_or_default();
+    let mut loads = vec![(first_total, first_phases)];
+    let mut floors = Vec::new();
+    floors.push(bare_scan(path, true)?.elapsed);
+    for _ in 1..runs {
+        let (again, total, phases) = timed_load(path)?;
+        drop(again);
+        loads.push((total, phases));
+        floors.push(bare_scan(path, true)?.elapsed);
+    }
+    let sequential = bare_scan(path, false)?;
+
+    let load_ms_runs: Vec<f64> = loads.iter().map(|l| ms(l.0)).collect();
+    let floor_ms_runs: Vec<f64> = floors.iter().map(|&d| ms(d)).collect();
+    let load_ms = median(&load_ms_runs);
+    let floor_ms = median(&floor_ms_runs);
+    let phases = loads
+        .iter()
+        .min_by(|a, b| (ms(a.0) - load_ms).abs().total_cmp(&(ms(b.0) - load_ms).abs()))
+        .map(|l| l.1.clone())
+        .unwrap_or_default();
+
+    let t = Instant::now();
+    for report in Report::ALL {
+        std::hint::black_box(analysis::compute(&trace, report, &Filter::all()));
+    }
+    let reports_ms = ms(t.elapsed());
+
+    let frames = time_frames(&trace, options);
+    let events = trace.event_count() as u64;
+    let rss_added = rss_after.now_bytes.saturating_sub(rss_before.now_bytes);
+    Ok(BenchReport {
+        trace: path.display().to_string(),
+        file_bytes,
+        events,
+        kernels: trace.kernels.spans.len() as u64,
+        memcpys: trace.memcpys.spans.len() as u64,
+        memsets: trace.memsets.spans.len() as u64,
+        api_calls: trace.api_calls.spans.len() as u64,
+        nvtx_ranges: trace.nvtx.spans.len() as u64,
+        osrt_calls: trace.osrt.spans.len() as u64,
+        threads: rayon::current_num_threads(),
+        runs,
+        phases,
+        load_ms,
+        load_ms_runs,
+        floor_ms,
+        floor_ms_runs,
+        floor_sequential_ms: ms(sequential.elapsed),
+        floor_rows: sequential.rows,
+        load_over_floor: if floor_ms > 0.0 {
+            load_ms / floor_ms
+        } else {
+            0.0
+        },
+        rss_before_bytes: rss_before.now_bytes,
+        rss_after_bytes: rss_after.now_bytes,
+        rss_added_bytes: rss_added,
+        rss_peak_bytes: rss_after.peak_bytes,
+        bytes_per_event: if events > 0 {
+            rss_added as f64 / events as f64
+        } else {
+            0.0
+        },
+        rss_budget_bytes: 64 * events + 30 * 1024 * 1024,
+        reports_ms,
+        frame_builder: "ui::timeline::build_shapes, default rows",
+        width_px: options.width_px,
+        height_px: options.height_px,
+        frames,
+    })
+}
+
+fn warm_page_cache(path: &Path) -> u64 {
+    use std::io::Read;
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return 0;
+    };
+    let mut buf = vec![0u8; 1 << 20];
+    let mut total = 0u64;
+    while let Ok(n) = f.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+    }
+    total
+}
+
+/// Frame builds at zoom 1, 10, 100, 1000 and 10000 around the middle of the trace, panning a
+/// little between frames as a user scrolling would.
+fn time_frames(trace: &Trace, options: &BenchOptions) -> Vec<FrameTiming> {
+    let (first, last) = (trace.first_ns, trace.last_ns.max(trace.first_ns + 1));
+    let full = last - first;
+    let middle = first + full / 2;
+    let mut builder = FrameBuilder::new(trace);
+    [1u32, 10, 100, 1_000, 10_000]
+        .into_iter()
+        .map(|zoom| {
+            let visible = (full / i64::from(zoom)).max(1);
+            let frames = options.frames.max(1);
+            let mut times = Vec::with_capacity(frames as usize);
+            let mut drawn = Default::default();
+            for f in 0..frames {
+                // Pan across a tenth of the visible span over the frames (none at zoom 1).
+                let pan = if zoom == 1 {
+                    0
+                } else {
+                    (visible / 10) * i64::from(f) / i64::from(frames)
+                };
+                let start = (middle - visible / 2 + pan).max(first);
+                let view = FrameView {
+                    start_ns: start,
+                    end_ns: start + visible,
+                    width_px: options.width_px,
+                    height_px: options.height_px,
+                };
+                let t = Instant::now();
+                drawn = builder.build_frame_shapes_headless(trace, &view);
+                times.push(ms(t.elapsed()));
+            }
+            times.sort_by(f64::total_cmp);
+            FrameTiming {
+                zoom,
+                visible_ns: visible,
+                shapes: drawn.shapes,
+                events: drawn.events,
+                rows: drawn.rows,
+                median_ms: median(&times),
+                p99_ms: percentile(&times, 99.0),
+            }
+        })
+        .collect()
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+impl BenchReport {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// The report as aligned text tables.
+    pub fn to_table(&self) -> String {
+        use crate::export::text_table::render;
+        let mut out = String::new();
+        out.push_str(&format!(
+            "\n {} ({}, {} events: {} kernels, {} memcpy, {} memset, {} CUDA API, {} NVTX, {} OS runtime)\n {} rayon threads, median of {} runs\n\n",
+            self.trace,
+            mib(self.file_bytes),
+            self.events,
+            self.kernels,
+            self.memcpys,
+            self.memsets,
+            self.api_calls,
+            self.nvtx_ranges,
+            self.osrt_calls,
+            self.threads,
+            self.runs,
+        ));
+        let rows: Vec<Vec<String>> = self
+            .phases
+            .iter()
+            .map(|p| {
+                vec![
+                    p.phase.clone(),
+                    format!("{:.1}", p.from_ms),
+                    format!("{:.1}", p.to_ms),
+                    format!("{:.1}", p.ms),
+                ]
+            })
+            .collect();
+        out.push_str(&render(
+            &["Load phase", "From (ms)", "To (ms)", "Time (ms)"],
+            &rows,
+        ));
+        let per_event = |v: f64| format!("{v:.1} B/event");
+        let rows = vec![
+            vec!["load, total".into(), format!("{:.1} ms", self.load_ms)],
+            vec![
+                "floor: bare scan, parallel".into(),
+                format!("{:.1} ms", self.floor_ms),
+            ],
+            vec![
+                "floor: bare scan, one thread".into(),
+                format!("{:.1} ms", self.floor_sequential_ms),
+            ],
+            vec![
+                "load / floor".into(),
+                format!("{:.2}x", self.load_over_floor),
+            ],
+            vec!["rows scanned".into(), self.floor_rows.to_string()],
+            vec!["RSS before load".into(), mib(self.rss_before_bytes)],
+            vec!["RSS after load".into(), mib(self.rss_after_bytes)],
+            vec!["RSS added by the trace".into(), mib(self.rss_added_bytes)],
+            vec!["RSS peak".into(), mib(self.rss_peak_bytes)],
+            vec!["bytes per event (added)".into(), per_event(self.bytes_per_event)],
+            vec![
+                "budget 64 B/event + 30 MiB".into(),
+                mib(self.rss_budget_bytes),
+            ],
+            vec![
+                "5 summary reports".into(),
+                format!("{:.1} ms", self.reports_ms),
+            ],
+        ];
+        out.push('\n');
+        out.push_str(&render(&["Measure", "Value"], &rows));
+        let rows: Vec<Vec<String>> = self
+            .frames
+            .iter()
+            .map(|f| {
+                vec![
+                    format!("{}x", f.zoom),
+                    format!("{:.3} ms", f.visible_ns as f64 / 1e6),
+                    f.rows.to_string(),
+                    f.events.to_string(),
+                    f.shapes.to_string(),
+                    format!("{:.3}", f.median_ms),
+                    format!("{:.3}", f.p99_ms),
+                ]
+            })
+            .collect();
+        out.push_str(&format!(
+            "\n Frame build, {}x{} px ({}):\n\n",
+            self.width_px, self.height_px, self.frame_builder
+        ));
+        out.push_str(&render(
+            &[
+                "Zoom",
+                "Visible",
+                "Rows",
+                "Events",
+                "Shapes",
+                "Median (ms)",
+                "p99 (ms)",
+            ],
+            &rows,
+        ));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_use_nearest_rank() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&v, 99.0), 99.0);
+        assert_eq!(percentile(&v, 50.0), 50.0);
+        assert_eq!(percentile(&[3.0], 99.0), 3.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+    }
+
+    #[test]
+    fn phases_come_from_progress_marks() {
+        let d = Duration::from_millis;
+        let marks = [
+            ("reading schema", d(0)),
+            ("string table", d(2)),
+            ("reading tables", d(5)),
+            ("kernels", d(40)),
+            ("NVTX ranges", d(30)),
+            ("building tracks", d(41)),
+            ("done", d(60)),
+        ];
+        let p = phases_of(&marks);
+        let names: Vec<&str> = p.iter().map(|p| p.phase.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "reading schema",
+                "string table",
+                "  kernels",
+                "  NVTX ranges",
+                "building tracks"
+            ]
+        );
+        assert_eq!(p[2].ms, 35.0);
+        assert_eq!(p[4].ms, 19.0);
+    }
+}

@@ -1,0 +1,380 @@
+//! The analysis subcommands beside `summary`: warm-up exclusion flags (shared by every
+//! subcommand that filters), the copy/compute `overlap` report, `gaps` and `export`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+
+use super::{Format, parse_range_arg};
+use crate::analysis::{self, AttributionScope, ExclusionRule, Filter, GapOptions, WarmupExclusion};
+use crate::export::{events_csv, text_table};
+use crate::load;
+use crate::trace::Trace;
+
+/// Warm-up exclusion: drop everything attributed to chosen NVTX ranges (a GPU op by the CPU
+/// start of its launching call, in the same process).
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct ExclusionArgs {
+    /// Drop everything attributed to NVTX ranges named warmup / warm-up / warm_up (any case).
+    #[arg(long)]
+    pub exclude_warmup: bool,
+    /// Drop everything attributed to NVTX ranges whose name matches REGEX (unanchored).
+    #[arg(long, value_name = "REGEX")]
+    pub exclude_nvtx: Option<String>,
+    /// Drop the first N instances (per process) of the NVTX range named by --iteration.
+    #[arg(long, value_name = "N", requires = "iteration")]
+    pub skip_first: Option<usize>,
+    /// Name regex of the repeated iteration range for --skip-first, e.g. 'step_.*'.
+    #[arg(long, value_name = "REGEX", requires = "skip_first")]
+    pub iteration: Option<String>,
+}
+
+impl ExclusionArgs {
+    /// The rules these flags ask for; an error names a bad regex.
+    pub fn rules(&self) -> Result<Vec<ExclusionRule>> {
+        let mut rules = Vec::new();
+        if self.exclude_warmup {
+            rules.push(ExclusionRule::WarmupNames);
+        }
+        if let Some(p) = &self.exclude_nvtx {
+            rules.push(
+                ExclusionRule::name_regex(p).map_err(|e| bad_regex("--exclude-nvtx", p, &e))?,
+            );
+        }
+        if let (Some(n), Some(p)) = (self.skip_first, &self.iteration) {
+            rules.push(
+                ExclusionRule::first_iterations(p, n)
+                    .map_err(|e| bad_regex("--iteration", p, &e))?,
+            );
+        }
+        Ok(rules)
+    }
+}
+
+/// One line for a bad pattern: the regex crate's own message spans several lines.
+fn bad_regex(flag: &str, pattern: &str, e: &regex::Error) -> anyhow::Error {
+    let text = e.to_string();
+    let why = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .trim_start_matches("error: ");
+    anyhow::anyhow!("{flag}: '{pattern}' is not a valid regex ({why})")
+}
+
+/// Applies `rules` to `trace`, saying on stderr what was excluded; `None` when there are none.
+pub fn apply_exclusion(trace: &Trace, rules: &[ExclusionRule]) -> Option<WarmupExclusion> {
+    if rules.is_empty() {
+        return None;
+    }
+    let exclusion = analysis::exclude_warmup(trace, rules, AttributionScope::Process);
+    let described: Vec<String> = rules.iter().map(ExclusionRule::describe).collect();
+    if exclusion.ranges.is_empty() {
+        eprintln!(
+            "note: {} has no {}; nothing excluded",
+            trace.path.display(),
+            described.join(" or ")
+        );
+    } else {
+        let [k, mc, ms, api, nvtx, osrt] = exclusion.counts();
+        eprintln!(
+            "note: excluded {} NVTX range(s) ({}): {k} kernels, {mc} memcpys, {ms} memsets, \
+             {api} API calls, {nvtx} NVTX ranges, {osrt} OS runtime calls",
+            exclusion.ranges.len(),
+            described.join(" or "),
+        );
+    }
+    Some(exclusion)
+}
+
+/// The filter for a range and an optional exclusion.
+fn filter_of(range: analysis::TimeRange, exclusion: Option<&WarmupExclusion>) -> Filter<'_> {
+    Filter {
+        range,
+        excluded: exclusion.map(|e| &e.excluded),
+    }
+}
+
+/// Splits `overlap` out of a `--report` list: (asked for overlap, the other reports).
+pub fn take_overlap(reports: &str) -> (bool, String) {
+    let names: Vec<&str> = reports.split(',').map(str::trim).collect();
+    let rest: Vec<&str> = names.iter().copied().filter(|n| *n != "overlap").collect();
+    (rest.len() != names.len(), rest.join(","))
+}
+
+/// Header of `--report overlap`.
+pub const OVERLAP_COLUMNS: [&str; 6] = [
+    "Device",
+    "Busy (%)",
+    "Kernel Time (ns)",
+    "Memory Op Time (ns)",
+    "Overlap Time (ns)",
+    "Copy/Compute Overlap (%)",
+];
+
+/// A percentage rounded to 0.1; empty when undefined.
+fn percent(p: Option<f64>) -> String {
+    p.map_or(String::new(), |p| format!("{p:.1}"))
+}
+
+/// Prints the copy/compute overlap report (see [`crate::analysis::overlap`] for definitions).
+pub fn print_overlap(
+    trace: &Trace,
+    filter: &Filter,
+    format: Format,
+    titled: bool,
+    out: &mut impl Write,
+) -> Result<()> {
+    let rows: Vec<Vec<String>> = analysis::copy_compute_overlap(trace, filter)
+        .iter()
+        .filter(|o| o.window.is_some())
+        .map(|o| {
+            vec![
+                o.device.to_string(),
+                percent(o.busy_percent()),
+                o.kernel_ns.to_string(),
+                o.memory_ns.to_string(),
+                o.overlap_ns.to_string(),
+                percent(o.overlap_percent()),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        eprintln!(
+            "overlap: {} has no GPU activity{}",
+            trace.path.display(),
+            if filter.range == analysis::TimeRange::ALL {
+                ""
+            } else {
+                " in this range"
+            }
+        );
+        return Ok(());
+    }
+    write_rows(
+        &OVERLAP_COLUMNS,
+        &rows,
+        format,
+        titled.then_some("overlap"),
+        "Copy/Compute Overlap",
+        out,
+    )
+}
+
+fn write_rows(
+    header: &[&str],
+    rows: &[Vec<String>],
+    format: Format,
+    id: Option<&str>,
+    title: &str,
+    out: &mut impl Write,
+) -> Result<()> {
+    match format {
+        Format::Csv => {
+            if let Some(id) = id {
+                writeln!(out, "# {id}")?;
+            }
+            let mut w = csv::Writer::from_writer(&mut *out);
+            w.write_record(header)?;
+            for r in rows {
+                w.write_record(r)?;
+            }
+            w.flush()?;
+        }
+        Format::Table => {
+            match id {
+                Some(id) => writeln!(out, "\n {title} ({id}):\n")?,
+                None => writeln!(out, "\n {title}:\n")?,
+            }
+            out.write_all(text_table::render(header, rows).as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(clap::Args, Debug)]
+pub struct GapsArgs {
+    /// The trace (.sqlite export).
+    pub trace: PathBuf,
+    /// Shortest gap listed (ns, or with a unit: 100us, 1.5ms).
+    #[arg(long, default_value = "100us")]
+    pub min: String,
+    /// List the gaps of each CUDA stream instead of those of the whole GPU.
+    #[arg(long)]
+    pub per_stream: bool,
+    /// Only time inside START:END (gaps are clipped to it).
+    #[arg(long)]
+    pub range: Option<String>,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    #[command(flatten)]
+    pub exclusion: ExclusionArgs,
+}
+
+/// Header of `gaps`.
+pub const GAP_COLUMNS: [&str; 7] = [
+    "Device",
+    "Stream",
+    "Start (ns)",
+    "End (ns)",
+    "Duration (ns)",
+    "Before",
+    "After",
+];
+
+/// `12.5 ms`, `830 µs`, `1.204 s`.
+fn human_ns(ns: i64) -> String {
+    let v = ns as f64;
+    match ns.abs() {
+        n if n >= 1_000_000_000 => format!("{:.3} s", v / 1e9),
+        n if n >= 1_000_000 => format!("{:.3} ms", v / 1e6),
+        n if n >= 1_000 => format!("{:.3} µs", v / 1e3),
+        _ => format!("{ns} ns"),
+    }
+}
+
+/// Shortens a long (demangled) name for the terminal table.
+fn short(name: &str, max_chars: usize) -> String {
+    if name.chars().count() <= max_chars {
+        return name.to_string();
+    }
+    let mut s: String = name.chars().take(max_chars - 1).collect();
+    s.push('…');
+    s
+}
+
+pub fn gaps(args: &GapsArgs) -> Result<i32> {
+    let min_ns = analysis::parse_time_ns(&args.min).map_err(anyhow::Error::msg)?;
+    if min_ns < 0 {
+        bail!("--min must not be negative (got '{}')", args.min);
+    }
+    let range = parse_range_arg(args.range.as_deref())?;
+    let rules = args.exclusion.rules()?;
+    let trace = load::load_file(&args.trace)?;
+    let exclusion = apply_exclusion(&trace, &rules);
+    let filter = filter_of(range, exclusion.as_ref());
+    let options = GapOptions {
+        min_ns,
+        per_stream: args.per_stream,
+    };
+    let gaps = analysis::gpu_idle_gaps(&trace, &filter, &options);
+    let name_width = if args.format == Format::Table {
+        60
+    } else {
+        usize::MAX
+    };
+    let rows: Vec<Vec<String>> = gaps
+        .iter()
+        .map(|g| {
+            vec![
+                g.device.to_string(),
+                g.stream.map_or(String::new(), |s| s.stream.to_string()),
+                g.start_ns.to_string(),
+                g.end_ns.to_string(),
+                g.duration_ns().to_string(),
+                short(g.before.name(&trace), name_width),
+                short(g.after.name(&trace), name_width),
+            ]
+        })
+        .collect();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let title = format!(
+        "GPU Idle Gaps{} of at least {}, longest first",
+        if args.per_stream { " per stream" } else { "" },
+        human_ns(min_ns)
+    );
+    write_rows(&GAP_COLUMNS, &rows, args.format, None, &title, &mut out)?;
+    if args.format == Format::Table {
+        writeln!(out)?;
+        for a in analysis::gpu_activity(&trace, &filter) {
+            let Some((lo, hi)) = a.window else {
+                writeln!(out, " GPU {}: no activity in this range", a.device)?;
+                continue;
+            };
+            let listed: i64 = gaps
+                .iter()
+                .filter(|g| g.device == a.device)
+                .map(|g| g.duration_ns())
+                .sum();
+            writeln!(
+                out,
+                " GPU {}: busy {}% of {} measured (window {lo}..{hi} ns{}); idle {} in all{}",
+                a.device,
+                percent(a.busy_percent()),
+                human_ns(a.measured_ns),
+                if a.measured_ns < hi - lo {
+                    ", less excluded time"
+                } else {
+                    ""
+                },
+                human_ns(a.idle_ns),
+                if args.per_stream {
+                    String::new()
+                } else {
+                    format!(", {} in the gaps listed", human_ns(listed))
+                },
+            )?;
+        }
+    }
+    Ok(0)
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    /// The trace (.sqlite export).
+    pub trace: PathBuf,
+    /// The CSV file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Only events starting in START:END.
+    #[arg(long)]
+    pub range: Option<String>,
+    /// Event kinds, comma-separated, or `all`: kernel, memcpy, memset, api, nvtx, osrt.
+    #[arg(long, default_value = "all")]
+    pub kinds: String,
+    #[command(flatten)]
+    pub exclusion: ExclusionArgs,
+}
+
+pub fn export(args: &ExportArgs) -> Result<i32> {
+    let kinds = events_csv::parse_kinds(&args.kinds).map_err(anyhow::Error::msg)?;
+    let range = parse_range_arg(args.range.as_deref())?;
+    let rules = args.exclusion.rules()?;
+    let trace = load::load_file(&args.trace)?;
+    let exclusion = apply_exclusion(&trace, &rules);
+    let filter = filter_of(range, exclusion.as_ref());
+    let file = std::fs::File::create(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let rows = events_csv::write_events_csv(&trace, &filter, &kinds, std::io::BufWriter::new(file))
+        .with_context(|| format!("writing {} failed", args.out.display()))?;
+    eprintln!("wrote {rows} events to {}", args.out.display());
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlap_is_taken_out_of_report_lists() {
+        assert_eq!(take_overlap("overlap"), (true, String::new()));
+        assert_eq!(
+            take_overlap("nvtx_sum, overlap"),
+            (true, "nvtx_sum".to_string())
+        );
+        assert_eq!(take_overlap("all"), (false, "all".to_string()));
+    }
+
+    #[test]
+    fn formats_durations_for_people() {
+        assert_eq!(human_ns(950), "950 ns");
+        assert_eq!(human_ns(100_000), "100.000 µs");
+        assert_eq!(human_ns(12_500_000), "12.500 ms");
+        assert_eq!(short("abcdef", 4), "abc…");
+        assert_eq!(short("abc", 4), "abc");
+    }
+}

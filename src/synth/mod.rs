@@ -1,0 +1,119 @@
+//! Synthetic Nsight Systems exports for benchmarks and tests: `sightline gen-trace`.
+//!
+//! The file has the exact schema of a real `nsys export --type=sqlite` of Nsight Systems 2022.4.2
+//! (schema 3.0.0): [`SCHEMA_SQL`] is every `CREATE TABLE` of `tests/fixtures/moe.sqlite`, copied
+//! verbatim with the rows of its `ENUM_*` tables. It was made with
+//! ```text
+//! F=tests/fixtures/moe.sqlite
+//! sqlite3 $F "select sql||';' from sqlite_master where type='table' and name not like 'ENUM_%' order by rowid"
+//! sqlite3 $F ".dump 'ENUM_%'" | grep -v '^PRAGMA\|^BEGIN TRANSACTION\|^COMMIT'
+//! ```
+//! and `tests/gen_trace.rs` checks that it still equals the fixture's.
+//!
+//! The rows model data-parallel training ([`workload`]): per CPU thread a `warmup` range, then
+//! `step_N` ranges with nested `forward_pass` / `layer_K_*` / `backward_pass` / `optimizer_step`
+//! ranges, kernels with Zipf-distributed names launched through `cudaLaunchKernel_v7000` with
+//! matching correlation ids, copies of every direction, memsets, stream synchronisations and idle
+//! gaps between steps. The same options and seed give the same file, byte for byte.
+
+mod rng;
+mod workload;
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+
+pub use workload::GenCounts;
+
+/// The DDL and ENUM rows of a real 2022.4.2 export (see the module documentation).
+pub const SCHEMA_SQL: &str = include_str!("nsys_2022_4_schema.sql");
+
+/// What to generate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenOptions {
+    /// Timeline events to write: kernels + memcpys + memsets + CUDA API calls + NVTX ranges, the
+    /// same count as [`crate::trace::Trace::event_count`]. Exact.
+    pub events: u64,
+    /// GPUs; with two or more, gradients travel peer-to-peer (copyKind 10) between them.
+    pub gpus: u32,
+    /// CUDA streams per GPU: 0 computes, 1 copies in, the last one communicates.
+    pub streams: u32,
+    /// CPU threads launching work; thread `t` drives GPU `t % gpus`.
+    pub threads: u32,
+    pub seed: u64,
+}
+
+impl Default for GenOptions {
+    fn default() -> Self {
+        Self {
+            events: 1_000_000,
+            gpus: 2,
+            streams: 4,
+            threads: 2,
+            seed: 1,
+        }
+    }
+}
+
+/// Why a trace could not be generated.
+#[derive(Debug, thiserror::Error)]
+pub enum GenError {
+    #[error("{path}: already exists (pass --force to replace it)")]
+    Exists { path: PathBuf },
+    #[error("{0}")]
+    BadOptions(String),
+    #[error("{path}: cannot replace the file: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: writing the trace failed: {source}")]
+    Sqlite {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+}
+
+/// Writes a synthetic trace to `path`; `replace` allows overwriting an existing file.
+pub fn generate(path: &Path, options: &GenOptions, replace: bool) -> Result<GenCounts, GenError> {
+    if options.gpus == 0 || options.streams == 0 || options.threads == 0 {
+        return Err(GenError::BadOptions(
+            "--gpus, --streams and --threads must be at least 1".into(),
+        ));
+    }
+    if options.gpus > 64 || options.streams > 256 || options.threads > 4096 {
+        return Err(GenError::BadOptions(
+            "at most 64 GPUs, 256 streams per GPU and 4096 threads".into(),
+        ));
+    }
+    if options.events > u64::from(u32::MAX) {
+        return Err(GenError::BadOptions(format!(
+            "at most {} events (correlation ids are 32-bit)",
+            u32::MAX
+        )));
+    }
+    if path.exists() {
+        if !replace {
+            return Err(GenError::Exists {
+                path: path.to_path_buf(),
+            });
+        }
+        std::fs::remove_file(path).map_err(|source| GenError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
+    let sql_err = |source| GenError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut conn = Connection::open(path).map_err(sql_err)?;
+    // Nothing to recover if generation dies half-way: no journal, no fsync.
+    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;")
+        .map_err(sql_err)?;
+    let tx = conn.transaction().map_err(sql_err)?;
+    tx.execute_batch(SCHEMA_SQL).map_err(sql_err)?;
+    let counts = workload::write(&tx, options).map_err(sql_err)?;
+    tx.commit().map_err(sql_err)?;
+    Ok(counts)
+}

@@ -1,0 +1,371 @@
+//! The application state and its frame loop. [`SightlineApp`] is a plain struct: eframe calls
+//! [`SightlineApp::ui`] every frame, and the `egui_kittest` tests drive the very same method.
+
+use std::path::PathBuf;
+
+use egui::{Align2, Color32, FontId, Id, Ui};
+
+use super::loader::LoadJob;
+use super::panels::{details, search};
+use super::theme::Palette;
+use super::timeline::{self, EventRef, TimelineModel, TimelineState};
+use crate::trace::Trace;
+
+/// A loaded trace and what the window derived from it.
+pub struct Document {
+    pub trace: Trace,
+    pub model: TimelineModel,
+}
+
+/// The whole window's state.
+pub struct SightlineApp {
+    pub document: Option<Document>,
+    pub job: Option<LoadJob>,
+    /// The last load error, shown in the window until dismissed or the next successful open.
+    pub error: Option<String>,
+    /// A one-line note ("Loading cancelled").
+    pub status: Option<String>,
+    pub timeline: TimelineState,
+    pub search: search::SearchState,
+    pub show_help: bool,
+    pub show_details: bool,
+    pending_open: Option<PathBuf>,
+    title_shown: Option<PathBuf>,
+}
+
+impl SightlineApp {
+    /// An app that opens `trace` (if any) on its first frame.
+    pub fn new(trace: Option<PathBuf>) -> Self {
+        Self {
+            document: None,
+            job: None,
+            error: None,
+            status: None,
+            timeline: TimelineState::default(),
+            search: search::SearchState::default(),
+            show_help: false,
+            show_details: true,
+            pending_open: trace,
+            title_shown: None,
+        }
+    }
+
+    /// Starts loading `path` in the background; a load already running is cancelled. The trace
+    /// on screen stays until the new one is ready.
+    pub fn open(&mut self, path: PathBuf, ctx: Option<&egui::Context>) {
+        self.status = None;
+        self.job = Some(LoadJob::start(path, ctx.cloned()));
+    }
+
+    pub fn is_loading(&self) -> bool {
+        self.job.is_some()
+    }
+
+    pub fn trace(&self) -> Option<&Trace> {
+        self.document.as_ref().map(|d| &d.trace)
+    }
+
+    pub fn selection(&self) -> Option<EventRef> {
+        self.timeline.selection
+    }
+
+    /// The events correlated with the selection (kernel ↔ launching API call), highlighted and
+    /// joined to it by a line.
+    pub fn selection_partners(&self) -> Vec<EventRef> {
+        match (&self.document, self.timeline.selection) {
+            (Some(d), Some(e)) => d.model.partners(&d.trace, e),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Selects an event, zooms to it and scrolls it into view.
+    pub fn reveal(&mut self, event: EventRef) {
+        if let Some(d) = &self.document {
+            self.timeline.reveal(&d.trace, &d.model, event);
+        }
+    }
+
+    /// Where `event` was drawn in the last frame.
+    pub fn event_screen_rect(&self, event: EventRef) -> Option<egui::Rect> {
+        let d = self.document.as_ref()?;
+        self.timeline.event_screen_rect(&d.trace, &d.model, event)
+    }
+
+    /// One frame.
+    pub fn ui(&mut self, ui: &mut Ui) {
+        let ctx = ui.ctx().clone();
+        if let Some(path) = self.pending_open.take() {
+            self.open(path, Some(&ctx));
+        }
+        self.poll_load();
+        self.take_dropped_files(&ctx);
+        self.update_title(&ctx);
+
+        let palette = Palette::for_dark_mode(ui.visuals().dark_mode);
+        egui::Panel::top("sightline_top").show(ui, |ui| self.top_bar(ui, &palette));
+        if self.document.is_some() && self.show_details {
+            egui::Panel::bottom("sightline_details")
+                .resizable(true)
+                .default_size(150.0)
+                .show(ui, |ui| {
+                    if let Some(d) = &self.document
+                        && let Some(e) = details::show(ui, &d.trace, &d.model, self.timeline.selection)
+                    {
+                        self.timeline.reveal(&d.trace, &d.model, e);
+                    }
+                });
+        }
+        egui::CentralPanel::default()
+            .frame(egui::Frame::central_panel(ui.style()).inner_margin(0.0))
+            .show(ui, |ui| match &self.document {
+                Some(d) => {
+                    let out = timeline::show(
+                        ui,
+                        &d.trace,
+                        &d.model,
+                        &mut self.timeline,
+                        &palette,
+                        &self.search.matches,
+                    );
+                    if out.toggle_help {
+                        self.show_help = !self.show_help;
+                    }
+                }
+                None => self.welcome(ui),
+            });
+        if self.document.is_none()
+            && !ctx.egui_wants_keyboard_input()
+            && ui.input(|i| i.key_pressed(egui::Key::Questionmark))
+        {
+            self.show_help = !self.show_help;
+        }
+        self.help_window(&ctx);
+        self.drop_hint(&ctx, &palette);
+        if self.job.is_some() {
+            // Keep polling even if the worker's repaint request raced with this frame.
+            ctx.request_repaint_after(std::time::Duration::from_millis(50));
+        }
+    }
+
+    fn poll_load(&mut self) {
+        let Some(job) = &self.job else {
+            return;
+        };
+        let Some(outcome) = job.poll() else {
+            return;
+        };
+        let cancelled = job.is_cancelled();
+        self.job = None;
+        match outcome {
+            Ok(trace) => {
+                let model = TimelineModel::new(&trace);
+                self.timeline = TimelineState::new(&trace, &model);
+                self.search.forget_results();
+                self.document = Some(Document { trace, model });
+                self.error = None;
+            }
+            Err(_) if cancelled => self.status = Some("Loading cancelled.".to_string()),
+            Err(message) => self.error = Some(message),
+        }
+    }
+
+    fn take_dropped_files(&mut self, ctx: &egui::Context) {
+        let dropped = ctx.input(|i| i.raw.dropped_files.first().map(|f| f.path().to_path_buf()));
+        if let Some(path) = dropped {
+            self.open(path, Some(ctx));
+        }
+    }
+
+    fn update_title(&mut self, ctx: &egui::Context) {
+        let path = self.document.as_ref().map(|d| d.trace.path.clone());
+        if path != self.title_shown {
+            let title = match &path {
+                Some(p) => format!(
+                    "Sightline — {}",
+                    p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+                ),
+                None => "Sightline".to_string(),
+            };
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title));
+            self.title_shown = path;
+        }
+    }
+
+    fn top_bar(&mut self, ui: &mut Ui, palette: &Palette) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("Open…").clicked() {
+                    ui.close();
+                    if let Some(path) = pick_trace_file() {
+                        self.open(path, Some(ui.ctx()));
+                    }
+                }
+                if ui.button("Quit").clicked() {
+                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            });
+            ui.menu_button("View", |ui| {
+                if ui.button("Show all (Home)").clicked() {
+                    self.timeline.view.show_all();
+                    ui.close();
+                }
+                ui.checkbox(&mut self.show_details, "Details panel");
+                let dark = ui.visuals().dark_mode;
+                if ui.button(if dark { "Light theme" } else { "Dark theme" }).clicked() {
+                    ui.ctx().set_theme(if dark { egui::Theme::Light } else { egui::Theme::Dark });
+                    ui.close();
+                }
+                if ui.button("Keys… (?)").clicked() {
+                    self.show_help = true;
+                    ui.close();
+                }
+            });
+            if let Some(d) = &self.document {
+                ui.separator();
+                if let Some(e) = search::show(ui, &d.trace, &mut self.search) {
+                    self.timeline.reveal(&d.trace, &d.model, e);
+                }
+                ui.separator();
+                legend(ui, palette);
+            }
+            if ui.button("?").on_hover_text("Keyboard and mouse").clicked() {
+                self.show_help = !self.show_help;
+            }
+        });
+        let mut cancel = false;
+        if let Some(job) = &self.job {
+            let (phase, fraction) = job.progress();
+            ui.horizontal(|ui| {
+                ui.label(format!("Loading {}", job.path.display()));
+                ui.add(
+                    egui::ProgressBar::new(fraction)
+                        .desired_width(260.0)
+                        .show_percentage()
+                        .text(format!("{phase} · {:.0}%", fraction * 100.0)),
+                );
+                cancel = ui.button("Cancel").clicked();
+            });
+        }
+        if cancel {
+            self.job = None;
+            self.status = Some("Loading cancelled.".to_string());
+        }
+        let mut dismiss = false;
+        if let Some(error) = &self.error {
+            ui.horizontal(|ui| {
+                ui.colored_label(ui.visuals().error_fg_color, format!("⚠ {error}"));
+                dismiss = ui.small_button("Dismiss").clicked();
+            });
+        }
+        if dismiss {
+            self.error = None;
+        }
+        if let Some(status) = &self.status {
+            ui.weak(status);
+        }
+    }
+
+    fn welcome(&mut self, ui: &mut Ui) {
+        ui.vertical_centered(|ui| {
+            ui.add_space(ui.available_height() / 3.0);
+            ui.heading("Sightline");
+            ui.label("Open an Nsight Systems trace: File → Open…, or drop a .sqlite / .nsys-rep file here.");
+            ui.weak("Make one with: nsys export --type=sqlite -o trace.sqlite report.nsys-rep");
+            if ui.button("Open…").clicked()
+                && let Some(path) = pick_trace_file()
+            {
+                self.open(path, Some(ui.ctx()));
+            }
+        });
+    }
+
+    fn help_window(&mut self, ctx: &egui::Context) {
+        let mut open = self.show_help;
+        egui::Window::new("Keys")
+            .id(Id::unique("sightline_help"))
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(false)
+            .anchor(Align2::RIGHT_TOP, [-12.0, 60.0])
+            .show(ctx, |ui| {
+                egui::Grid::new("sightline_keys").num_columns(2).show(ui, |ui| {
+                    for (key, what) in HELP_KEYS {
+                        ui.strong(*key);
+                        ui.label(*what);
+                        ui.end_row();
+                    }
+                });
+            });
+        self.show_help = open;
+    }
+
+    /// While a file is dragged over the window, darken it and say what dropping will do.
+    fn drop_hint(&self, ctx: &egui::Context, palette: &Palette) {
+        let hovering = ctx.input(|i| {
+            i.raw
+                .hovered_files
+                .iter()
+                .map(|f| f.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default())
+                .next()
+        });
+        let Some(name) = hovering else {
+            return;
+        };
+        let painter = ctx.layer_painter(egui::LayerId::new(egui::Order::Foreground, Id::unique("sightline_drop")));
+        let rect = ctx.content_rect();
+        painter.rect_filled(rect, 0.0, Color32::from_black_alpha(170));
+        painter.rect_stroke(
+            rect.shrink(12.0),
+            8.0,
+            egui::Stroke::new(3.0, palette.memcpy_htod),
+            egui::StrokeKind::Inside,
+        );
+        painter.text(
+            rect.center(),
+            Align2::CENTER_CENTER,
+            format!("Drop to open\n{name}"),
+            FontId::proportional(22.0),
+            Color32::WHITE,
+        );
+    }
+}
+
+/// Keys and mouse gestures, shown by "?".
+pub const HELP_KEYS: &[(&str, &str)] = &[
+    ("Wheel", "zoom at the pointer"),
+    ("Shift+Wheel", "scroll rows"),
+    ("Drag", "pan (time and rows)"),
+    ("W / S", "zoom in / out"),
+    ("A / D", "pan left / right"),
+    ("Home or 0", "show the whole trace"),
+    ("Drag on time axis", "zoom to that span"),
+    ("Click", "select an event (details below)"),
+    ("Double-click", "zoom to the event"),
+    ("Click a row title", "collapse / expand the group"),
+    ("Enter / Shift+Enter", "next / previous search match"),
+    ("?", "this help"),
+];
+
+fn pick_trace_file() -> Option<PathBuf> {
+    rfd::FileDialog::new()
+        .set_title("Open an Nsight Systems trace")
+        .add_filter("Nsight Systems traces", &["sqlite", "nsys-rep", "qdrep"])
+        .add_filter("SQLite export", &["sqlite"])
+        .add_filter("Nsight Systems report", &["nsys-rep", "qdrep"])
+        .add_filter("All files", &["*"])
+        .pick_file()
+}
+
+fn legend(ui: &mut Ui, palette: &Palette) {
+    for (name, color) in palette.legend() {
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
+        ui.painter().rect_filled(rect, 2.0, color);
+        ui.label(name);
+    }
+}
+
+impl eframe::App for SightlineApp {
+    fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
+        SightlineApp::ui(self, ui);
+    }
+}

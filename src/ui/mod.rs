@@ -1,0 +1,38 @@
+//! The window: an eframe app that opens a trace any way a person would and draws its timeline.
+//!
+//! [`app`] holds the state and the frame loop; [`timeline`] the rows, the painter and the
+//! navigation; [`panels`] the details and search; [`theme`] the colours and legend; [`loader`]
+//! loads off the UI thread; [`fonts`] adds a CJK fallback; [`desktop`] the XDG integration.
+
+pub mod app;
+pub mod desktop;
+pub mod fonts;
+pub mod loader;
+pub mod panels;
+pub mod theme;
+pub mod timeline;
+
+pub use app::SightlineApp;
+
+use std::path::PathBuf;
+
+/// Opens the window (optionally loading `trace`) and returns when it is closed.
+pub fn run_window(trace: Option<PathBuf>) -> anyhow::Result<()> {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("Sightline")
+            .with_app_id("sightline")
+            .with_inner_size([1500.0, 900.0])
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "Sightline",
+        options,
+        Box::new(move |cc| {
+            fonts::install_cjk_fallback(&cc.egui_ctx);
+            Ok(Box::new(SightlineApp::new(trace)))
+        }),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))
+}

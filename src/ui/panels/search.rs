@@ -1,0 +1,154 @@
+//! The search box: substring (case-insensitive) or regular-expression search over event names,
+//! with a match count and next/previous that select, zoom to and reveal each match.
+
+use egui::Ui;
+use regex::Regex;
+
+use crate::trace::Trace;
+use crate::ui::timeline::{EventKind, EventRef};
+
+/// The search's query, its options and its results.
+#[derive(Debug, Clone, Default)]
+pub struct SearchState {
+    pub query: String,
+    pub use_regex: bool,
+    /// Every matching event, sorted by start time.
+    pub matches: Vec<EventRef>,
+    /// Which match next/previous last went to.
+    pub current: Option<usize>,
+    /// Why the regular expression does not compile.
+    pub error: Option<String>,
+    searched: Option<(String, bool)>,
+}
+
+impl SearchState {
+    /// Recomputes the matches if the query or mode changed since the last search.
+    pub fn refresh(&mut self, trace: &Trace) {
+        let key = (self.query.clone(), self.use_regex);
+        if self.searched.as_ref() == Some(&key) {
+            return;
+        }
+        self.searched = Some(key);
+        self.current = None;
+        self.error = None;
+        self.matches.clear();
+        if self.query.is_empty() {
+            return;
+        }
+        let name_matches = match self.name_matcher() {
+            Ok(m) => m,
+            Err(e) => {
+                self.error = Some(e);
+                return;
+            }
+        };
+        let flags: Vec<bool> = (0..trace.strings.len())
+            .map(|id| {
+                let s = trace.strings.get(id as u32);
+                !s.is_empty() && name_matches(s)
+            })
+            .collect();
+        let hit = |id: u32| flags.get(id as usize).copied().unwrap_or(false);
+        let mut out = Vec::new();
+        for (i, (&name, &short)) in trace
+            .kernels
+            .spans
+            .name
+            .iter()
+            .zip(&trace.kernels.short_name)
+            .enumerate()
+        {
+            if hit(name) || hit(short) {
+                out.push(EventRef::new(EventKind::Kernel, i));
+            }
+        }
+        let tables = [
+            (EventKind::Memcpy, &trace.memcpys.spans),
+            (EventKind::Memset, &trace.memsets.spans),
+            (EventKind::ApiCall, &trace.api_calls.spans),
+            (EventKind::Nvtx, &trace.nvtx.spans),
+            (EventKind::Osrt, &trace.osrt.spans),
+        ];
+        for (kind, spans) in tables {
+            out.extend(
+                spans
+                    .name
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &n)| hit(n))
+                    .map(|(i, _)| EventRef::new(kind, i)),
+            );
+        }
+        out.sort_by_key(|e| (e.start_ns(trace), e.kind, e.index));
+        self.matches = out;
+    }
+
+    fn name_matcher(&self) -> Result<Box<dyn Fn(&str) -> bool>, String> {
+        if self.use_regex {
+            let re = Regex::new(&self.query).map_err(|e| format!("invalid regex: {e}"))?;
+            Ok(Box::new(move |s| re.is_match(s)))
+        } else {
+            let needle = self.query.to_lowercase();
+            Ok(Box::new(move |s| s.to_lowercase().contains(&needle)))
+        }
+    }
+
+    /// Drops the results (a new trace was opened); the query stays and is run again.
+    pub fn forget_results(&mut self) {
+        self.searched = None;
+        self.matches.clear();
+        self.current = None;
+        self.error = None;
+    }
+
+    /// Moves to the next (`forward`) or previous match and returns it.
+    pub fn step(&mut self, forward: bool) -> Option<EventRef> {
+        if self.matches.is_empty() {
+            return None;
+        }
+        let n = self.matches.len();
+        let next = match (self.current, forward) {
+            (None, true) => 0,
+            (None, false) => n - 1,
+            (Some(c), true) => (c + 1) % n,
+            (Some(c), false) => (c + n - 1) % n,
+        };
+        self.current = Some(next);
+        Some(self.matches[next])
+    }
+}
+
+/// The search bar. Returns the match to reveal when next/previous (or Enter) was used.
+pub fn show(ui: &mut Ui, trace: &Trace, state: &mut SearchState) -> Option<EventRef> {
+    let mut go = None;
+    let label = ui.label("Search");
+    let edit = ui
+        .add(
+            egui::TextEdit::singleline(&mut state.query)
+                .hint_text("name or regex")
+                .desired_width(220.0),
+        )
+        .labelled_by(label.id);
+    ui.checkbox(&mut state.use_regex, "Regex");
+    state.refresh(trace);
+    if edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+        let back = ui.input(|i| i.modifiers.shift);
+        go = state.step(!back);
+    }
+    if ui.button("◀").on_hover_text("Previous match (Shift+Enter)").clicked() {
+        go = state.step(false);
+    }
+    if ui.button("▶").on_hover_text("Next match (Enter)").clicked() {
+        go = state.step(true);
+    }
+    if let Some(e) = &state.error {
+        ui.colored_label(ui.visuals().error_fg_color, e);
+    } else if !state.query.is_empty() {
+        let text = match state.current {
+            Some(c) => format!("{} / {} matches", c + 1, state.matches.len()),
+            None => format!("{} matches", state.matches.len()),
+        };
+        ui.label(text);
+    }
+    go
+}

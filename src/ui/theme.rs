@@ -1,0 +1,209 @@
+//! Colours of the timeline and the legend that explains them.
+//!
+//! Memory copies are coloured by direction (the convention of nsys-ui: host→device blue,
+//! device→host green, device→device orange, peer→peer purple, memset grey), kernels by a colour
+//! derived from a hash of their name so the same kernel has the same colour in every trace, and
+//! NVTX ranges by the ARGB colour the application gave them when it gave one.
+
+use egui::Color32;
+
+use crate::trace::CopyKind;
+
+/// The colours one frame paints with; one set for dark mode and one for light mode.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Palette {
+    pub dark: bool,
+    pub row_even: Color32,
+    pub row_odd: Color32,
+    pub header_row: Color32,
+    pub text: Color32,
+    pub weak_text: Color32,
+    /// Text drawn on top of a coloured bar.
+    pub bar_text: Color32,
+    pub grid_line: Color32,
+    pub memcpy_htod: Color32,
+    pub memcpy_dtoh: Color32,
+    pub memcpy_dtod: Color32,
+    pub memcpy_ptop: Color32,
+    pub memcpy_other: Color32,
+    pub memset: Color32,
+    pub api_call: Color32,
+    pub api_sync: Color32,
+    pub osrt: Color32,
+    pub nvtx_default: Color32,
+    /// Merged blocks of kernels (too many within one pixel to tell apart).
+    pub merged: Color32,
+    pub memory_fill: Color32,
+    pub memory_line: Color32,
+    pub selection: Color32,
+    pub search_match: Color32,
+    pub correlation_line: Color32,
+    pub zoom_band: Color32,
+}
+
+impl Palette {
+    pub fn dark() -> Self {
+        Self {
+            dark: true,
+            row_even: Color32::from_rgb(27, 29, 33),
+            row_odd: Color32::from_rgb(33, 35, 40),
+            header_row: Color32::from_rgb(44, 47, 54),
+            text: Color32::from_rgb(225, 228, 232),
+            weak_text: Color32::from_rgb(150, 155, 162),
+            bar_text: Color32::from_rgb(12, 12, 12),
+            grid_line: Color32::from_rgba_unmultiplied(255, 255, 255, 22),
+            memcpy_htod: Color32::from_rgb(66, 135, 245),
+            memcpy_dtoh: Color32::from_rgb(60, 179, 88),
+            memcpy_dtod: Color32::from_rgb(245, 145, 40),
+            memcpy_ptop: Color32::from_rgb(163, 92, 230),
+            memcpy_other: Color32::from_rgb(120, 170, 200),
+            memset: Color32::from_rgb(150, 150, 150),
+            api_call: Color32::from_rgb(70, 180, 190),
+            api_sync: Color32::from_rgb(215, 90, 90),
+            osrt: Color32::from_rgb(176, 140, 100),
+            nvtx_default: Color32::from_rgb(130, 140, 155),
+            merged: Color32::from_rgb(120, 130, 150),
+            memory_fill: Color32::from_rgba_unmultiplied(90, 160, 230, 90),
+            memory_line: Color32::from_rgb(110, 180, 250),
+            selection: Color32::from_rgb(255, 230, 0),
+            search_match: Color32::from_rgb(255, 80, 200),
+            correlation_line: Color32::from_rgb(255, 230, 0),
+            zoom_band: Color32::from_rgba_unmultiplied(100, 160, 255, 60),
+        }
+    }
+
+    pub fn light() -> Self {
+        Self {
+            dark: false,
+            row_even: Color32::from_rgb(250, 250, 251),
+            row_odd: Color32::from_rgb(240, 241, 244),
+            header_row: Color32::from_rgb(222, 225, 231),
+            text: Color32::from_rgb(25, 27, 30),
+            weak_text: Color32::from_rgb(95, 100, 108),
+            bar_text: Color32::from_rgb(10, 10, 10),
+            grid_line: Color32::from_rgba_unmultiplied(0, 0, 0, 28),
+            memcpy_htod: Color32::from_rgb(60, 125, 235),
+            memcpy_dtoh: Color32::from_rgb(50, 165, 75),
+            memcpy_dtod: Color32::from_rgb(240, 135, 30),
+            memcpy_ptop: Color32::from_rgb(150, 80, 215),
+            memcpy_other: Color32::from_rgb(110, 160, 190),
+            memset: Color32::from_rgb(155, 155, 155),
+            api_call: Color32::from_rgb(60, 170, 180),
+            api_sync: Color32::from_rgb(210, 80, 80),
+            osrt: Color32::from_rgb(170, 130, 90),
+            nvtx_default: Color32::from_rgb(150, 160, 175),
+            merged: Color32::from_rgb(125, 135, 155),
+            memory_fill: Color32::from_rgba_unmultiplied(60, 125, 235, 70),
+            memory_line: Color32::from_rgb(40, 100, 210),
+            selection: Color32::from_rgb(230, 120, 0),
+            search_match: Color32::from_rgb(220, 0, 160),
+            correlation_line: Color32::from_rgb(230, 120, 0),
+            zoom_band: Color32::from_rgba_unmultiplied(60, 120, 230, 50),
+        }
+    }
+
+    pub fn for_dark_mode(dark: bool) -> Self {
+        if dark { Self::dark() } else { Self::light() }
+    }
+
+    /// Colour of a memory copy of this direction.
+    pub fn memcpy(&self, kind: CopyKind) -> Color32 {
+        match kind.0 {
+            1 | 11 => self.memcpy_htod,
+            2 | 12 => self.memcpy_dtoh,
+            8 | 13 => self.memcpy_dtod,
+            10 => self.memcpy_ptop,
+            _ => self.memcpy_other,
+        }
+    }
+
+    /// The legend: what each colour of a GPU row means.
+    pub fn legend(&self) -> [(&'static str, Color32); 5] {
+        [
+            ("Host→Device", self.memcpy_htod),
+            ("Device→Host", self.memcpy_dtoh),
+            ("Device→Device", self.memcpy_dtod),
+            ("Peer→Peer", self.memcpy_ptop),
+            ("memset", self.memset),
+        ]
+    }
+}
+
+/// FNV-1a: a hash that does not change between runs or Rust versions, so a kernel keeps its colour.
+pub fn stable_hash(text: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// A stable colour for a kernel name: hue from the hash, saturation and lightness kept in a band
+/// where black label text stays readable in both themes.
+pub fn kernel_color(name: &str) -> Color32 {
+    let h = stable_hash(name);
+    let hue = (h % 360) as f32;
+    let saturation = 0.45 + ((h >> 16) % 20) as f32 / 100.0;
+    let lightness = 0.55 + ((h >> 24) % 12) as f32 / 100.0;
+    hsl(hue, saturation, lightness)
+}
+
+/// NVTX colour from the application's ARGB value; `None` when it set none (0).
+pub fn nvtx_color(argb: u32) -> Option<Color32> {
+    if argb == 0 {
+        return None;
+    }
+    let [_, r, g, b] = argb.to_be_bytes();
+    Some(Color32::from_rgb(r, g, b))
+}
+
+/// Black or white, whichever reads better on `background`.
+pub fn text_on(background: Color32) -> Color32 {
+    let luma = 0.299 * f32::from(background.r())
+        + 0.587 * f32::from(background.g())
+        + 0.114 * f32::from(background.b());
+    if luma > 140.0 {
+        Color32::from_rgb(10, 10, 10)
+    } else {
+        Color32::from_rgb(245, 245, 245)
+    }
+}
+
+fn hsl(hue: f32, saturation: f32, lightness: f32) -> Color32 {
+    let c = (1.0 - (2.0 * lightness - 1.0).abs()) * saturation;
+    let hp = hue / 60.0;
+    let x = c * (1.0 - (hp % 2.0 - 1.0).abs());
+    let (r, g, b) = match hp as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = lightness - c / 2.0;
+    let to_u8 = |v: f32| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    Color32::from_rgb(to_u8(r), to_u8(g), to_u8(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_colour_is_stable_and_differs_between_names() {
+        assert_eq!(kernel_color("gemm_kernel"), kernel_color("gemm_kernel"));
+        assert_ne!(kernel_color("gemm_kernel"), kernel_color("softmax_kernel"));
+        assert_eq!(stable_hash(""), 0xcbf2_9ce4_8422_2325);
+    }
+
+    #[test]
+    fn nvtx_colour_uses_rgb_of_argb_and_zero_means_none() {
+        assert_eq!(nvtx_color(0), None);
+        assert_eq!(
+            nvtx_color(0xFF12_3456),
+            Some(Color32::from_rgb(0x12, 0x34, 0x56))
+        );
+    }
+}

@@ -1,0 +1,463 @@
+//! The timeline widget: row titles on the left, a time axis on top, the events below, and the
+//! navigation (wheel/keys/drags), hover tooltips, selection and correlation lines.
+//!
+//! [`rows`] decides what rows exist, [`navigation`] what span is visible, [`painter`] turns both
+//! into shapes ([`build_shapes`], also used headless by the benchmark), and [`show`] wires them to
+//! egui input.
+
+pub mod navigation;
+pub mod painter;
+pub mod rows;
+mod tooltip;
+
+pub use navigation::{TimeToX, ViewState, format_duration, format_tick};
+pub use painter::{BarLabel, FrameShapes, RowPlacement, build_shapes, event_at, event_rect};
+pub use rows::{EventKind, EventRef, GroupId, RowKind, TimelineModel};
+
+use egui::text::{LayoutJob, TextWrapping};
+use egui::{Align2, FontId, Id, Key, Pos2, Rect, Sense, Shape, Stroke, Ui, Vec2};
+
+use crate::trace::Trace;
+use crate::ui::theme::Palette;
+
+/// Width of the row-title column, in points.
+pub const TITLE_WIDTH_PX: f32 = 250.0;
+/// Height of the time axis strip.
+pub const AXIS_HEIGHT_PX: f32 = 26.0;
+/// Points a line of wheel scroll counts for.
+const WHEEL_LINE_PX: f32 = 40.0;
+
+/// The timeline's interaction state, kept by the app between frames.
+#[derive(Debug, Clone)]
+pub struct TimelineState {
+    pub view: ViewState,
+    pub selection: Option<EventRef>,
+    /// Where a drag on the time axis started (ns).
+    axis_drag_from_ns: Option<f64>,
+    /// The layout of the last frame, so tests and the app can find things on screen.
+    pub last_rows: Vec<RowPlacement>,
+    pub last_event_area: Rect,
+    pub last_title_area: Rect,
+    pub last_axis_area: Rect,
+    /// Events and merged blocks drawn in the last frame.
+    pub last_events_drawn: usize,
+    pub last_merged_drawn: usize,
+}
+
+impl Default for TimelineState {
+    fn default() -> Self {
+        Self {
+            view: ViewState::default(),
+            selection: None,
+            axis_drag_from_ns: None,
+            last_rows: Vec::new(),
+            last_event_area: Rect::NOTHING,
+            last_title_area: Rect::NOTHING,
+            last_axis_area: Rect::NOTHING,
+            last_events_drawn: 0,
+            last_merged_drawn: 0,
+        }
+    }
+}
+
+impl TimelineState {
+    pub fn new(trace: &Trace, model: &TimelineModel) -> Self {
+        Self {
+            view: ViewState::new(trace.first_ns, trace.last_ns, model),
+            ..Self::default()
+        }
+    }
+
+    /// Selects `event` and brings it into view: zooms so it fills the middle of the screen and
+    /// scrolls its row into sight (expanding its groups).
+    pub fn reveal(&mut self, trace: &Trace, model: &TimelineModel, event: EventRef) {
+        self.selection = Some(event);
+        self.view
+            .zoom_to_event(event.start_ns(trace), event.end_ns(trace));
+        if let Some(row) = model.row_of_event(trace, event) {
+            for g in &model.rows[row].hidden_by {
+                self.view.collapsed.remove(g);
+            }
+            let (placements, _) = painter::layout_rows(model, &self.view, 0.0);
+            if let Some(p) = placements.iter().find(|p| p.row == row) {
+                let y = p.top + self.view.scroll_y;
+                let visible_h = self.last_event_area.height().max(100.0);
+                if y < self.view.scroll_y || y + p.height > self.view.scroll_y + visible_h {
+                    self.view.scroll_y = (y - visible_h / 3.0).max(0.0);
+                }
+            }
+        }
+    }
+
+    /// Where `event` was drawn in the last frame.
+    pub fn event_screen_rect(
+        &self,
+        trace: &Trace,
+        model: &TimelineModel,
+        event: EventRef,
+    ) -> Option<Rect> {
+        event_rect(
+            trace,
+            model,
+            &self.view,
+            &self.last_rows,
+            self.last_event_area,
+            event,
+        )
+    }
+}
+
+/// What the timeline asks the app to do after a frame.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TimelineOutput {
+    pub toggle_help: bool,
+}
+
+/// Draws the timeline into the whole of `ui`'s available rect and handles its input.
+pub fn show(
+    ui: &mut Ui,
+    trace: &Trace,
+    model: &TimelineModel,
+    state: &mut TimelineState,
+    palette: &Palette,
+    search_matches: &[EventRef],
+) -> TimelineOutput {
+    let mut output = TimelineOutput::default();
+    let full = ui.available_rect_before_wrap();
+    ui.allocate_rect(full, Sense::hover());
+    let title_area = Rect::from_min_max(
+        Pos2::new(full.left(), full.top() + AXIS_HEIGHT_PX),
+        Pos2::new(full.left() + TITLE_WIDTH_PX, full.bottom()),
+    );
+    let axis_area = Rect::from_min_max(
+        Pos2::new(full.left() + TITLE_WIDTH_PX, full.top()),
+        Pos2::new(full.right(), full.top() + AXIS_HEIGHT_PX),
+    );
+    let event_area = Rect::from_min_max(
+        Pos2::new(full.left() + TITLE_WIDTH_PX, full.top() + AXIS_HEIGHT_PX),
+        full.max,
+    );
+    if event_area.width() < 10.0 || event_area.height() < 10.0 {
+        return output;
+    }
+
+    let id = Id::unique("sightline_timeline");
+    let area_response = ui.interact(event_area, id.with("events"), Sense::click_and_drag());
+    let axis_response = ui.interact(axis_area, id.with("axis"), Sense::click_and_drag());
+    let title_response = ui.interact(title_area, id.with("titles"), Sense::click());
+
+    handle_navigation(ui, state, &area_response, &axis_response, &title_response, event_area);
+    if !ui.ctx().egui_wants_keyboard_input() {
+        output.toggle_help = handle_keys(ui, state);
+    }
+
+    let frame = build_shapes(trace, model, &state.view, event_area, palette);
+    let max_scroll = (frame.content_height - event_area.height()).max(0.0);
+    if state.view.scroll_y > max_scroll {
+        state.view.scroll_y = max_scroll;
+    }
+
+    // Clicks need this frame's layout: hit-test against it.
+    let pointer = area_response.hover_pos();
+    let hovered = pointer.and_then(|p| event_at(trace, model, &state.view, &frame.rows, event_area, p));
+    if area_response.double_clicked() {
+        if let Some(e) = hovered {
+            state.selection = Some(e);
+            state
+                .view
+                .zoom_to_event(e.start_ns(trace), e.end_ns(trace));
+        }
+    } else if area_response.clicked() {
+        state.selection = hovered;
+    }
+    if title_response.clicked()
+        && let Some(p) = title_response.interact_pointer_pos()
+        && let Some(placement) = frame.rows.iter().find(|r| p.y >= r.top && p.y < r.top + r.height)
+        && let Some(group) = model.rows[placement.row].toggles
+    {
+        state.view.toggle(group);
+    }
+
+    let painter = ui.painter_at(full);
+    let event_painter = painter.with_clip_rect(event_area);
+    event_painter.extend(frame.shapes.iter().cloned());
+    paint_labels(&event_painter, trace, &frame.labels);
+    paint_highlights(&event_painter, trace, model, state, &frame, event_area, palette, search_matches);
+    paint_titles(&painter.with_clip_rect(title_area), model, state, &frame, title_area, palette);
+    paint_axis(&painter.with_clip_rect(axis_area), state, axis_area, event_area, palette);
+    let corner = Rect::from_min_max(full.min, Pos2::new(title_area.right(), axis_area.bottom()));
+    painter.rect_filled(corner, 0.0, palette.header_row);
+    painter.text(
+        corner.left_center() + egui::vec2(6.0, 0.0),
+        Align2::LEFT_CENTER,
+        format!("visible span {}", format_duration(state.view.span_ns())),
+        FontId::proportional(11.0),
+        palette.weak_text,
+    );
+
+    state.last_rows = frame.rows;
+    state.last_event_area = event_area;
+    state.last_title_area = title_area;
+    state.last_axis_area = axis_area;
+    state.last_events_drawn = frame.events_drawn;
+    state.last_merged_drawn = frame.merged_drawn;
+
+    if let Some(e) = hovered
+        && !area_response.dragged()
+    {
+        area_response.on_hover_ui_at_pointer(|ui| tooltip::event_tooltip(ui, trace, model, e));
+    }
+    output
+}
+
+fn handle_navigation(
+    ui: &Ui,
+    state: &mut TimelineState,
+    area: &egui::Response,
+    axis: &egui::Response,
+    titles: &egui::Response,
+    event_area: Rect,
+) {
+    let map = TimeToX::new(&state.view, event_area.left(), event_area.width());
+    // Wheel: read the raw events so zoom is deterministic (no smoothing) and tests can drive it.
+    let hover = area.hover_pos().or(axis.hover_pos());
+    let over_titles = titles.hovered();
+    if hover.is_some() || over_titles {
+        let wheel: Vec<(Vec2, egui::Modifiers)> = ui.input(|i| {
+            i.events
+                .iter()
+                .filter_map(|e| match e {
+                    egui::Event::MouseWheel {
+                        unit,
+                        delta,
+                        modifiers,
+                        ..
+                    } => {
+                        let scale = match unit {
+                            egui::MouseWheelUnit::Point => 1.0,
+                            egui::MouseWheelUnit::Line => WHEEL_LINE_PX,
+                            egui::MouseWheelUnit::Page => event_area.height(),
+                        };
+                        Some((*delta * scale, *modifiers))
+                    }
+                    _ => None,
+                })
+                .collect()
+        });
+        for (delta, modifiers) in wheel {
+            if over_titles || modifiers.shift {
+                state.view.scroll_y = (state.view.scroll_y - delta.y - delta.x).max(0.0);
+                continue;
+            }
+            if let Some(p) = hover {
+                if delta.y != 0.0 {
+                    let factor = (-f64::from(delta.y) * 0.0025).exp();
+                    state.view.zoom_at(map.t(p.x), factor);
+                }
+                if delta.x != 0.0 {
+                    state.view.pan_ns(-f64::from(delta.x) * map.ns_per_px());
+                }
+            }
+        }
+    }
+    if area.dragged() {
+        let d = area.drag_delta();
+        state.view.pan_ns(-f64::from(d.x) * map.ns_per_px());
+        state.view.scroll_y = (state.view.scroll_y - d.y).max(0.0);
+    }
+    if axis.drag_started()
+        && let Some(p) = axis.interact_pointer_pos()
+    {
+        state.axis_drag_from_ns = Some(map.t(p.x));
+    }
+    if axis.drag_stopped()
+        && let (Some(from), Some(p)) = (state.axis_drag_from_ns.take(), axis.interact_pointer_pos())
+    {
+        let to = map.t(p.x);
+        if (to - from).abs() * map.px_per_ns >= 3.0 {
+            state.view.zoom_to(from, to);
+        }
+    }
+}
+
+/// W/S zoom, A/D pan, Home/0 show all, ? help. Returns whether help was toggled.
+fn handle_keys(ui: &Ui, state: &mut TimelineState) -> bool {
+    let (zoom_in, zoom_out, left, right, home, help) = ui.input(|i| {
+        (
+            i.num_presses(Key::W),
+            i.num_presses(Key::S),
+            i.num_presses(Key::A),
+            i.num_presses(Key::D),
+            i.key_pressed(Key::Home) || i.key_pressed(Key::Num0),
+            i.key_pressed(Key::Questionmark)
+                || i.events.iter().any(|e| matches!(e, egui::Event::Text(t) if t == "?")),
+        )
+    });
+    for _ in 0..zoom_in {
+        state.view.zoom_center(0.8);
+    }
+    for _ in 0..zoom_out {
+        state.view.zoom_center(1.25);
+    }
+    let step = state.view.span_ns() * 0.1;
+    for _ in 0..left {
+        state.view.pan_ns(-step);
+    }
+    for _ in 0..right {
+        state.view.pan_ns(step);
+    }
+    if home {
+        state.view.show_all();
+    }
+    help
+}
+
+fn paint_labels(painter: &egui::Painter, trace: &Trace, labels: &[BarLabel]) {
+    let font = FontId::proportional(11.0);
+    for label in labels {
+        let visible = label.rect.intersect(painter.clip_rect());
+        let width = visible.width() - 6.0;
+        if width < 12.0 {
+            continue;
+        }
+        let mut job = LayoutJob::simple_singleline(
+            trace.str(label.text).to_string(),
+            font.clone(),
+            label.color,
+        );
+        job.wrap = TextWrapping::truncate_at_width(width);
+        let galley = painter.layout_job(job);
+        let pos = Pos2::new(
+            visible.left() + 3.0,
+            visible.center().y - galley.size().y / 2.0,
+        );
+        painter.galley(pos, galley, label.color);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn paint_highlights(
+    painter: &egui::Painter,
+    trace: &Trace,
+    model: &TimelineModel,
+    state: &TimelineState,
+    frame: &FrameShapes,
+    area: Rect,
+    palette: &Palette,
+    search_matches: &[EventRef],
+) {
+    let view = &state.view;
+    // Search matches in the visible span (matches are sorted by start), capped so a match on
+    // every event of a huge trace stays cheap.
+    let first = search_matches.partition_point(|e| (e.start_ns(trace) as f64) < view.start_ns - view.span_ns());
+    for &m in search_matches[first..].iter().take(4000) {
+        if m.start_ns(trace) as f64 > view.end_ns {
+            break;
+        }
+        if let Some(r) = event_rect(trace, model, view, &frame.rows, area, m) {
+            painter.rect_stroke(r, 0.0, Stroke::new(1.5, palette.search_match), egui::StrokeKind::Inside);
+        }
+    }
+    let Some(selected) = state.selection else {
+        return;
+    };
+    let selected_rect = event_rect(trace, model, view, &frame.rows, area, selected);
+    let partners = model.partners(trace, selected);
+    for p in partners.iter().take(64) {
+        let Some(pr) = event_rect(trace, model, view, &frame.rows, area, *p) else {
+            continue;
+        };
+        painter.rect_stroke(pr.expand(1.0), 0.0, Stroke::new(2.0, palette.correlation_line), egui::StrokeKind::Outside);
+        if let Some(sr) = selected_rect {
+            let (a, b) = if sr.center().y < pr.center().y {
+                (Pos2::new(sr.left(), sr.bottom()), Pos2::new(pr.left(), pr.top()))
+            } else {
+                (Pos2::new(sr.left(), sr.top()), Pos2::new(pr.left(), pr.bottom()))
+            };
+            painter.add(Shape::line_segment([a, b], Stroke::new(1.5, palette.correlation_line)));
+        }
+    }
+    if let Some(sr) = selected_rect {
+        painter.rect_stroke(sr.expand(1.5), 0.0, Stroke::new(2.5, palette.selection), egui::StrokeKind::Outside);
+    }
+}
+
+fn paint_titles(
+    painter: &egui::Painter,
+    model: &TimelineModel,
+    state: &TimelineState,
+    frame: &FrameShapes,
+    area: Rect,
+    palette: &Palette,
+) {
+    painter.rect_filled(area, 0.0, palette.row_odd);
+    let font = FontId::proportional(12.0);
+    for (n, p) in frame.rows.iter().enumerate() {
+        let row = &model.rows[p.row];
+        let r = Rect::from_x_y_ranges(area.x_range(), p.top..=p.top + p.height);
+        let bg = if row.is_header() {
+            palette.header_row
+        } else if n % 2 == 0 {
+            palette.row_even
+        } else {
+            palette.row_odd
+        };
+        painter.rect_filled(r, 0.0, bg);
+        let indent = 6.0 + 14.0 * f32::from(row.indent);
+        let mut text = String::new();
+        if let Some(g) = row.toggles {
+            text.push_str(if state.view.collapsed.contains(&g) { "▶ " } else { "▼ " });
+        }
+        text.push_str(&row.title);
+        let color = if row.is_header() { palette.text } else { palette.weak_text };
+        let mut job = LayoutJob::simple_singleline(text, font.clone(), color);
+        job.wrap = TextWrapping::truncate_at_width(area.width() - indent - 4.0);
+        let galley = painter.layout_job(job);
+        let y = (p.top + p.height.min(22.0) / 2.0 - galley.size().y / 2.0).round();
+        painter.galley(Pos2::new(area.left() + indent, y), galley, color);
+    }
+    painter.line_segment(
+        [area.right_top(), area.right_bottom()],
+        Stroke::new(1.0, palette.grid_line),
+    );
+}
+
+fn paint_axis(
+    painter: &egui::Painter,
+    state: &TimelineState,
+    axis: Rect,
+    event_area: Rect,
+    palette: &Palette,
+) {
+    painter.rect_filled(axis, 0.0, palette.header_row);
+    let map = TimeToX::new(&state.view, event_area.left(), event_area.width());
+    let step = navigation::tick_step_ns(map.ns_per_px(), 90.0);
+    let mut t = (state.view.start_ns / step).floor() * step;
+    let font = FontId::proportional(11.0);
+    while t <= state.view.end_ns {
+        let x = map.left_px + ((t - map.start_ns) * map.px_per_ns) as f32;
+        if x < axis.left() {
+            t += step;
+            continue;
+        }
+        painter.line_segment(
+            [Pos2::new(x, axis.bottom() - 6.0), Pos2::new(x, axis.bottom())],
+            Stroke::new(1.0, palette.weak_text),
+        );
+        painter.text(
+            Pos2::new(x + 3.0, axis.top() + 3.0),
+            Align2::LEFT_TOP,
+            format_tick(t, step),
+            font.clone(),
+            palette.text,
+        );
+        t += step;
+    }
+    if let (Some(from), Some(p)) = (state.axis_drag_from_ns, painter.ctx().pointer_latest_pos()) {
+        let x0 = map.left_px + ((from - map.start_ns) * map.px_per_ns) as f32;
+        let band = Rect::from_x_y_ranges(x0.min(p.x)..=x0.max(p.x), axis.top()..=event_area.bottom());
+        painter
+            .with_clip_rect(axis.union(event_area))
+            .rect_filled(band, 0.0, palette.zoom_band);
+    }
+}

@@ -1,0 +1,451 @@
+//! Turns one view of the trace into the shapes of a frame, without a window: the function
+//! [`build_shapes`] is what the window paints each frame and what `sightline bench` times.
+//!
+//! Cost follows the screen, not the trace (the puffin/Tracy approach): rows outside the visible
+//! height are skipped, and within a row [`crate::index::SpanIndex::walk`] visits only the visible
+//! span and stops at blocks narrower than a pixel, which come out as one merged block.
+
+use egui::{Color32, Pos2, Rect, Shape, Stroke};
+
+use super::navigation::{TimeToX, ViewState, tick_step_ns};
+use super::rows::{EventKind, EventRef, RowKind, TimelineModel};
+use crate::index::LodItem;
+use crate::trace::{Slice, StrId, Trace};
+use crate::ui::theme::{self, Palette};
+
+/// Where a row is on screen this frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowPlacement {
+    /// Index into [`TimelineModel::rows`].
+    pub row: usize,
+    pub top: f32,
+    pub height: f32,
+}
+
+impl RowPlacement {
+    pub fn y_range(&self) -> (f32, f32) {
+        (self.top, self.top + self.height)
+    }
+}
+
+/// Text to draw inside a bar once fonts are at hand (the painter elides it to the bar's width).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BarLabel {
+    pub rect: Rect,
+    pub text: StrId,
+    pub color: Color32,
+}
+
+/// Everything one frame of the timeline's event area paints.
+#[derive(Debug, Default)]
+pub struct FrameShapes {
+    pub shapes: Vec<Shape>,
+    pub labels: Vec<BarLabel>,
+    /// Rows that intersect the event area, top to bottom.
+    pub rows: Vec<RowPlacement>,
+    /// Height of all shown rows together (for the vertical scroll range).
+    pub content_height: f32,
+    /// Number of single events and merged blocks drawn.
+    pub events_drawn: usize,
+    pub merged_drawn: usize,
+}
+
+/// Bars narrower than this get no label.
+const MIN_LABEL_WIDTH_PX: f32 = 28.0;
+
+/// Places every shown (not collapsed) row, the first at `top - view.scroll_y`.
+pub fn layout_rows(model: &TimelineModel, view: &ViewState, top: f32) -> (Vec<RowPlacement>, f32) {
+    let mut y = 0.0;
+    let mut out = Vec::with_capacity(model.rows.len());
+    for (i, row) in model.rows.iter().enumerate() {
+        if view.hides(&row.hidden_by) {
+            continue;
+        }
+        out.push(RowPlacement {
+            row: i,
+            top: top + y - view.scroll_y,
+            height: row.height_px,
+        });
+        y += row.height_px;
+    }
+    (out, y)
+}
+
+/// Builds the shapes of the event area `rect` (right of the row titles, below the time axis) for
+/// `view`: row backgrounds, grid lines, event bars, merged blocks, memory charts, and the labels
+/// that fit. Headless: needs no `egui::Context`.
+pub fn build_shapes(
+    trace: &Trace,
+    model: &TimelineModel,
+    view: &ViewState,
+    rect: Rect,
+    palette: &Palette,
+) -> FrameShapes {
+    let (placements, content_height) = layout_rows(model, view, rect.top());
+    let map = TimeToX::new(view, rect.left(), rect.width());
+    let mut frame = FrameShapes {
+        content_height,
+        ..FrameShapes::default()
+    };
+    let visible: Vec<RowPlacement> = placements
+        .into_iter()
+        .filter(|p| p.top + p.height > rect.top() && p.top < rect.bottom())
+        .collect();
+
+    for (n, p) in visible.iter().enumerate() {
+        let row = &model.rows[p.row];
+        let bg = if row.is_header() {
+            palette.header_row
+        } else if n % 2 == 0 {
+            palette.row_even
+        } else {
+            palette.row_odd
+        };
+        let row_rect = Rect::from_x_y_ranges(rect.x_range(), p.top..=p.top + p.height);
+        frame.shapes.push(Shape::rect_filled(row_rect, 0.0, bg));
+    }
+    grid_lines(&map, view, rect, palette, &mut frame.shapes);
+
+    let mut painter = RowPainter {
+        trace,
+        model,
+        palette,
+        map,
+        t0: view.start_ns.floor() as i64,
+        t1: view.end_ns.ceil() as i64 + 1,
+        merge_below_ns: (map.ns_per_px().floor() as i64).max(1),
+        clip: rect,
+        frame: &mut frame,
+    };
+    for p in &visible {
+        let bar = Rect::from_x_y_ranges(rect.x_range(), p.top + 2.0..=p.top + p.height - 2.0);
+        match model.rows[p.row].kind {
+            RowKind::GpuSummary { device } => {
+                for s in trace.streams.iter().filter(|s| s.key.device == device) {
+                    painter.gpu_stream(s, bar);
+                }
+            }
+            RowKind::Stream { stream } => {
+                if let Some(s) = trace.streams.get(stream) {
+                    painter.gpu_stream(s, bar);
+                }
+            }
+            RowKind::Nvtx { thread, depth } => {
+                if let Some(level) = trace.threads.get(thread).and_then(|t| t.nvtx_levels.get(depth))
+                {
+                    painter.lane(level, EventKind::Nvtx, bar);
+                }
+            }
+            RowKind::ApiCalls { thread } => {
+                if let Some(t) = trace.threads.get(thread) {
+                    painter.lane(&t.api_calls, EventKind::ApiCall, bar);
+                }
+            }
+            RowKind::Osrt { thread } => {
+                if let Some(t) = trace.threads.get(thread) {
+                    painter.lane(&t.osrt, EventKind::Osrt, bar);
+                }
+            }
+            RowKind::Memory { track } => painter.memory_chart(track, bar),
+            RowKind::ProcessHeader { .. } | RowKind::ThreadHeader { .. } | RowKind::MemoryHeader => {}
+        }
+    }
+    frame.rows = visible;
+    frame
+}
+
+fn grid_lines(map: &TimeToX, view: &ViewState, rect: Rect, palette: &Palette, out: &mut Vec<Shape>) {
+    let step = tick_step_ns(map.ns_per_px(), 90.0);
+    let mut t = (view.start_ns / step).floor() * step;
+    while t <= view.end_ns {
+        let x = map.left_px + ((t - map.start_ns) * map.px_per_ns) as f32;
+        if x >= rect.left() {
+            out.push(Shape::line_segment(
+                [Pos2::new(x, rect.top()), Pos2::new(x, rect.bottom())],
+                Stroke::new(1.0, palette.grid_line),
+            ));
+        }
+        t += step;
+    }
+}
+
+struct RowPainter<'a> {
+    trace: &'a Trace,
+    model: &'a TimelineModel,
+    palette: &'a Palette,
+    map: TimeToX,
+    t0: i64,
+    t1: i64,
+    merge_below_ns: i64,
+    clip: Rect,
+    frame: &'a mut FrameShapes,
+}
+
+impl RowPainter<'_> {
+    fn gpu_stream(&mut self, s: &crate::trace::StreamTrack, bar: Rect) {
+        self.lane(&s.kernels, EventKind::Kernel, bar);
+        self.lane(&s.memcpys, EventKind::Memcpy, bar);
+        self.lane(&s.memsets, EventKind::Memset, bar);
+    }
+
+    /// Draws one slice of a table into the bar area `bar`.
+    fn lane(&mut self, slice: &Slice, kind: EventKind, bar: Rect) {
+        if slice.is_empty() {
+            return;
+        }
+        let trace = self.trace;
+        let spans = super::rows::spans_of(trace, kind);
+        let range = slice.range.clone();
+        let base = range.start;
+        let starts = &spans.start_ns[range.clone()];
+        let ends = &spans.end_ns[range];
+        let map = self.map;
+        let clip = self.clip;
+        let palette = self.palette;
+        let model = self.model;
+        let frame = &mut *self.frame;
+        slice.index.walk(
+            starts,
+            ends,
+            self.t0,
+            self.t1,
+            self.merge_below_ns,
+            &mut |item| {
+                let (s, e, color, label) = match item {
+                    LodItem::Event(i) => {
+                        let event = EventRef::new(kind, base + i);
+                        let (color, label) = event_style(trace, model, palette, event);
+                        frame.events_drawn += 1;
+                        (starts[i], ends[i], color, Some(label))
+                    }
+                    LodItem::Merged(b) => {
+                        frame.merged_drawn += 1;
+                        (b.start_ns, b.max_end_ns, merged_color(palette, kind), None)
+                    }
+                };
+                let x0 = map.x(s).max(clip.left());
+                let mut x1 = map.x(e).min(clip.right());
+                if x1 - x0 < 1.0 {
+                    x1 = x0 + 1.0;
+                }
+                let r = Rect::from_x_y_ranges(x0..=x1, bar.y_range());
+                frame.shapes.push(Shape::rect_filled(r, 0.0, color));
+                if let Some(text) = label
+                    && x1 - x0 >= MIN_LABEL_WIDTH_PX
+                {
+                    frame.labels.push(BarLabel {
+                        rect: r,
+                        text,
+                        color: theme::text_on(color),
+                    });
+                }
+            },
+        );
+    }
+
+    /// GPU memory in use as an area chart: one rectangle per step wider than a pixel; steps
+    /// within a pixel are merged keeping their maximum, so a peak never disappears.
+    fn memory_chart(&mut self, track: usize, bar: Rect) {
+        let Some(m) = self.trace.memory_usage.get(track) else {
+            return;
+        };
+        let peak = self.model.memory_peak_bytes.get(track).copied().unwrap_or(0).max(1) as f32;
+        let samples = &m.samples;
+        if samples.is_empty() {
+            return;
+        }
+        let first = samples
+            .partition_point(|s| s.time_ns <= self.t0)
+            .saturating_sub(1);
+        let y_of = |bytes: i64| bar.bottom() - bar.height() * (bytes.max(0) as f32 / peak);
+        let mut x0 = self.map.x(samples[first].time_ns).max(self.clip.left());
+        let mut value = samples[first].bytes_in_use;
+        let end_x = self.map.x(self.trace.last_ns).min(self.clip.right());
+        let emit = |x0: f32, x1: f32, value: i64, shapes: &mut Vec<Shape>| {
+            if x1 <= x0 || value <= 0 {
+                return;
+            }
+            let y = y_of(value);
+            shapes.push(Shape::rect_filled(
+                Rect::from_x_y_ranges(x0..=x1, y..=bar.bottom()),
+                0.0,
+                self.palette.memory_fill,
+            ));
+            shapes.push(Shape::line_segment(
+                [Pos2::new(x0, y), Pos2::new(x1, y)],
+                Stroke::new(1.5, self.palette.memory_line),
+            ));
+        };
+        for s in &samples[first + 1..] {
+            let x = self.map.x(s.time_ns).min(self.clip.right());
+            if x - x0 >= 1.0 {
+                emit(x0, x, value, &mut self.frame.shapes);
+                x0 = x;
+                value = s.bytes_in_use;
+            } else {
+                value = value.max(s.bytes_in_use);
+            }
+            if s.time_ns > self.t1 {
+                break;
+            }
+        }
+        emit(x0, end_x.max(x0 + 1.0), value, &mut self.frame.shapes);
+    }
+}
+
+/// Fill colour and label text of one event.
+pub fn event_style(
+    trace: &Trace,
+    model: &TimelineModel,
+    palette: &Palette,
+    event: EventRef,
+) -> (Color32, StrId) {
+    let i = event.index as usize;
+    match event.kind {
+        EventKind::Kernel => {
+            let name = trace.kernels.spans.name[i];
+            let short = trace.kernels.short_name.get(i).copied().unwrap_or(name);
+            let label = if trace.str(short).is_empty() { name } else { short };
+            (model.kernel_color(name), label)
+        }
+        EventKind::Memcpy => {
+            let kind = trace.memcpys.copy_kind[i];
+            (palette.memcpy(kind), trace.memcpys.spans.name[i])
+        }
+        EventKind::Memset => (palette.memset, trace.memsets.spans.name[i]),
+        EventKind::ApiCall => {
+            let name = trace.api_calls.spans.name[i];
+            let sync = model.sync_names.get(name as usize).copied().unwrap_or(false);
+            (
+                if sync { palette.api_sync } else { palette.api_call },
+                name,
+            )
+        }
+        EventKind::Nvtx => (
+            theme::nvtx_color(trace.nvtx.color_argb[i]).unwrap_or(palette.nvtx_default),
+            trace.nvtx.spans.name[i],
+        ),
+        EventKind::Osrt => (palette.osrt, trace.osrt.spans.name[i]),
+    }
+}
+
+fn merged_color(palette: &Palette, kind: EventKind) -> Color32 {
+    match kind {
+        EventKind::Kernel => palette.merged,
+        EventKind::Memcpy => palette.memcpy_other,
+        EventKind::Memset => palette.memset,
+        EventKind::ApiCall => palette.api_call.gamma_multiply(0.8),
+        EventKind::Nvtx => palette.nvtx_default,
+        EventKind::Osrt => palette.osrt.gamma_multiply(0.8),
+    }
+}
+
+/// The slices (with their table) a row draws, for hit testing.
+pub fn row_lanes<'a>(trace: &'a Trace, kind: RowKind) -> Vec<(&'a Slice, EventKind)> {
+    let mut out = Vec::new();
+    let stream = |s: &'a crate::trace::StreamTrack, out: &mut Vec<(&'a Slice, EventKind)>| {
+        out.push((&s.kernels, EventKind::Kernel));
+        out.push((&s.memcpys, EventKind::Memcpy));
+        out.push((&s.memsets, EventKind::Memset));
+    };
+    match kind {
+        RowKind::GpuSummary { device } => {
+            for s in trace.streams.iter().filter(|s| s.key.device == device) {
+                stream(s, &mut out);
+            }
+        }
+        RowKind::Stream { stream: i } => {
+            if let Some(s) = trace.streams.get(i) {
+                stream(s, &mut out);
+            }
+        }
+        RowKind::Nvtx { thread, depth } => {
+            if let Some(l) = trace.threads.get(thread).and_then(|t| t.nvtx_levels.get(depth)) {
+                out.push((l, EventKind::Nvtx));
+            }
+        }
+        RowKind::ApiCalls { thread } => {
+            if let Some(t) = trace.threads.get(thread) {
+                out.push((&t.api_calls, EventKind::ApiCall));
+            }
+        }
+        RowKind::Osrt { thread } => {
+            if let Some(t) = trace.threads.get(thread) {
+                out.push((&t.osrt, EventKind::Osrt));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The event under `pos`, if any: among events within a few pixels of the pointer in the row
+/// under it, the shortest one containing the pointer's time, else the nearest.
+pub fn event_at(
+    trace: &Trace,
+    model: &TimelineModel,
+    view: &ViewState,
+    rows: &[RowPlacement],
+    rect: Rect,
+    pos: Pos2,
+) -> Option<EventRef> {
+    if !rect.contains(pos) {
+        return None;
+    }
+    let placement = rows.iter().find(|p| pos.y >= p.top && pos.y < p.top + p.height)?;
+    let map = TimeToX::new(view, rect.left(), rect.width());
+    let t = map.t(pos.x);
+    let tolerance = map.ns_per_px() * 3.0;
+    let (t0, t1) = ((t - tolerance).floor() as i64, (t + tolerance).ceil() as i64 + 1);
+    let merge_below = (map.ns_per_px().floor() as i64).max(1);
+    let mut best: Option<(f64, i64, EventRef)> = None;
+    for (slice, kind) in row_lanes(trace, model.rows[placement.row].kind) {
+        if slice.is_empty() {
+            continue;
+        }
+        let spans = super::rows::spans_of(trace, kind);
+        let base = slice.range.start;
+        let starts = &spans.start_ns[slice.range.clone()];
+        let ends = &spans.end_ns[slice.range.clone()];
+        slice.index.walk(starts, ends, t0, t1, merge_below, &mut |item| {
+            if let LodItem::Event(i) = item {
+                let (s, e) = (starts[i] as f64, ends[i] as f64);
+                let distance = if t >= s && t <= e {
+                    0.0
+                } else {
+                    (s - t).abs().min((e - t).abs())
+                };
+                let duration = ends[i] - starts[i];
+                let better = match best {
+                    None => true,
+                    Some((d, len, _)) => distance < d || (distance == d && duration < len),
+                };
+                if better {
+                    best = Some((distance, duration, EventRef::new(kind, base + i)));
+                }
+            }
+        });
+    }
+    best.map(|b| b.2)
+}
+
+/// Where an event is drawn this frame (its own row, or the header standing for it when its
+/// group is collapsed); `None` when that row is off screen.
+pub fn event_rect(
+    trace: &Trace,
+    model: &TimelineModel,
+    view: &ViewState,
+    rows: &[RowPlacement],
+    rect: Rect,
+    event: EventRef,
+) -> Option<Rect> {
+    let row = model.shown_row(model.row_of_event(trace, event)?, view);
+    let p = rows.iter().find(|p| p.row == row)?;
+    let map = TimeToX::new(view, rect.left(), rect.width());
+    let x0 = map.x(event.start_ns(trace));
+    let x1 = map.x(event.end_ns(trace)).max(x0 + 1.0);
+    Some(Rect::from_x_y_ranges(
+        x0..=x1,
+        p.top + 1.0..=p.top + p.height - 1.0,
+    ))
+}

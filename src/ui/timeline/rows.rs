@@ -1,0 +1,444 @@
+//! The rows of the timeline and the lookups the window needs around them, built once per trace.
+//!
+//! Order follows nsys-ui's default: per GPU a header (which doubles as the "all streams" summary
+//! row) and one row per CUDA stream; then per process a header and per thread a header with its
+//! NVTX rows (one per nesting depth), its CUDA API row and its OS runtime row; GPU memory counters
+//! last. Groups (GPU, process, thread) can be collapsed; the collapsed set lives in the view.
+
+use std::collections::HashMap;
+
+use egui::Color32;
+
+use crate::trace::{NO_INDEX, Spans, StrId, Trace};
+use crate::ui::theme;
+
+/// Which kind of event table an [`EventRef`] points into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventKind {
+    Kernel,
+    Memcpy,
+    Memset,
+    ApiCall,
+    Nvtx,
+    Osrt,
+}
+
+impl EventKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            EventKind::Kernel => "Kernel",
+            EventKind::Memcpy => "Memcpy",
+            EventKind::Memset => "Memset",
+            EventKind::ApiCall => "CUDA API",
+            EventKind::Nvtx => "NVTX",
+            EventKind::Osrt => "OS runtime",
+        }
+    }
+}
+
+/// One event of the trace: its table and its index in that table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventRef {
+    pub kind: EventKind,
+    pub index: u32,
+}
+
+impl EventRef {
+    pub fn new(kind: EventKind, index: usize) -> Self {
+        Self {
+            kind,
+            index: index as u32,
+        }
+    }
+
+    pub fn spans(self, trace: &Trace) -> &Spans {
+        spans_of(trace, self.kind)
+    }
+
+    pub fn start_ns(self, trace: &Trace) -> i64 {
+        self.spans(trace).start_ns[self.index as usize]
+    }
+
+    pub fn end_ns(self, trace: &Trace) -> i64 {
+        self.spans(trace).end_ns[self.index as usize]
+    }
+
+    pub fn name(self, trace: &Trace) -> &str {
+        trace.str(self.spans(trace).name[self.index as usize])
+    }
+}
+
+/// The table of a kind of event.
+pub fn spans_of(trace: &Trace, kind: EventKind) -> &Spans {
+    match kind {
+        EventKind::Kernel => &trace.kernels.spans,
+        EventKind::Memcpy => &trace.memcpys.spans,
+        EventKind::Memset => &trace.memsets.spans,
+        EventKind::ApiCall => &trace.api_calls.spans,
+        EventKind::Nvtx => &trace.nvtx.spans,
+        EventKind::Osrt => &trace.osrt.spans,
+    }
+}
+
+/// A collapsible group of rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GroupId {
+    Gpu(u32),
+    Process(u32),
+    /// Index into `trace.threads`.
+    Thread(usize),
+    Memory,
+}
+
+/// What a row shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RowKind {
+    /// Header of a GPU; its body is every stream of the device merged ("all streams").
+    GpuSummary { device: u32 },
+    /// Kernels, memcpys and memsets of `trace.streams[stream]`.
+    Stream { stream: usize },
+    ProcessHeader { pid: u32 },
+    /// Header of `trace.threads[thread]`; its body is the thread's CUDA API calls.
+    ThreadHeader { thread: usize },
+    Nvtx { thread: usize, depth: usize },
+    ApiCalls { thread: usize },
+    Osrt { thread: usize },
+    MemoryHeader,
+    /// `trace.memory_usage[track]` as an area chart.
+    Memory { track: usize },
+}
+
+/// One row of the timeline.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub kind: RowKind,
+    pub title: String,
+    /// Indentation level of the title (0 for top-level headers).
+    pub indent: u8,
+    /// The group this row opens/closes, for headers.
+    pub toggles: Option<GroupId>,
+    /// Groups that hide this row when any of them is collapsed.
+    pub hidden_by: Vec<GroupId>,
+    pub height_px: f32,
+}
+
+impl Row {
+    pub fn is_header(&self) -> bool {
+        self.toggles.is_some()
+    }
+}
+
+pub const EVENT_ROW_HEIGHT: f32 = 20.0;
+pub const MEMORY_ROW_HEIGHT: f32 = 44.0;
+
+/// Rows plus the per-trace lookups the painter and the panels use. Built once per trace.
+#[derive(Debug, Clone, Default)]
+pub struct TimelineModel {
+    pub rows: Vec<Row>,
+    /// Colour of each string id when used as a kernel name (a stable hash of the text).
+    pub kernel_colors: Vec<Color32>,
+    /// Per string id: whether an API call of that name waits for the GPU (drawn in red).
+    pub sync_names: Vec<bool>,
+    /// Largest value of each `trace.memory_usage` track, for the chart's scale.
+    pub memory_peak_bytes: Vec<i64>,
+    /// For each API call that launched GPU work, the kernels/memcpys/memsets it launched.
+    pub launched: HashMap<u32, Vec<EventRef>>,
+    thread_of_tid: HashMap<i64, usize>,
+    row_of: HashMap<RowKind, usize>,
+    /// Groups that start collapsed.
+    pub initially_collapsed: Vec<GroupId>,
+}
+
+impl TimelineModel {
+    pub fn new(trace: &Trace) -> Self {
+        let mut rows = Vec::new();
+        let mut initially_collapsed = Vec::new();
+        for device in trace.devices() {
+            rows.push(Row {
+                kind: RowKind::GpuSummary { device },
+                title: trace.gpu_title(device),
+                indent: 0,
+                toggles: Some(GroupId::Gpu(device)),
+                hidden_by: Vec::new(),
+                height_px: EVENT_ROW_HEIGHT,
+            });
+            for (i, s) in trace.streams.iter().enumerate() {
+                if s.key.device != device || s.op_count() == 0 {
+                    continue;
+                }
+                let name = s.name.map(|n| trace.str(n)).filter(|n| !n.is_empty());
+                let title = match name {
+                    Some(n) => format!("Stream {} · {n}", s.key.stream),
+                    None => format!("Stream {}", s.key.stream),
+                };
+                rows.push(Row {
+                    kind: RowKind::Stream { stream: i },
+                    title,
+                    indent: 1,
+                    toggles: None,
+                    hidden_by: vec![GroupId::Gpu(device)],
+                    height_px: EVENT_ROW_HEIGHT,
+                });
+            }
+        }
+        let mut pids: Vec<u32> = trace.threads.iter().map(|t| t.pid).collect();
+        pids.dedup();
+        let mut thread_of_tid = HashMap::new();
+        for pid in pids {
+            // nsys records the executable's full path; its file name is what people recognise.
+            let full_name = trace.process_name(pid);
+            let process_name = full_name.rsplit('/').next().unwrap_or(full_name);
+            rows.push(Row {
+                kind: RowKind::ProcessHeader { pid },
+                title: if process_name.is_empty() {
+                    format!("Process {pid}")
+                } else {
+                    format!("{process_name} [{pid}]")
+                },
+                indent: 0,
+                toggles: Some(GroupId::Process(pid)),
+                hidden_by: Vec::new(),
+                height_px: EVENT_ROW_HEIGHT,
+            });
+            for (ti, t) in trace.threads.iter().enumerate() {
+                if t.pid != pid {
+                    continue;
+                }
+                thread_of_tid.insert(t.global_tid, ti);
+                let thread_name = trace.str(t.name);
+                let has_api = !t.api_calls.is_empty();
+                // A thread with only OS runtime calls is noise in most traces: start it collapsed.
+                if !has_api && t.nvtx_levels.iter().all(|l| l.is_empty()) {
+                    initially_collapsed.push(GroupId::Thread(ti));
+                }
+                rows.push(Row {
+                    kind: RowKind::ThreadHeader { thread: ti },
+                    title: if thread_name.is_empty() {
+                        format!("Thread {}", t.tid)
+                    } else {
+                        format!("{thread_name} [{}]", t.tid)
+                    },
+                    indent: 1,
+                    toggles: Some(GroupId::Thread(ti)),
+                    hidden_by: vec![GroupId::Process(pid)],
+                    height_px: EVENT_ROW_HEIGHT,
+                });
+                let hidden_by = vec![GroupId::Process(pid), GroupId::Thread(ti)];
+                for (depth, level) in t.nvtx_levels.iter().enumerate() {
+                    if level.is_empty() {
+                        continue;
+                    }
+                    let first = level.range.start;
+                    let domain = trace.str(trace.nvtx.domain[first]);
+                    let title = if domain.is_empty() {
+                        format!("NVTX · depth {depth}")
+                    } else {
+                        format!("NVTX {domain} · depth {depth}")
+                    };
+                    rows.push(Row {
+                        kind: RowKind::Nvtx { thread: ti, depth },
+                        title,
+                        indent: 2,
+                        toggles: None,
+                        hidden_by: hidden_by.clone(),
+                        height_px: EVENT_ROW_HEIGHT,
+                    });
+                }
+                if has_api {
+                    rows.push(Row {
+                        kind: RowKind::ApiCalls { thread: ti },
+                        title: "CUDA API".to_string(),
+                        indent: 2,
+                        toggles: None,
+                        hidden_by: hidden_by.clone(),
+                        height_px: EVENT_ROW_HEIGHT,
+                    });
+                }
+                if !t.osrt.is_empty() {
+                    rows.push(Row {
+                        kind: RowKind::Osrt { thread: ti },
+                        title: "OS runtime".to_string(),
+                        indent: 2,
+                        toggles: None,
+                        hidden_by,
+                        height_px: EVENT_ROW_HEIGHT,
+                    });
+                }
+            }
+        }
+        if !trace.memory_usage.is_empty() {
+            rows.push(Row {
+                kind: RowKind::MemoryHeader,
+                title: "GPU memory in use".to_string(),
+                indent: 0,
+                toggles: Some(GroupId::Memory),
+                hidden_by: Vec::new(),
+                height_px: EVENT_ROW_HEIGHT,
+            });
+            for (i, m) in trace.memory_usage.iter().enumerate() {
+                rows.push(Row {
+                    kind: RowKind::Memory { track: i },
+                    title: format!("GPU {} · pid {}", m.device, m.pid),
+                    indent: 1,
+                    toggles: None,
+                    hidden_by: vec![GroupId::Memory],
+                    height_px: MEMORY_ROW_HEIGHT,
+                });
+            }
+        }
+        let memory_peak_bytes: Vec<i64> = trace
+            .memory_usage
+            .iter()
+            .map(|m| m.samples.iter().map(|s| s.bytes_in_use).max().unwrap_or(0))
+            .collect();
+        for row in &mut rows {
+            if let RowKind::Memory { track } = row.kind {
+                let peak = memory_peak_bytes[track] as f64 / (1u64 << 20) as f64;
+                row.title = format!("{} · peak {peak:.0} MiB", row.title);
+            }
+        }
+        let row_of = rows.iter().enumerate().map(|(i, r)| (r.kind, i)).collect();
+
+        let mut kernel_colors = vec![Color32::GRAY; trace.strings.len()];
+        let mut seen = vec![false; trace.strings.len()];
+        for &name in &trace.kernels.spans.name {
+            let n = name as usize;
+            if n < seen.len() && !seen[n] {
+                seen[n] = true;
+                kernel_colors[n] = theme::kernel_color(trace.str(name));
+            }
+        }
+
+        let mut sync_names = vec![false; trace.strings.len()];
+        for &name in &trace.api_calls.spans.name {
+            if let Some(flag) = sync_names.get_mut(name as usize) {
+                *flag = trace.str(name).contains("ynchronize");
+            }
+        }
+
+        let mut launched: HashMap<u32, Vec<EventRef>> = HashMap::new();
+        let mut link = |calls: &[u32], kind: EventKind| {
+            for (i, &call) in calls.iter().enumerate() {
+                if call != NO_INDEX {
+                    launched.entry(call).or_default().push(EventRef::new(kind, i));
+                }
+            }
+        };
+        link(&trace.kernels.api_call, EventKind::Kernel);
+        link(&trace.memcpys.api_call, EventKind::Memcpy);
+        link(&trace.memsets.api_call, EventKind::Memset);
+
+        Self {
+            rows,
+            kernel_colors,
+            sync_names,
+            memory_peak_bytes,
+            launched,
+            thread_of_tid,
+            row_of,
+            initially_collapsed,
+        }
+    }
+
+    /// Colour of a kernel by its name id.
+    pub fn kernel_color(&self, name: StrId) -> Color32 {
+        self.kernel_colors
+            .get(name as usize)
+            .copied()
+            .unwrap_or(Color32::GRAY)
+    }
+
+    /// The row index of a row kind, if the trace has that row.
+    pub fn row_index(&self, kind: RowKind) -> Option<usize> {
+        self.row_of.get(&kind).copied()
+    }
+
+    /// Index into `trace.threads` of a `globalTid`.
+    pub fn thread_of(&self, global_tid: i64) -> Option<usize> {
+        self.thread_of_tid.get(&global_tid).copied()
+    }
+
+    /// The row an event is drawn in (its own row; callers fall back to the group header when the
+    /// group is collapsed).
+    pub fn row_of_event(&self, trace: &Trace, event: EventRef) -> Option<usize> {
+        let i = event.index as usize;
+        let kind = match event.kind {
+            EventKind::Kernel | EventKind::Memcpy | EventKind::Memset => {
+                RowKind::Stream {
+                    stream: stream_of(trace, event)?,
+                }
+            }
+            EventKind::ApiCall => RowKind::ApiCalls {
+                thread: self.thread_of(*trace.api_calls.global_tid.get(i)?)?,
+            },
+            EventKind::Nvtx => RowKind::Nvtx {
+                thread: self.thread_of(*trace.nvtx.global_tid.get(i)?)?,
+                depth: usize::from(*trace.nvtx.depth.get(i)?),
+            },
+            EventKind::Osrt => RowKind::Osrt {
+                thread: trace.threads.iter().position(|t| t.osrt.range.contains(&i))?,
+            },
+        };
+        self.row_index(kind)
+    }
+
+    /// The row that stands for `row` on screen: itself, or the header of its outermost collapsed
+    /// group.
+    pub fn shown_row(&self, row: usize, view: &super::ViewState) -> usize {
+        let Some(r) = self.rows.get(row) else {
+            return row;
+        };
+        for g in &r.hidden_by {
+            if view.collapsed.contains(g) {
+                let header = match *g {
+                    GroupId::Gpu(device) => RowKind::GpuSummary { device },
+                    GroupId::Process(pid) => RowKind::ProcessHeader { pid },
+                    GroupId::Thread(thread) => RowKind::ThreadHeader { thread },
+                    GroupId::Memory => RowKind::MemoryHeader,
+                };
+                return self.row_index(header).unwrap_or(row);
+            }
+        }
+        row
+    }
+
+    /// The GPU op ↔ API call partners of an event: the launching call of a GPU op, or the ops an
+    /// API call launched.
+    pub fn partners(&self, trace: &Trace, event: EventRef) -> Vec<EventRef> {
+        let i = event.index as usize;
+        let call = match event.kind {
+            EventKind::Kernel => trace.kernels.api_call.get(i).copied(),
+            EventKind::Memcpy => trace.memcpys.api_call.get(i).copied(),
+            EventKind::Memset => trace.memsets.api_call.get(i).copied(),
+            EventKind::ApiCall => {
+                return self.launched.get(&event.index).cloned().unwrap_or_default();
+            }
+            EventKind::Nvtx | EventKind::Osrt => None,
+        };
+        match call {
+            Some(c) if c != NO_INDEX && (c as usize) < trace.api_calls.spans.len() => {
+                vec![EventRef {
+                    kind: EventKind::ApiCall,
+                    index: c,
+                }]
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Index into `trace.streams` of a GPU op. Tables are sorted by track, so each stream's slice
+/// ends where the next begins and a binary search over slice ends finds it.
+pub fn stream_of(trace: &Trace, event: EventRef) -> Option<usize> {
+    let i = event.index as usize;
+    let slice_of = |s: &crate::trace::StreamTrack| match event.kind {
+        EventKind::Kernel => s.kernels.range.clone(),
+        EventKind::Memcpy => s.memcpys.range.clone(),
+        _ => s.memsets.range.clone(),
+    };
+    let guess = trace.streams.partition_point(|s| slice_of(s).end <= i);
+    if trace.streams.get(guess).is_some_and(|s| slice_of(s).contains(&i)) {
+        return Some(guess);
+    }
+    trace.streams.iter().position(|s| slice_of(s).contains(&i))
+}

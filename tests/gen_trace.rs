@@ -1,0 +1,242 @@
+//! The trace generator (`sightline gen-trace`): its schema is a real export's, its output loads,
+//! and the statistics Sightline computes on it equal a brute-force SQL computation on the file.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+use sightline::analysis::{self, Filter, Report};
+use sightline::load;
+use sightline::synth::{self, GenOptions};
+use sightline::trace::{CopyKind, NO_INDEX, Trace};
+
+fn options(events: u64) -> GenOptions {
+    GenOptions {
+        events,
+        gpus: 2,
+        streams: 3,
+        threads: 3,
+        seed: 7,
+    }
+}
+
+fn generate(tag: &str, options: &GenOptions) -> PathBuf {
+    let path = common::scratch_dir(tag).join("gen.sqlite");
+    let counts = synth::generate(&path, options, false).expect("generate");
+    assert_eq!(counts.events(), options.events, "the event count is exact");
+    path
+}
+
+fn open(path: &Path) -> Connection {
+    Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).expect("open")
+}
+
+/// (name, count, total) rows of an SQL query, keyed by name.
+fn sql_groups(conn: &Connection, sql: &str) -> BTreeMap<String, (u64, i64)> {
+    let mut stmt = conn.prepare(sql).expect("prepare");
+    stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            (r.get::<_, i64>(1)? as u64, r.get::<_, i64>(2)?),
+        ))
+    })
+    .expect("query")
+    .map(|r| r.expect("row"))
+    .collect()
+}
+
+/// (name, count, total) of a report computed by Sightline over the whole trace.
+fn report_groups(trace: &Trace, report: Report) -> BTreeMap<String, (u64, i64)> {
+    analysis::compute(trace, report, &Filter::all())
+        .rows
+        .into_iter()
+        .map(|r| (r.name, (r.stats.count, r.stats.total)))
+        .collect()
+}
+
+fn count(conn: &Connection, table: &str) -> usize {
+    conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| {
+        r.get::<_, i64>(0)
+    })
+    .expect("count") as usize
+}
+
+#[test]
+fn schema_is_the_real_exports() {
+    let path = generate("schema", &options(100));
+    let tables = |conn: &Connection| -> Vec<(String, String)> {
+        let mut stmt = conn
+            .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .expect("prepare");
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("query")
+            .map(|r| r.expect("row"))
+            .collect()
+    };
+    let real = open(&common::fixture("moe"));
+    let generated = open(&path);
+    assert_eq!(tables(&generated), tables(&real));
+    // The ENUM tables are copied row for row.
+    for (name, _) in tables(&real).iter().filter(|t| t.0.starts_with("ENUM_")) {
+        let rows = |conn: &Connection| -> Vec<String> {
+            let mut stmt = conn
+                .prepare(&format!("SELECT * FROM {name} ORDER BY 1"))
+                .expect("prepare");
+            let n = stmt.column_count();
+            stmt.query_map([], |r| {
+                (0..n)
+                    .map(|i| r.get::<_, rusqlite::types::Value>(i).map(|v| format!("{v:?}")))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(|v| v.join("|"))
+            })
+            .expect("query")
+            .map(|r| r.expect("row"))
+            .collect()
+        };
+        assert_eq!(rows(&generated), rows(&real), "{name}");
+    }
+}
+
+#[test]
+fn statistics_equal_brute_force_sql() {
+    let opts = options(30_000);
+    let path = generate("stats", &opts);
+    let trace = load::load_file(&path).expect("load");
+    let conn = open(&path);
+    assert_eq!(trace.event_count() as u64, opts.events);
+    assert_eq!(trace.kernels.spans.len(), count(&conn, "CUPTI_ACTIVITY_KIND_KERNEL"));
+    assert_eq!(trace.api_calls.spans.len(), count(&conn, "CUPTI_ACTIVITY_KIND_RUNTIME"));
+    assert_eq!(trace.memcpys.spans.len(), count(&conn, "CUPTI_ACTIVITY_KIND_MEMCPY"));
+    assert_eq!(trace.memsets.spans.len(), count(&conn, "CUPTI_ACTIVITY_KIND_MEMSET"));
+    assert_eq!(trace.nvtx.spans.len(), count(&conn, "NVTX_EVENTS"));
+
+    // Kernels per demangled name: count and total duration.
+    let sql = sql_groups(
+        &conn,
+        "SELECT s.value, count(*), sum(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k \
+         JOIN StringIds s ON s.id = k.demangledName GROUP BY s.value",
+    );
+    assert!(sql.len() > 20, "Zipf names: many distinct kernels");
+    assert_eq!(report_groups(&trace, Report::Kernels), sql);
+
+    // API calls per name (the report strips `_vNNNN` suffixes, nameIds are distinct here).
+    let sql: BTreeMap<String, (u64, i64)> = sql_groups(
+        &conn,
+        "SELECT s.value, count(*), sum(r.end - r.start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r \
+         JOIN StringIds s ON s.id = r.nameId GROUP BY s.value",
+    )
+    .into_iter()
+    .map(|(name, v)| {
+        let b = name.as_bytes();
+        let stripped = if b.len() >= 6 && &b[b.len() - 6..b.len() - 4] == b"_v" {
+            name[..name.len() - 6].to_string()
+        } else {
+            name
+        };
+        (stripped, v)
+    })
+    .collect();
+    assert_eq!(report_groups(&trace, Report::CudaApi), sql);
+
+    // Copies per direction and memsets: count, total time and total bytes.
+    let mut by_time = BTreeMap::new();
+    let mut by_size = BTreeMap::new();
+    let mut stmt = conn
+        .prepare(
+            "SELECT copyKind, count(*), sum(end - start), sum(bytes) FROM CUPTI_ACTIVITY_KIND_MEMCPY \
+             GROUP BY copyKind UNION ALL SELECT -1, count(*), sum(end - start), sum(bytes) \
+             FROM CUPTI_ACTIVITY_KIND_MEMSET",
+        )
+        .expect("prepare");
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)? as u64,
+                r.get::<_, i64>(2)?,
+                r.get::<_, i64>(3)?,
+            ))
+        })
+        .expect("query");
+    let mut kinds = Vec::new();
+    for row in rows {
+        let (kind, n, time, bytes) = row.expect("row");
+        let name = if kind < 0 {
+            "[CUDA memset]".to_string()
+        } else {
+            kinds.push(kind);
+            format!("[CUDA memcpy {}]", CopyKind(kind as u8).label())
+        };
+        by_time.insert(name.clone(), (n, time));
+        by_size.insert(name, (n, bytes));
+    }
+    assert_eq!(kinds, [1, 2, 8, 10], "every direction, peer copies with 2 GPUs");
+    assert_eq!(report_groups(&trace, Report::MemoryTime), by_time);
+    assert_eq!(report_groups(&trace, Report::MemorySize), by_size);
+
+    // NVTX push/pop ranges per text.
+    let sql = sql_groups(
+        &conn,
+        "SELECT text, count(*), sum(end - start) FROM NVTX_EVENTS WHERE eventType = 59 GROUP BY text",
+    );
+    assert!(sql.contains_key("warmup") && sql.contains_key("step_0"));
+    assert!(sql.contains_key("layer_7_backward") && sql.contains_key("optimizer_step"));
+    assert_eq!(report_groups(&trace, Report::Nvtx), sql);
+}
+
+#[test]
+fn gpu_work_links_to_its_launch_and_threads_decode() {
+    let path = generate("links", &options(20_000));
+    let trace = load::load_file(&path).expect("load");
+    let launch = trace.strings.find("cudaLaunchKernel_v7000").expect("launch name");
+    for i in 0..trace.kernels.spans.len() {
+        let a = trace.kernels.api_call[i];
+        assert_ne!(a, NO_INDEX, "kernel {i} has its launch");
+        let a = a as usize;
+        assert_eq!(trace.api_calls.spans.name[a], launch);
+        assert_eq!(trace.api_calls.correlation_id[a], trace.kernels.correlation_id[i]);
+        assert!(trace.api_calls.spans.start_ns[a] < trace.kernels.spans.start_ns[i]);
+    }
+    assert!(trace.memcpys.api_call.iter().all(|&a| a != NO_INDEX));
+    assert!(trace.memsets.api_call.iter().all(|&a| a != NO_INDEX));
+    // globalTid: pid in bits 24..48, tid below.
+    let tids: Vec<(u32, u32)> = trace.threads.iter().map(|t| (t.pid, t.tid)).collect();
+    assert_eq!(tids, [(4242, 4242), (4242, 4243), (4242, 4244)]);
+    // step_N > forward_pass > layer_K_forward: at least three NVTX depths per thread.
+    assert!(trace.threads.iter().all(|t| t.nvtx_levels.len() >= 3));
+    assert_eq!(trace.devices(), [0, 1]);
+    assert_eq!(trace.streams.len(), 2 * 3);
+    assert_eq!(trace.process_name(4242), "python3 train.py");
+}
+
+#[test]
+fn deterministic_for_a_seed_and_exact_for_any_count() {
+    let a = generate("det-a", &options(5_000));
+    let b = generate("det-b", &options(5_000));
+    let read = |p: &Path| std::fs::read(p).expect("read");
+    assert!(read(&a) == read(&b), "same seed, same bytes");
+    let mut other = options(5_000);
+    other.seed = 8;
+    let c = generate("det-c", &other);
+    assert!(read(&a) != read(&c), "another seed, another trace");
+    for events in [0, 1, 2, 3, 4, 5, 17, 101] {
+        let path = generate("exact", &options(events));
+        let trace = load::load_file(&path).expect("load");
+        assert_eq!(trace.event_count() as u64, events);
+    }
+}
+
+#[test]
+fn refuses_to_overwrite_without_force() {
+    let path = generate("force", &options(10));
+    let err = synth::generate(&path, &options(10), false).expect_err("exists");
+    assert!(err.to_string().contains("--force"), "{err}");
+    synth::generate(&path, &options(12), true).expect("replace");
+    let bad = GenOptions {
+        gpus: 0,
+        ..options(10)
+    };
+    assert!(synth::generate(&path, &bad, true).is_err());
+}
