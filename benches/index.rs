@@ -54,9 +54,8 @@ fn overlap(c: &mut Criterion) {
             |b, &w| {
                 b.iter(|| {
                     let mut n = 0usize;
-                    index.for_each_overlapping(&s, &e, black_box(t0), black_box(t0 + w), |_| {
-                        n += 1
-                    });
+                    index
+                        .for_each_overlapping(&s, &e, black_box(t0), black_box(t0 + w), |_| n += 1);
                     n
                 })
             },

@@ -9,7 +9,10 @@ use sightline::analysis::{self, Filter, Report, TimeRange};
 use sightline::synth::{self, GenOptions};
 
 fn reports(c: &mut Criterion) {
-    let path = std::env::temp_dir().join(format!("sightline-bench-stats-{}.sqlite", std::process::id()));
+    let path = std::env::temp_dir().join(format!(
+        "sightline-bench-stats-{}.sqlite",
+        std::process::id()
+    ));
     let options = GenOptions {
         events: 200_000,
         ..GenOptions::default()
@@ -27,7 +30,10 @@ fn reports(c: &mut Criterion) {
     };
     let _ = std::fs::remove_file(&path);
     let span = trace.last_ns - trace.first_ns;
-    let tenth = TimeRange::new(trace.first_ns + span / 2, trace.first_ns + span / 2 + span / 10);
+    let tenth = TimeRange::new(
+        trace.first_ns + span / 2,
+        trace.first_ns + span / 2 + span / 10,
+    );
     let mut group = c.benchmark_group("stats_200k");
     for report in Report::ALL {
         for (label, range) in [("all", TimeRange::ALL), ("tenth", tenth)] {

@@ -22,11 +22,31 @@ fn options(events: u64) -> GenOptions {
     }
 }
 
-fn generate(tag: &str, options: &GenOptions) -> PathBuf {
+/// A generated trace in a scratch directory that is removed when this is dropped.
+struct Generated {
+    path: PathBuf,
+}
+
+impl std::ops::Deref for Generated {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Generated {
+    fn drop(&mut self) {
+        if let Some(dir) = self.path.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+fn generate(tag: &str, options: &GenOptions) -> Generated {
     let path = common::scratch_dir(tag).join("gen.sqlite");
     let counts = synth::generate(&path, options, false).expect("generate");
     assert_eq!(counts.events(), options.events, "the event count is exact");
-    path
+    Generated { path }
 }
 
 fn open(path: &Path) -> Connection {
@@ -87,7 +107,10 @@ fn schema_is_the_real_exports() {
             let n = stmt.column_count();
             stmt.query_map([], |r| {
                 (0..n)
-                    .map(|i| r.get::<_, rusqlite::types::Value>(i).map(|v| format!("{v:?}")))
+                    .map(|i| {
+                        r.get::<_, rusqlite::types::Value>(i)
+                            .map(|v| format!("{v:?}"))
+                    })
                     .collect::<Result<Vec<_>, _>>()
                     .map(|v| v.join("|"))
             })
@@ -106,10 +129,22 @@ fn statistics_equal_brute_force_sql() {
     let trace = load::load_file(&path).expect("load");
     let conn = open(&path);
     assert_eq!(trace.event_count() as u64, opts.events);
-    assert_eq!(trace.kernels.spans.len(), count(&conn, "CUPTI_ACTIVITY_KIND_KERNEL"));
-    assert_eq!(trace.api_calls.spans.len(), count(&conn, "CUPTI_ACTIVITY_KIND_RUNTIME"));
-    assert_eq!(trace.memcpys.spans.len(), count(&conn, "CUPTI_ACTIVITY_KIND_MEMCPY"));
-    assert_eq!(trace.memsets.spans.len(), count(&conn, "CUPTI_ACTIVITY_KIND_MEMSET"));
+    assert_eq!(
+        trace.kernels.spans.len(),
+        count(&conn, "CUPTI_ACTIVITY_KIND_KERNEL")
+    );
+    assert_eq!(
+        trace.api_calls.spans.len(),
+        count(&conn, "CUPTI_ACTIVITY_KIND_RUNTIME")
+    );
+    assert_eq!(
+        trace.memcpys.spans.len(),
+        count(&conn, "CUPTI_ACTIVITY_KIND_MEMCPY")
+    );
+    assert_eq!(
+        trace.memsets.spans.len(),
+        count(&conn, "CUPTI_ACTIVITY_KIND_MEMSET")
+    );
     assert_eq!(trace.nvtx.spans.len(), count(&conn, "NVTX_EVENTS"));
 
     // Kernels per demangled name: count and total duration.
@@ -172,7 +207,11 @@ fn statistics_equal_brute_force_sql() {
         by_time.insert(name.clone(), (n, time));
         by_size.insert(name, (n, bytes));
     }
-    assert_eq!(kinds, [1, 2, 8, 10], "every direction, peer copies with 2 GPUs");
+    assert_eq!(
+        kinds,
+        [1, 2, 8, 10],
+        "every direction, peer copies with 2 GPUs"
+    );
     assert_eq!(report_groups(&trace, Report::MemoryTime), by_time);
     assert_eq!(report_groups(&trace, Report::MemorySize), by_size);
 
@@ -190,13 +229,19 @@ fn statistics_equal_brute_force_sql() {
 fn gpu_work_links_to_its_launch_and_threads_decode() {
     let path = generate("links", &options(20_000));
     let trace = load::load_file(&path).expect("load");
-    let launch = trace.strings.find("cudaLaunchKernel_v7000").expect("launch name");
+    let launch = trace
+        .strings
+        .find("cudaLaunchKernel_v7000")
+        .expect("launch name");
     for i in 0..trace.kernels.spans.len() {
         let a = trace.kernels.api_call[i];
         assert_ne!(a, NO_INDEX, "kernel {i} has its launch");
         let a = a as usize;
         assert_eq!(trace.api_calls.spans.name[a], launch);
-        assert_eq!(trace.api_calls.correlation_id[a], trace.kernels.correlation_id[i]);
+        assert_eq!(
+            trace.api_calls.correlation_id[a],
+            trace.kernels.correlation_id[i]
+        );
         assert!(trace.api_calls.spans.start_ns[a] < trace.kernels.spans.start_ns[i]);
     }
     assert!(trace.memcpys.api_call.iter().all(|&a| a != NO_INDEX));
@@ -239,4 +284,30 @@ fn refuses_to_overwrite_without_force() {
         ..options(10)
     };
     assert!(synth::generate(&path, &bad, true).is_err());
+}
+
+#[test]
+fn chunked_parallel_reads_equal_a_single_scan() {
+    // 1.5M events: ~650k kernels and ~700k API calls, more than one chunk of rows each, so an
+    // 8-thread pool reads them in rowid ranges and a 1-thread pool in one scan.
+    let path = generate("chunks", &options(1_500_000));
+    let load_with = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool");
+        pool.install(|| load::load_file(&path).expect("load"))
+    };
+    let (one, many) = (load_with(1), load_with(8));
+    assert_eq!(one.kernels.spans.start_ns, many.kernels.spans.start_ns);
+    assert_eq!(one.kernels.spans.name, many.kernels.spans.name);
+    assert_eq!(one.kernels.grid, many.kernels.grid);
+    assert_eq!(one.kernels.api_call, many.kernels.api_call);
+    assert_eq!(one.api_calls.spans.end_ns, many.api_calls.spans.end_ns);
+    assert_eq!(one.api_calls.correlation_id, many.api_calls.correlation_id);
+    assert_eq!(one.memcpys.bytes, many.memcpys.bytes);
+    assert_eq!(one.nvtx.depth, many.nvtx.depth);
+    for report in Report::ALL {
+        assert_eq!(report_groups(&one, report), report_groups(&many, report));
+    }
 }

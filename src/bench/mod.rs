@@ -50,6 +50,8 @@ impl Default for BenchOptions {
 #[derive(Debug, Clone, Serialize)]
 pub struct PhaseTiming {
     pub phase: String,
+    /// One of the table readers that run side by side after the string table.
+    pub parallel: bool,
     pub from_ms: f64,
     pub to_ms: f64,
     pub ms: f64,
@@ -110,8 +112,9 @@ pub struct BenchReport {
     pub frames: Vec<FrameTiming>,
 }
 
+/// Milliseconds, to the microsecond.
 fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
+    (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
 fn median(values: &[f64]) -> f64 {
@@ -175,6 +178,7 @@ fn phases_of(marks: &[(&'static str, Duration)]) -> Vec<PhaseTiming> {
             {
                 out.push(PhaseTiming {
                     phase: name.to_string(),
+                    parallel: false,
                     from_ms: ms(from),
                     to_ms: ms(at),
                     ms: ms(at - from),
@@ -188,7 +192,8 @@ fn phases_of(marks: &[(&'static str, Duration)]) -> Vec<PhaseTiming> {
             }
         } else {
             out.push(PhaseTiming {
-                phase: format!("  {phase}"),
+                phase: phase.to_string(),
+                parallel: true,
                 from_ms: ms(readers_from),
                 to_ms: ms(at),
                 ms: ms(at.saturating_sub(readers_from)),
@@ -224,7 +229,11 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
     let floor_ms = median(&floor_ms_runs);
     let phases = loads
         .iter()
-        .min_by(|a, b| (ms(a.0) - load_ms).abs().total_cmp(&(ms(b.0) - load_ms).abs()))
+        .min_by(|a, b| {
+            (ms(a.0) - load_ms)
+                .abs()
+                .total_cmp(&(ms(b.0) - load_ms).abs())
+        })
         .map(|l| l.1.clone())
         .unwrap_or_default();
 
@@ -373,7 +382,11 @@ impl BenchReport {
             .iter()
             .map(|p| {
                 vec![
-                    p.phase.clone(),
+                    if p.parallel {
+                        format!("  {}", p.phase)
+                    } else {
+                        p.phase.clone()
+                    },
                     format!("{:.1}", p.from_ms),
                     format!("{:.1}", p.to_ms),
                     format!("{:.1}", p.ms),
@@ -404,7 +417,10 @@ impl BenchReport {
             vec!["RSS after load".into(), mib(self.rss_after_bytes)],
             vec!["RSS added by the trace".into(), mib(self.rss_added_bytes)],
             vec!["RSS peak".into(), mib(self.rss_peak_bytes)],
-            vec!["bytes per event (added)".into(), per_event(self.bytes_per_event)],
+            vec![
+                "bytes per event (added)".into(),
+                per_event(self.bytes_per_event),
+            ],
             vec![
                 "budget 64 B/event + 30 MiB".into(),
                 mib(self.rss_budget_bytes),
@@ -483,12 +499,13 @@ mod tests {
             [
                 "reading schema",
                 "string table",
-                "  kernels",
-                "  NVTX ranges",
+                "kernels",
+                "NVTX ranges",
                 "building tracks"
             ]
         );
         assert_eq!(p[2].ms, 35.0);
+        assert!(p[2].parallel && !p[4].parallel);
         assert_eq!(p[4].ms, 19.0);
     }
 }

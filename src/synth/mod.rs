@@ -109,8 +109,10 @@ pub fn generate(path: &Path, options: &GenOptions, replace: bool) -> Result<GenC
     };
     let mut conn = Connection::open(path).map_err(sql_err)?;
     // Nothing to recover if generation dies half-way: no journal, no fsync.
-    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;")
-        .map_err(sql_err)?;
+    conn.execute_batch(
+        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;",
+    )
+    .map_err(sql_err)?;
     let tx = conn.transaction().map_err(sql_err)?;
     tx.execute_batch(SCHEMA_SQL).map_err(sql_err)?;
     let counts = workload::write(&tx, options).map_err(sql_err)?;

@@ -48,8 +48,14 @@ const FIRST_CALL_NS: i64 = 400_000_000;
 const SESSION_START_UTC_NS: i64 = 1_795_350_999_417_910_498;
 
 const KERNEL_FAMILIES: [(&str, &str); 16] = [
-    ("sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64", "cutlass"),
-    ("ampere_fp16_s16816gemm_fp16_256x128_ldg8_f2f_stages_64x3_tn", "cublas"),
+    (
+        "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64",
+        "cutlass",
+    ),
+    (
+        "ampere_fp16_s16816gemm_fp16_256x128_ldg8_f2f_stages_64x3_tn",
+        "cublas",
+    ),
     ("vectorized_elementwise_kernel", "at::native"),
     ("softmax_warp_forward", "at::native"),
     ("softmax_warp_backward", "at::native"),
@@ -217,7 +223,11 @@ pub fn write(tx: &Transaction, options: &GenOptions) -> rusqlite::Result<GenCoun
              {namespace}::Array<char*, {}> >(int, {namespace}::Functor_{variant}<float>)",
             2 + variant % 3
         );
-        let mangled = format!("_ZN{}{namespace}{}{short}ILi{vector}EEvi", variant, short.len());
+        let mangled = format!(
+            "_ZN{}{namespace}{}{short}ILi{vector}EEvi",
+            variant,
+            short.len()
+        );
         // Log-uniform 2 us .. 400 us: many tiny elementwise kernels, a few long GEMMs.
         let duration_ns = (2_000f64 * (200f64).powf(rng.unit())) as i64;
         let threads_per_block = [128, 256, 512, 1024][rng.between(0, 3) as usize];

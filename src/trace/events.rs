@@ -44,6 +44,20 @@ impl Spans {
     pub fn heap_bytes(&self) -> usize {
         self.len() * (8 + 8 + 4)
     }
+
+    /// Makes room for `additional` more events in every column.
+    pub fn reserve(&mut self, additional: usize) {
+        self.start_ns.reserve(additional);
+        self.end_ns.reserve(additional);
+        self.name.reserve(additional);
+    }
+
+    /// Moves every event of `other` to the end of `self`.
+    pub fn append(&mut self, other: &mut Self) {
+        self.start_ns.append(&mut other.start_ns);
+        self.end_ns.append(&mut other.end_ns);
+        self.name.append(&mut other.name);
+    }
 }
 
 /// Applies `order` to one column: element `i` of the result is element `order[i]` of the input.
@@ -240,6 +254,35 @@ pub struct MemoryUsageSample {
 }
 
 impl Kernels {
+    /// Makes room for `additional` more rows in every column.
+    pub fn reserve(&mut self, additional: usize) {
+        self.spans.reserve(additional);
+        self.short_name.reserve(additional);
+        self.correlation_id.reserve(additional);
+        self.grid.reserve(additional);
+        self.block.reserve(additional);
+        self.registers_per_thread.reserve(additional);
+        self.static_shared_bytes.reserve(additional);
+        self.dynamic_shared_bytes.reserve(additional);
+        self.api_call.reserve(additional);
+    }
+
+    /// Moves every row of `other` to the end of `self`.
+    pub fn append(&mut self, other: &mut Self) {
+        self.spans.append(&mut other.spans);
+        self.short_name.append(&mut other.short_name);
+        self.correlation_id.append(&mut other.correlation_id);
+        self.grid.append(&mut other.grid);
+        self.block.append(&mut other.block);
+        self.registers_per_thread
+            .append(&mut other.registers_per_thread);
+        self.static_shared_bytes
+            .append(&mut other.static_shared_bytes);
+        self.dynamic_shared_bytes
+            .append(&mut other.dynamic_shared_bytes);
+        self.api_call.append(&mut other.api_call);
+    }
+
     /// Reorders every column by `order` (see [`permute`]).
     pub fn permute(&mut self, order: &[u32]) {
         self.spans.permute(order);
@@ -255,6 +298,32 @@ impl Kernels {
 }
 
 impl Memcpys {
+    /// Makes room for `additional` more rows in every column.
+    pub fn reserve(&mut self, additional: usize) {
+        self.spans.reserve(additional);
+        self.correlation_id.reserve(additional);
+        self.bytes.reserve(additional);
+        self.copy_kind.reserve(additional);
+        self.src_kind.reserve(additional);
+        self.dst_kind.reserve(additional);
+        self.src_device.reserve(additional);
+        self.dst_device.reserve(additional);
+        self.api_call.reserve(additional);
+    }
+
+    /// Moves every row of `other` to the end of `self`.
+    pub fn append(&mut self, other: &mut Self) {
+        self.spans.append(&mut other.spans);
+        self.correlation_id.append(&mut other.correlation_id);
+        self.bytes.append(&mut other.bytes);
+        self.copy_kind.append(&mut other.copy_kind);
+        self.src_kind.append(&mut other.src_kind);
+        self.dst_kind.append(&mut other.dst_kind);
+        self.src_device.append(&mut other.src_device);
+        self.dst_device.append(&mut other.dst_device);
+        self.api_call.append(&mut other.api_call);
+    }
+
     pub fn permute(&mut self, order: &[u32]) {
         self.spans.permute(order);
         permute(&mut self.correlation_id, order);
@@ -269,6 +338,22 @@ impl Memcpys {
 }
 
 impl Memsets {
+    /// Makes room for `additional` more rows in every column.
+    pub fn reserve(&mut self, additional: usize) {
+        self.spans.reserve(additional);
+        self.correlation_id.reserve(additional);
+        self.bytes.reserve(additional);
+        self.api_call.reserve(additional);
+    }
+
+    /// Moves every row of `other` to the end of `self`.
+    pub fn append(&mut self, other: &mut Self) {
+        self.spans.append(&mut other.spans);
+        self.correlation_id.append(&mut other.correlation_id);
+        self.bytes.append(&mut other.bytes);
+        self.api_call.append(&mut other.api_call);
+    }
+
     pub fn permute(&mut self, order: &[u32]) {
         self.spans.permute(order);
         permute(&mut self.correlation_id, order);
@@ -278,6 +363,20 @@ impl Memsets {
 }
 
 impl ApiCalls {
+    /// Makes room for `additional` more rows in every column.
+    pub fn reserve(&mut self, additional: usize) {
+        self.spans.reserve(additional);
+        self.correlation_id.reserve(additional);
+        self.global_tid.reserve(additional);
+    }
+
+    /// Moves every row of `other` to the end of `self`.
+    pub fn append(&mut self, other: &mut Self) {
+        self.spans.append(&mut other.spans);
+        self.correlation_id.append(&mut other.correlation_id);
+        self.global_tid.append(&mut other.global_tid);
+    }
+
     pub fn permute(&mut self, order: &[u32]) {
         self.spans.permute(order);
         permute(&mut self.correlation_id, order);

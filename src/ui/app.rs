@@ -106,10 +106,11 @@ impl SightlineApp {
         if self.document.is_some() && self.show_details {
             egui::Panel::bottom("sightline_details")
                 .resizable(true)
-                .default_size(150.0)
+                .default_size(200.0)
                 .show(ui, |ui| {
                     if let Some(d) = &self.document
-                        && let Some(e) = details::show(ui, &d.trace, &d.model, self.timeline.selection)
+                        && let Some(e) =
+                            details::show(ui, &d.trace, &d.model, self.timeline.selection)
                     {
                         self.timeline.reveal(&d.trace, &d.model, e);
                     }
@@ -182,7 +183,10 @@ impl SightlineApp {
             let title = match &path {
                 Some(p) => format!(
                     "Sightline — {}",
-                    p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+                    p.file_name().map_or_else(
+                        || p.display().to_string(),
+                        |n| n.to_string_lossy().into_owned()
+                    )
                 ),
                 None => "Sightline".to_string(),
             };
@@ -211,8 +215,15 @@ impl SightlineApp {
                 }
                 ui.checkbox(&mut self.show_details, "Details panel");
                 let dark = ui.visuals().dark_mode;
-                if ui.button(if dark { "Light theme" } else { "Dark theme" }).clicked() {
-                    ui.ctx().set_theme(if dark { egui::Theme::Light } else { egui::Theme::Dark });
+                if ui
+                    .button(if dark { "Light theme" } else { "Dark theme" })
+                    .clicked()
+                {
+                    ui.ctx().set_theme(if dark {
+                        egui::Theme::Light
+                    } else {
+                        egui::Theme::Dark
+                    });
                     ui.close();
                 }
                 if ui.button("Keys… (?)").clicked() {
@@ -253,7 +264,7 @@ impl SightlineApp {
         let mut dismiss = false;
         if let Some(error) = &self.error {
             ui.horizontal(|ui| {
-                ui.colored_label(ui.visuals().error_fg_color, format!("⚠ {error}"));
+                ui.colored_label(ui.visuals().error_fg_color, format!("Error: {error}"));
                 dismiss = ui.small_button("Dismiss").clicked();
             });
         }
@@ -269,7 +280,7 @@ impl SightlineApp {
         ui.vertical_centered(|ui| {
             ui.add_space(ui.available_height() / 3.0);
             ui.heading("Sightline");
-            ui.label("Open an Nsight Systems trace: File → Open…, or drop a .sqlite / .nsys-rep file here.");
+            ui.label("Open an Nsight Systems trace: File > Open…, or drop a .sqlite / .nsys-rep file here.");
             ui.weak("Make one with: nsys export --type=sqlite -o trace.sqlite report.nsys-rep");
             if ui.button("Open…").clicked()
                 && let Some(path) = pick_trace_file()
@@ -288,13 +299,15 @@ impl SightlineApp {
             .resizable(false)
             .anchor(Align2::RIGHT_TOP, [-12.0, 60.0])
             .show(ctx, |ui| {
-                egui::Grid::new("sightline_keys").num_columns(2).show(ui, |ui| {
-                    for (key, what) in HELP_KEYS {
-                        ui.strong(*key);
-                        ui.label(*what);
-                        ui.end_row();
-                    }
-                });
+                egui::Grid::new("sightline_keys")
+                    .num_columns(2)
+                    .show(ui, |ui| {
+                        for (key, what) in HELP_KEYS {
+                            ui.strong(*key);
+                            ui.label(*what);
+                            ui.end_row();
+                        }
+                    });
             });
         self.show_help = open;
     }
@@ -305,13 +318,21 @@ impl SightlineApp {
             i.raw
                 .hovered_files
                 .iter()
-                .map(|f| f.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default())
+                .map(|f| {
+                    f.path
+                        .as_ref()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default()
+                })
                 .next()
         });
         let Some(name) = hovering else {
             return;
         };
-        let painter = ctx.layer_painter(egui::LayerId::new(egui::Order::Foreground, Id::unique("sightline_drop")));
+        let painter = ctx.layer_painter(egui::LayerId::new(
+            egui::Order::Foreground,
+            Id::unique("sightline_drop"),
+        ));
         let rect = ctx.content_rect();
         painter.rect_filled(rect, 0.0, Color32::from_black_alpha(170));
         painter.rect_stroke(

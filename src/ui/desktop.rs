@@ -81,7 +81,8 @@ pub fn install(data_home: &Path, exe: &Path) -> Result<Vec<PathBuf>> {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
     }
-    std::fs::write(&desktop, desktop_entry(exe)).with_context(|| format!("writing {}", desktop.display()))?;
+    std::fs::write(&desktop, desktop_entry(exe))
+        .with_context(|| format!("writing {}", desktop.display()))?;
     std::fs::write(&mime, mime_package()).with_context(|| format!("writing {}", mime.display()))?;
     refresh_caches(data_home);
     Ok(vec![desktop, mime])
@@ -115,7 +116,8 @@ fn refresh_caches(data_home: &Path) {
 
 /// `sightline --install-desktop`: installs for the running executable and prints what it did.
 pub fn install_command() -> Result<i32> {
-    let exe = std::env::current_exe().context("cannot find the path of the sightline executable")?;
+    let exe =
+        std::env::current_exe().context("cannot find the path of the sightline executable")?;
     let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
     let written = install(&data_home()?, &exe)?;
     for p in written {
@@ -144,7 +146,10 @@ mod tests {
     #[test]
     fn exec_line_quotes_the_path() {
         let entry = desktop_entry(Path::new("/opt/my apps/sight$line"));
-        assert!(entry.contains("Exec=\"/opt/my apps/sight\\$line\" %f\n"), "{entry}");
+        assert!(
+            entry.contains("Exec=\"/opt/my apps/sight\\$line\" %f\n"),
+            "{entry}"
+        );
         assert!(entry.contains("MimeType=application/x-nsys-rep;application/vnd.sqlite3;"));
     }
 }

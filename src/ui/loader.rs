@@ -90,7 +90,9 @@ impl LoadJob {
         match self.done.try_recv() {
             Ok(outcome) => Some(outcome),
             Err(TryRecvError::Empty) => None,
-            Err(TryRecvError::Disconnected) => Some(Err("the loading thread stopped unexpectedly".to_string())),
+            Err(TryRecvError::Disconnected) => {
+                Some(Err("the loading thread stopped unexpectedly".to_string()))
+            }
         }
     }
 }
@@ -107,17 +109,22 @@ fn is_nsys_report(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("nsys-rep") || e.eq_ignore_ascii_case("qdrep"))
 }
 
-fn load_any(path: &Path, report: &(dyn Fn(&LoadProgress) + Sync), cancel: &AtomicBool) -> LoadOutcome {
+fn load_any(
+    path: &Path,
+    report: &(dyn Fn(&LoadProgress) + Sync),
+    cancel: &AtomicBool,
+) -> LoadOutcome {
     let mut sqlite = path.to_path_buf();
-    if is_nsys_report(path) && path.is_file() {
-        if let Some(nsys) = find_on_path("nsys") {
-            report(&LoadProgress {
-                phase: "converting with nsys export",
-                fraction: 0.0,
-            });
-            sqlite = convert_report(&nsys, path)?;
-        }
-        // Without nsys the loader itself explains which command to run (LoadError::NsysRep).
+    // Without nsys the loader itself explains which command to run (LoadError::NsysRep).
+    if is_nsys_report(path)
+        && path.is_file()
+        && let Some(nsys) = find_on_path("nsys")
+    {
+        report(&LoadProgress {
+            phase: "converting with nsys export",
+            fraction: 0.0,
+        });
+        sqlite = convert_report(&nsys, path)?;
     }
     let control = LoadControl {
         progress: report,
@@ -147,10 +154,14 @@ pub fn cache_dir() -> Option<PathBuf> {
 /// than the report. The cache name carries a hash of the report's full path so two reports with
 /// the same file name do not collide.
 fn convert_report(nsys: &Path, report: &Path) -> Result<PathBuf, String> {
-    let dir = cache_dir().ok_or_else(|| "cannot find a cache folder: HOME is not set".to_string())?;
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: cannot create the cache folder: {e}", dir.display()))?;
+    let dir =
+        cache_dir().ok_or_else(|| "cannot find a cache folder: HOME is not set".to_string())?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| format!("{}: cannot create the cache folder: {e}", dir.display()))?;
     let absolute = std::fs::canonicalize(report).unwrap_or_else(|_| report.to_path_buf());
-    let stem = report.file_stem().map_or_else(|| "report".into(), |s| s.to_string_lossy().into_owned());
+    let stem = report
+        .file_stem()
+        .map_or_else(|| "report".into(), |s| s.to_string_lossy().into_owned());
     let hash = crate::ui::theme::stable_hash(&absolute.to_string_lossy());
     let out = dir.join(format!("{stem}-{hash:016x}.sqlite"));
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
@@ -167,7 +178,13 @@ fn convert_report(nsys: &Path, report: &Path) -> Result<PathBuf, String> {
         .arg(&out)
         .arg(report)
         .output()
-        .map_err(|e| format!("{}: running {} failed: {e}", report.display(), nsys.display()))?;
+        .map_err(|e| {
+            format!(
+                "{}: running {} failed: {e}",
+                report.display(),
+                nsys.display()
+            )
+        })?;
     if !result.status.success() || !out.is_file() {
         let stderr = String::from_utf8_lossy(&result.stderr);
         return Err(format!(

@@ -120,10 +120,10 @@ impl Palette {
     /// The legend: what each colour of a GPU row means.
     pub fn legend(&self) -> [(&'static str, Color32); 5] {
         [
-            ("Host→Device", self.memcpy_htod),
-            ("Device→Host", self.memcpy_dtoh),
-            ("Device→Device", self.memcpy_dtod),
-            ("Peer→Peer", self.memcpy_ptop),
+            ("Host to Device", self.memcpy_htod),
+            ("Device to Host", self.memcpy_dtoh),
+            ("Device to Device", self.memcpy_dtod),
+            ("Peer to Peer", self.memcpy_ptop),
             ("memset", self.memset),
         ]
     }

@@ -384,7 +384,13 @@ fn link_gpu_ops_to_api_calls(
     let mut extent: HashMap<u32, (u32, usize)> = HashMap::new();
     for (tid, rows) in api_runs {
         let e = extent.entry(GlobalTid(*tid).pid()).or_default();
-        e.0 = e.0.max(api.correlation_id[rows.clone()].iter().copied().max().unwrap_or(0));
+        e.0 = e.0.max(
+            api.correlation_id[rows.clone()]
+                .iter()
+                .copied()
+                .max()
+                .unwrap_or(0),
+        );
         e.1 += rows.len();
     }
     let mut by_pid: HashMap<u32, CallsByCorrelation> = extent

@@ -22,30 +22,36 @@ pub fn read_api_calls(
         if !r.schema.has_table(table) {
             continue;
         }
-        let conn = r.open()?;
-        let n = r.row_count(&conn, table);
-        calls.spans.start_ns.reserve(n);
-        calls.spans.end_ns.reserve(n);
-        calls.spans.name.reserve(n);
-        calls.correlation_id.reserve(n);
-        calls.global_tid.reserve(n);
         let sql = r.schema.select(table, API_COLUMNS);
-        let mut unnamed = 0u64;
-        r.for_each_row(&conn, table, &sql, |row| {
-            let Some((s, e)) = span(int(row, 0), int(row, 1), table, &mut warnings) else {
+        let make = |rows: usize| {
+            let mut part = ApiCalls::default();
+            part.reserve(rows);
+            (part, LoadWarnings::default(), 0u64)
+        };
+        let chunks = r.read_in_chunks(table, &sql, make, |(part, warnings, unnamed), row| {
+            let Some((s, e)) = span(int(row, 0), int(row, 1), table, warnings) else {
                 return;
             };
             let name = strings.get(int(row, 4)).unwrap_or_else(|| {
-                unnamed += 1;
+                *unnamed += 1;
                 StringTable::EMPTY
             });
-            calls.spans.push(s, e, name);
-            calls.global_tid.push(int(row, 2).unwrap_or(0));
-            calls
-                .correlation_id
+            part.spans.push(s, e, name);
+            part.global_tid.push(int(row, 2).unwrap_or(0));
+            part.correlation_id
                 .push(int(row, 3).unwrap_or(0).clamp(0, u32::MAX as i64) as u32);
         })?;
-        warnings.add(table, "calls with no name in StringIds", unnamed);
+        let mut unnamed_total = 0u64;
+        for (mut part, part_warnings, unnamed) in chunks {
+            if calls.spans.is_empty() {
+                // The first chunk was sized for the whole table: keep its vectors.
+                std::mem::swap(&mut calls, &mut part);
+            }
+            calls.append(&mut part);
+            warnings.extend(part_warnings);
+            unnamed_total += unnamed;
+        }
+        warnings.add(table, "calls with no name in StringIds", unnamed_total);
     }
     Ok((calls, warnings))
 }

@@ -16,6 +16,33 @@ pub struct Read<T> {
     pub warnings: LoadWarnings,
 }
 
+impl<T: Default> Read<T> {
+    fn new() -> Self {
+        Self {
+            table: T::default(),
+            streams: Vec::new(),
+            warnings: LoadWarnings::default(),
+        }
+    }
+}
+
+/// Joins the chunks of a table read in rowid ranges ([`Reader::read_in_chunks`]), in order, with
+/// the per-chunk count of odd rows.
+fn join_chunks<T>(
+    chunks: Vec<(Read<T>, u64)>,
+    append: impl Fn(&mut T, &mut T),
+) -> Option<(Read<T>, u64)> {
+    let mut chunks = chunks.into_iter();
+    let (mut first, mut odd) = chunks.next()?;
+    for (mut next, n) in chunks {
+        append(&mut first.table, &mut next.table);
+        first.streams.append(&mut next.streams);
+        first.warnings.extend(next.warnings);
+        odd += n;
+    }
+    Some((first, odd))
+}
+
 fn stream_key(row: &rusqlite::Row, first: usize) -> StreamKey {
     StreamKey {
         device: int(row, first).unwrap_or(0) as u32,
@@ -95,30 +122,24 @@ pub const SYNC_COLUMNS: &[&str] = &[
 ];
 
 pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, LoadError> {
-    let mut out = Read {
-        table: Kernels::default(),
-        streams: Vec::new(),
-        warnings: LoadWarnings::default(),
-    };
     if !r.schema.has_table(T_KERNEL) {
-        return Ok(out);
+        return Ok(Read::new());
     }
-    let conn = r.open()?;
-    let n = r.row_count(&conn, T_KERNEL);
-    let k = &mut out.table;
-    k.spans.start_ns.reserve(n);
-    k.spans.end_ns.reserve(n);
-    k.spans.name.reserve(n);
-    out.streams.reserve(n);
     let sql = r.schema.select(T_KERNEL, KERNEL_COLUMNS);
-    let mut missing_name = 0u64;
-    r.for_each_row(&conn, T_KERNEL, &sql, |row| {
+    let make = |rows: usize| {
+        let mut out: Read<Kernels> = Read::new();
+        out.table.reserve(rows);
+        out.streams.reserve(rows);
+        (out, 0u64)
+    };
+    let chunks = r.read_in_chunks(T_KERNEL, &sql, make, |(out, missing_name), row| {
         let Some((s, e)) = span(int(row, 0), int(row, 1), T_KERNEL, &mut out.warnings) else {
             return;
         };
+        let k = &mut out.table;
         let short = strings.get(int(row, 8));
         let name = strings.get(int(row, 7)).or(short).unwrap_or_else(|| {
-            missing_name += 1;
+            *missing_name += 1;
             StringTable::EMPTY
         });
         k.spans.push(s, e, name);
@@ -140,32 +161,34 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         k.dynamic_shared_bytes.push(clamp_u32(int(row, 17)));
         k.api_call.push(NO_INDEX);
     })?;
+    let Some((mut out, missing_name)) = join_chunks(chunks, Kernels::append) else {
+        return Ok(Read::new());
+    };
     out.warnings
         .add(T_KERNEL, "kernels with no name in StringIds", missing_name);
     Ok(out)
 }
 
 pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
-    let mut out = Read {
-        table: Memcpys::default(),
-        streams: Vec::new(),
-        warnings: LoadWarnings::default(),
-    };
     if !r.schema.has_table(T_MEMCPY) {
-        return Ok(out);
+        return Ok(Read::new());
     }
-    let conn = r.open()?;
     let sql = r.schema.select(T_MEMCPY, MEMCPY_COLUMNS);
-    let m = &mut out.table;
-    let mut unknown_kind = 0u64;
-    r.for_each_row(&conn, T_MEMCPY, &sql, |row| {
+    let make = |rows: usize| {
+        let mut out: Read<Memcpys> = Read::new();
+        out.table.reserve(rows);
+        out.streams.reserve(rows);
+        (out, 0u64)
+    };
+    let chunks = r.read_in_chunks(T_MEMCPY, &sql, make, |(out, unknown_kind), row| {
         let Some((s, e)) = span(int(row, 0), int(row, 1), T_MEMCPY, &mut out.warnings) else {
             return;
         };
         let kind = int(row, 8).unwrap_or(0);
         if !(0..=13).contains(&kind) {
-            unknown_kind += 1;
+            *unknown_kind += 1;
         }
+        let m = &mut out.table;
         // The name is set from the copy kind once all strings are merged.
         m.spans.push(s, e, StringTable::EMPTY);
         out.streams.push(stream_key(row, 2));
@@ -180,6 +203,9 @@ pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
         m.dst_device.push(clamp_u16(int(row, 12)));
         m.api_call.push(NO_INDEX);
     })?;
+    let Some((mut out, unknown_kind)) = join_chunks(chunks, Memcpys::append) else {
+        return Ok(Read::new());
+    };
     out.warnings.add(
         T_MEMCPY,
         "copies with an unknown copyKind (labelled Unknown)",
@@ -189,28 +215,28 @@ pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
 }
 
 pub fn read_memsets(r: &Reader) -> Result<Read<Memsets>, LoadError> {
-    let mut out = Read {
-        table: Memsets::default(),
-        streams: Vec::new(),
-        warnings: LoadWarnings::default(),
-    };
     if !r.schema.has_table(T_MEMSET) {
-        return Ok(out);
+        return Ok(Read::new());
     }
-    let conn = r.open()?;
     let sql = r.schema.select(T_MEMSET, MEMSET_COLUMNS);
-    let m = &mut out.table;
-    r.for_each_row(&conn, T_MEMSET, &sql, |row| {
+    let make = |rows: usize| {
+        let mut out: Read<Memsets> = Read::new();
+        out.table.reserve(rows);
+        out.streams.reserve(rows);
+        (out, 0u64)
+    };
+    let chunks = r.read_in_chunks(T_MEMSET, &sql, make, |(out, _), row| {
         let Some((s, e)) = span(int(row, 0), int(row, 1), T_MEMSET, &mut out.warnings) else {
             return;
         };
+        let m = &mut out.table;
         m.spans.push(s, e, StringTable::EMPTY);
         out.streams.push(stream_key(row, 2));
         m.correlation_id.push(clamp_u32(int(row, 6)));
         m.bytes.push(int(row, 7).unwrap_or(0).max(0) as u64);
         m.api_call.push(NO_INDEX);
     })?;
-    Ok(out)
+    Ok(join_chunks(chunks, Memsets::append).map_or_else(Read::new, |(out, _)| out))
 }
 
 /// Synchronization events, with `spans.name` left empty and the sync type in `stream`'s place

@@ -9,7 +9,11 @@ use crate::ui::timeline::rows::stream_of;
 use crate::ui::timeline::{EventKind, EventRef, TimelineModel, format_duration};
 
 /// The facts about an event, in display order.
-pub fn describe(trace: &Trace, model: &TimelineModel, event: EventRef) -> Vec<(&'static str, String)> {
+pub fn describe(
+    trace: &Trace,
+    model: &TimelineModel,
+    event: EventRef,
+) -> Vec<(&'static str, String)> {
     let i = event.index as usize;
     let start = event.start_ns(trace);
     let end = event.end_ns(trace);
@@ -17,12 +21,21 @@ pub fn describe(trace: &Trace, model: &TimelineModel, event: EventRef) -> Vec<(&
     let mut facts = vec![
         ("Kind", event.kind.label().to_string()),
         ("Name", event.name(trace).to_string()),
-        ("Start", format!("{} ({start} ns)", format_duration(start as f64))),
-        ("Duration", format!("{} ({duration} ns)", format_duration(duration as f64))),
+        (
+            "Start",
+            format!("{} ({start} ns)", format_duration(start as f64)),
+        ),
+        (
+            "Duration",
+            format!("{} ({duration} ns)", format_duration(duration as f64)),
+        ),
     ];
     let stream_text = |facts: &mut Vec<(&'static str, String)>| {
         if let Some(s) = stream_of(trace, event).and_then(|s| trace.streams.get(s)) {
-            facts.push(("Stream", format!("{} (context {})", s.key.stream, s.key.context)));
+            facts.push((
+                "Stream",
+                format!("{} (context {})", s.key.stream, s.key.context),
+            ));
             facts.push(("Device", trace.gpu_title(s.key.device)));
             facts.push(("Process", s.key.pid.to_string()));
         }
@@ -40,8 +53,14 @@ pub fn describe(trace: &Trace, model: &TimelineModel, event: EventRef) -> Vec<(&
             facts.push(("Grid", format!("<<<{}, {}, {}>>>", g[0], g[1], g[2])));
             facts.push(("Block", format!("<<<{}, {}, {}>>>", b[0], b[1], b[2])));
             facts.push(("Registers/thread", k.registers_per_thread[i].to_string()));
-            facts.push(("Static shared mem", bytes_text(u64::from(k.static_shared_bytes[i]))));
-            facts.push(("Dynamic shared mem", bytes_text(u64::from(k.dynamic_shared_bytes[i]))));
+            facts.push((
+                "Static shared mem",
+                bytes_text(u64::from(k.static_shared_bytes[i])),
+            ));
+            facts.push((
+                "Dynamic shared mem",
+                bytes_text(u64::from(k.dynamic_shared_bytes[i])),
+            ));
             facts.push(("Correlation ID", k.correlation_id[i].to_string()));
         }
         EventKind::Memcpy => {
@@ -53,18 +72,27 @@ pub fn describe(trace: &Trace, model: &TimelineModel, event: EventRef) -> Vec<(&
             facts.push(("Source", memory_kind_label(m.src_kind[i]).to_string()));
             facts.push(("Destination", memory_kind_label(m.dst_kind[i]).to_string()));
             if kind.0 == 10 {
-                facts.push(("Peer devices", format!("GPU {} → GPU {}", m.src_device[i], m.dst_device[i])));
+                facts.push((
+                    "Peer devices",
+                    format!("GPU {} to GPU {}", m.src_device[i], m.dst_device[i]),
+                ));
             }
             if duration > 0 {
                 // bytes per ns is GB/s (10^9 bytes per second), the unit nsys reports.
-                facts.push(("Bandwidth", format!("{:.2} GB/s", m.bytes[i] as f64 / duration as f64)));
+                facts.push((
+                    "Bandwidth",
+                    format!("{:.2} GB/s", m.bytes[i] as f64 / duration as f64),
+                ));
             }
             facts.push(("Correlation ID", m.correlation_id[i].to_string()));
         }
         EventKind::Memset => {
             stream_text(&mut facts);
             facts.push(("Bytes", bytes_text(trace.memsets.bytes[i])));
-            facts.push(("Correlation ID", trace.memsets.correlation_id[i].to_string()));
+            facts.push((
+                "Correlation ID",
+                trace.memsets.correlation_id[i].to_string(),
+            ));
         }
         EventKind::ApiCall => {
             let a = &trace.api_calls;
@@ -78,7 +106,14 @@ pub fn describe(trace: &Trace, model: &TimelineModel, event: EventRef) -> Vec<(&
         EventKind::Nvtx => {
             let n = &trace.nvtx;
             let domain = trace.str(n.domain[i]);
-            facts.push(("Domain", if domain.is_empty() { "default".to_string() } else { domain.to_string() }));
+            facts.push((
+                "Domain",
+                if domain.is_empty() {
+                    "default".to_string()
+                } else {
+                    domain.to_string()
+                },
+            ));
             facts.push(("Depth", n.depth[i].to_string()));
             facts.push(("Style", n.style[i].label().to_string()));
             if n.style[i] != NvtxStyle::Mark && n.unclosed[i] {
@@ -105,11 +140,26 @@ fn thread_title(trace: &Trace, t: &crate::trace::ThreadTrack) -> String {
     }
 }
 
-fn thread_text(trace: &Trace, model: &TimelineModel, global_tid: i64, facts: &mut Vec<(&'static str, String)>) {
-    if let Some(t) = model.thread_of(global_tid).and_then(|t| trace.threads.get(t)) {
+fn thread_text(
+    trace: &Trace,
+    model: &TimelineModel,
+    global_tid: i64,
+    facts: &mut Vec<(&'static str, String)>,
+) {
+    if let Some(t) = model
+        .thread_of(global_tid)
+        .and_then(|t| trace.threads.get(t))
+    {
         facts.push(("Thread", thread_title(trace, t)));
         let process = trace.process_name(t.pid);
-        facts.push(("Process", if process.is_empty() { t.pid.to_string() } else { format!("{process} [{}]", t.pid) }));
+        facts.push((
+            "Process",
+            if process.is_empty() {
+                t.pid.to_string()
+            } else {
+                format!("{process} [{}]", t.pid)
+            },
+        ));
     }
 }
 
@@ -135,7 +185,12 @@ pub fn as_text(facts: &[(&'static str, String)]) -> String {
 
 /// The details panel of the selected event. Returns an event to select and reveal when the user
 /// clicks one of its correlated partners.
-pub fn show(ui: &mut Ui, trace: &Trace, model: &TimelineModel, selected: Option<EventRef>) -> Option<EventRef> {
+pub fn show(
+    ui: &mut Ui,
+    trace: &Trace,
+    model: &TimelineModel,
+    selected: Option<EventRef>,
+) -> Option<EventRef> {
     let Some(event) = selected else {
         ui.weak("Click an event to see its details. Double-click zooms to it. Press ? for keys.");
         return None;
@@ -144,39 +199,52 @@ pub fn show(ui: &mut Ui, trace: &Trace, model: &TimelineModel, selected: Option<
     let mut go_to = None;
     ui.horizontal(|ui| {
         ui.strong(format!("{} · {}", event.kind.label(), event.name(trace)));
-        if ui.button("Copy").on_hover_text("Copy these details as text").clicked() {
+        if ui
+            .button("Copy")
+            .on_hover_text("Copy these details as text")
+            .clicked()
+        {
             ui.ctx().copy_text(as_text(&facts));
         }
     });
-    egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
-        ui.columns(2, |cols| {
-            egui::Grid::new("sightline_details").num_columns(2).spacing([12.0, 2.0]).show(&mut cols[0], |ui| {
-                for (key, value) in &facts {
-                    ui.weak(*key);
-                    ui.add(egui::Label::new(value.as_str()).selectable(true));
-                    ui.end_row();
-                }
-            });
-            let ui = &mut cols[1];
-            let partners = model.partners(trace, event);
-            if !partners.is_empty() {
-                ui.strong(if event.kind == EventKind::ApiCall { "Launched on the GPU" } else { "Launched by" });
-                for p in partners.iter().take(50) {
-                    let text = format!(
-                        "{} · {} @ {}",
-                        p.kind.label(),
-                        p.name(trace),
-                        format_duration(p.start_ns(trace) as f64)
-                    );
-                    if ui.link(text).clicked() {
-                        go_to = Some(*p);
+    egui::ScrollArea::vertical()
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            ui.columns(2, |cols| {
+                egui::Grid::new("sightline_details")
+                    .num_columns(2)
+                    .spacing([12.0, 2.0])
+                    .show(&mut cols[0], |ui| {
+                        for (key, value) in &facts {
+                            ui.weak(*key);
+                            ui.add(egui::Label::new(value.as_str()).selectable(true));
+                            ui.end_row();
+                        }
+                    });
+                let ui = &mut cols[1];
+                let partners = model.partners(trace, event);
+                if !partners.is_empty() {
+                    ui.strong(if event.kind == EventKind::ApiCall {
+                        "Launched on the GPU"
+                    } else {
+                        "Launched by"
+                    });
+                    for p in partners.iter().take(50) {
+                        let text = format!(
+                            "{} · {} @ {}",
+                            p.kind.label(),
+                            p.name(trace),
+                            format_duration(p.start_ns(trace) as f64)
+                        );
+                        if ui.link(text).clicked() {
+                            go_to = Some(*p);
+                        }
+                    }
+                    if partners.len() > 50 {
+                        ui.weak(format!("… and {} more", partners.len() - 50));
                     }
                 }
-                if partners.len() > 50 {
-                    ui.weak(format!("… and {} more", partners.len() - 50));
-                }
-            }
+            });
         });
-    });
     go_to
 }

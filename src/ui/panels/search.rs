@@ -7,6 +7,9 @@ use regex::Regex;
 use crate::trace::Trace;
 use crate::ui::timeline::{EventKind, EventRef};
 
+/// Tells whether a name matches the query.
+type NameMatcher = Box<dyn Fn(&str) -> bool>;
+
 /// The search's query, its options and its results.
 #[derive(Debug, Clone, Default)]
 pub struct SearchState {
@@ -83,7 +86,7 @@ impl SearchState {
         self.matches = out;
     }
 
-    fn name_matcher(&self) -> Result<Box<dyn Fn(&str) -> bool>, String> {
+    fn name_matcher(&self) -> Result<NameMatcher, String> {
         if self.use_regex {
             let re = Regex::new(&self.query).map_err(|e| format!("invalid regex: {e}"))?;
             Ok(Box::new(move |s| re.is_match(s)))
@@ -135,10 +138,18 @@ pub fn show(ui: &mut Ui, trace: &Trace, state: &mut SearchState) -> Option<Event
         let back = ui.input(|i| i.modifiers.shift);
         go = state.step(!back);
     }
-    if ui.button("◀").on_hover_text("Previous match (Shift+Enter)").clicked() {
+    if ui
+        .button("Prev")
+        .on_hover_text("Previous match (Shift+Enter)")
+        .clicked()
+    {
         go = state.step(false);
     }
-    if ui.button("▶").on_hover_text("Next match (Enter)").clicked() {
+    if ui
+        .button("Next")
+        .on_hover_text("Next match (Enter)")
+        .clicked()
+    {
         go = state.step(true);
     }
     if let Some(e) = &state.error {

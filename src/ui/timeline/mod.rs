@@ -146,7 +146,14 @@ pub fn show(
     let axis_response = ui.interact(axis_area, id.with("axis"), Sense::click_and_drag());
     let title_response = ui.interact(title_area, id.with("titles"), Sense::click());
 
-    handle_navigation(ui, state, &area_response, &axis_response, &title_response, event_area);
+    handle_navigation(
+        ui,
+        state,
+        &area_response,
+        &axis_response,
+        &title_response,
+        event_area,
+    );
     if !ui.ctx().egui_wants_keyboard_input() {
         output.toggle_help = handle_keys(ui, state);
     }
@@ -159,20 +166,22 @@ pub fn show(
 
     // Clicks need this frame's layout: hit-test against it.
     let pointer = area_response.hover_pos();
-    let hovered = pointer.and_then(|p| event_at(trace, model, &state.view, &frame.rows, event_area, p));
+    let hovered =
+        pointer.and_then(|p| event_at(trace, model, &state.view, &frame.rows, event_area, p));
     if area_response.double_clicked() {
         if let Some(e) = hovered {
             state.selection = Some(e);
-            state
-                .view
-                .zoom_to_event(e.start_ns(trace), e.end_ns(trace));
+            state.view.zoom_to_event(e.start_ns(trace), e.end_ns(trace));
         }
     } else if area_response.clicked() {
         state.selection = hovered;
     }
     if title_response.clicked()
         && let Some(p) = title_response.interact_pointer_pos()
-        && let Some(placement) = frame.rows.iter().find(|r| p.y >= r.top && p.y < r.top + r.height)
+        && let Some(placement) = frame
+            .rows
+            .iter()
+            .find(|r| p.y >= r.top && p.y < r.top + r.height)
         && let Some(group) = model.rows[placement.row].toggles
     {
         state.view.toggle(group);
@@ -182,9 +191,31 @@ pub fn show(
     let event_painter = painter.with_clip_rect(event_area);
     event_painter.extend(frame.shapes.iter().cloned());
     paint_labels(&event_painter, trace, &frame.labels);
-    paint_highlights(&event_painter, trace, model, state, &frame, event_area, palette, search_matches);
-    paint_titles(&painter.with_clip_rect(title_area), model, state, &frame, title_area, palette);
-    paint_axis(&painter.with_clip_rect(axis_area), state, axis_area, event_area, palette);
+    paint_highlights(
+        &event_painter,
+        trace,
+        model,
+        state,
+        &frame,
+        event_area,
+        palette,
+        search_matches,
+    );
+    paint_titles(
+        &painter.with_clip_rect(title_area),
+        model,
+        state,
+        &frame,
+        title_area,
+        palette,
+    );
+    paint_axis(
+        &painter.with_clip_rect(axis_area),
+        state,
+        axis_area,
+        event_area,
+        palette,
+    );
     let corner = Rect::from_min_max(full.min, Pos2::new(title_area.right(), axis_area.bottom()));
     painter.rect_filled(corner, 0.0, palette.header_row);
     painter.text(
@@ -265,8 +296,11 @@ fn handle_navigation(
         state.view.pan_ns(-f64::from(d.x) * map.ns_per_px());
         state.view.scroll_y = (state.view.scroll_y - d.y).max(0.0);
     }
+    // The press position, not where the drag was recognised (a few points later).
     if axis.drag_started()
-        && let Some(p) = axis.interact_pointer_pos()
+        && let Some(p) = ui
+            .input(|i| i.pointer.press_origin())
+            .or(axis.interact_pointer_pos())
     {
         state.axis_drag_from_ns = Some(map.t(p.x));
     }
@@ -290,7 +324,9 @@ fn handle_keys(ui: &Ui, state: &mut TimelineState) -> bool {
             i.num_presses(Key::D),
             i.key_pressed(Key::Home) || i.key_pressed(Key::Num0),
             i.key_pressed(Key::Questionmark)
-                || i.events.iter().any(|e| matches!(e, egui::Event::Text(t) if t == "?")),
+                || i.events
+                    .iter()
+                    .any(|e| matches!(e, egui::Event::Text(t) if t == "?")),
         )
     });
     for _ in 0..zoom_in {
@@ -349,13 +385,19 @@ fn paint_highlights(
     let view = &state.view;
     // Search matches in the visible span (matches are sorted by start), capped so a match on
     // every event of a huge trace stays cheap.
-    let first = search_matches.partition_point(|e| (e.start_ns(trace) as f64) < view.start_ns - view.span_ns());
+    let first = search_matches
+        .partition_point(|e| (e.start_ns(trace) as f64) < view.start_ns - view.span_ns());
     for &m in search_matches[first..].iter().take(4000) {
         if m.start_ns(trace) as f64 > view.end_ns {
             break;
         }
         if let Some(r) = event_rect(trace, model, view, &frame.rows, area, m) {
-            painter.rect_stroke(r, 0.0, Stroke::new(1.5, palette.search_match), egui::StrokeKind::Inside);
+            painter.rect_stroke(
+                r,
+                0.0,
+                Stroke::new(1.5, palette.search_match),
+                egui::StrokeKind::Inside,
+            );
         }
     }
     let Some(selected) = state.selection else {
@@ -367,18 +409,37 @@ fn paint_highlights(
         let Some(pr) = event_rect(trace, model, view, &frame.rows, area, *p) else {
             continue;
         };
-        painter.rect_stroke(pr.expand(1.0), 0.0, Stroke::new(2.0, palette.correlation_line), egui::StrokeKind::Outside);
+        painter.rect_stroke(
+            pr.expand(1.0),
+            0.0,
+            Stroke::new(2.0, palette.correlation_line),
+            egui::StrokeKind::Outside,
+        );
         if let Some(sr) = selected_rect {
             let (a, b) = if sr.center().y < pr.center().y {
-                (Pos2::new(sr.left(), sr.bottom()), Pos2::new(pr.left(), pr.top()))
+                (
+                    Pos2::new(sr.left(), sr.bottom()),
+                    Pos2::new(pr.left(), pr.top()),
+                )
             } else {
-                (Pos2::new(sr.left(), sr.top()), Pos2::new(pr.left(), pr.bottom()))
+                (
+                    Pos2::new(sr.left(), sr.top()),
+                    Pos2::new(pr.left(), pr.bottom()),
+                )
             };
-            painter.add(Shape::line_segment([a, b], Stroke::new(1.5, palette.correlation_line)));
+            painter.add(Shape::line_segment(
+                [a, b],
+                Stroke::new(1.5, palette.correlation_line),
+            ));
         }
     }
     if let Some(sr) = selected_rect {
-        painter.rect_stroke(sr.expand(1.5), 0.0, Stroke::new(2.5, palette.selection), egui::StrokeKind::Outside);
+        painter.rect_stroke(
+            sr.expand(1.5),
+            0.0,
+            Stroke::new(2.5, palette.selection),
+            egui::StrokeKind::Outside,
+        );
     }
 }
 
@@ -404,12 +465,32 @@ fn paint_titles(
         };
         painter.rect_filled(r, 0.0, bg);
         let indent = 6.0 + 14.0 * f32::from(row.indent);
-        let mut text = String::new();
+        let mut indent = indent;
         if let Some(g) = row.toggles {
-            text.push_str(if state.view.collapsed.contains(&g) { "▶ " } else { "▼ " });
+            // A drawn triangle: the default fonts have no ▶/▼ glyphs.
+            let c = Pos2::new(area.left() + indent + 4.0, p.top + p.height.min(22.0) / 2.0);
+            let points = if state.view.collapsed.contains(&g) {
+                vec![
+                    c + egui::vec2(-3.0, -4.5),
+                    c + egui::vec2(4.0, 0.0),
+                    c + egui::vec2(-3.0, 4.5),
+                ]
+            } else {
+                vec![
+                    c + egui::vec2(-4.5, -3.0),
+                    c + egui::vec2(4.5, -3.0),
+                    c + egui::vec2(0.0, 4.0),
+                ]
+            };
+            painter.add(Shape::convex_polygon(points, palette.text, Stroke::NONE));
+            indent += 13.0;
         }
-        text.push_str(&row.title);
-        let color = if row.is_header() { palette.text } else { palette.weak_text };
+        let text = row.title.clone();
+        let color = if row.is_header() {
+            palette.text
+        } else {
+            palette.weak_text
+        };
         let mut job = LayoutJob::simple_singleline(text, font.clone(), color);
         job.wrap = TextWrapping::truncate_at_width(area.width() - indent - 4.0);
         let galley = painter.layout_job(job);
@@ -441,7 +522,10 @@ fn paint_axis(
             continue;
         }
         painter.line_segment(
-            [Pos2::new(x, axis.bottom() - 6.0), Pos2::new(x, axis.bottom())],
+            [
+                Pos2::new(x, axis.bottom() - 6.0),
+                Pos2::new(x, axis.bottom()),
+            ],
             Stroke::new(1.0, palette.weak_text),
         );
         painter.text(
@@ -455,7 +539,8 @@ fn paint_axis(
     }
     if let (Some(from), Some(p)) = (state.axis_drag_from_ns, painter.ctx().pointer_latest_pos()) {
         let x0 = map.left_px + ((from - map.start_ns) * map.px_per_ns) as f32;
-        let band = Rect::from_x_y_ranges(x0.min(p.x)..=x0.max(p.x), axis.top()..=event_area.bottom());
+        let band =
+            Rect::from_x_y_ranges(x0.min(p.x)..=x0.max(p.x), axis.top()..=event_area.bottom());
         painter
             .with_clip_rect(axis.union(event_area))
             .rect_filled(band, 0.0, palette.zoom_band);

@@ -187,7 +187,9 @@ pub fn tick_step_ns(ns_per_px: f64, min_px: f64) -> f64 {
 
 /// Formats a time with the unit that suits `step_ns` (the tick spacing), e.g. "1.25 ms".
 pub fn format_tick(t_ns: f64, step_ns: f64) -> String {
-    let (unit, scale) = unit_for(step_ns);
+    // The unit follows the time itself (663.430 ms rather than 663430 µs); the decimals follow
+    // the step, so neighbouring ticks always differ.
+    let (unit, scale) = unit_for(t_ns.abs().max(step_ns));
     let value = t_ns / scale;
     let step = step_ns / scale;
     let decimals = if step >= 1.0 {
@@ -269,6 +271,7 @@ mod tests {
         assert_eq!(format_tick(1_500_000.0, 500_000.0), "1.5 ms");
         assert_eq!(format_tick(2e9, 1e9), "2 s");
         assert_eq!(format_tick(300.0, 100.0), "300 ns");
+        assert_eq!(format_tick(663_430_000.0, 5_000.0), "663.430 ms");
         assert_eq!(format_duration(12_346.0), "12.35 µs");
     }
 }

@@ -131,7 +131,10 @@ pub fn build_shapes(
                 }
             }
             RowKind::Nvtx { thread, depth } => {
-                if let Some(level) = trace.threads.get(thread).and_then(|t| t.nvtx_levels.get(depth))
+                if let Some(level) = trace
+                    .threads
+                    .get(thread)
+                    .and_then(|t| t.nvtx_levels.get(depth))
                 {
                     painter.lane(level, EventKind::Nvtx, bar);
                 }
@@ -147,14 +150,22 @@ pub fn build_shapes(
                 }
             }
             RowKind::Memory { track } => painter.memory_chart(track, bar),
-            RowKind::ProcessHeader { .. } | RowKind::ThreadHeader { .. } | RowKind::MemoryHeader => {}
+            RowKind::ProcessHeader { .. }
+            | RowKind::ThreadHeader { .. }
+            | RowKind::MemoryHeader => {}
         }
     }
     frame.rows = visible;
     frame
 }
 
-fn grid_lines(map: &TimeToX, view: &ViewState, rect: Rect, palette: &Palette, out: &mut Vec<Shape>) {
+fn grid_lines(
+    map: &TimeToX,
+    view: &ViewState,
+    rect: Rect,
+    palette: &Palette,
+    out: &mut Vec<Shape>,
+) {
     let step = tick_step_ns(map.ns_per_px(), 90.0);
     let mut t = (view.start_ns / step).floor() * step;
     while t <= view.end_ns {
@@ -249,7 +260,13 @@ impl RowPainter<'_> {
         let Some(m) = self.trace.memory_usage.get(track) else {
             return;
         };
-        let peak = self.model.memory_peak_bytes.get(track).copied().unwrap_or(0).max(1) as f32;
+        let peak = self
+            .model
+            .memory_peak_bytes
+            .get(track)
+            .copied()
+            .unwrap_or(0)
+            .max(1) as f32;
         let samples = &m.samples;
         if samples.is_empty() {
             return;
@@ -305,7 +322,11 @@ pub fn event_style(
         EventKind::Kernel => {
             let name = trace.kernels.spans.name[i];
             let short = trace.kernels.short_name.get(i).copied().unwrap_or(name);
-            let label = if trace.str(short).is_empty() { name } else { short };
+            let label = if trace.str(short).is_empty() {
+                name
+            } else {
+                short
+            };
             (model.kernel_color(name), label)
         }
         EventKind::Memcpy => {
@@ -315,9 +336,17 @@ pub fn event_style(
         EventKind::Memset => (palette.memset, trace.memsets.spans.name[i]),
         EventKind::ApiCall => {
             let name = trace.api_calls.spans.name[i];
-            let sync = model.sync_names.get(name as usize).copied().unwrap_or(false);
+            let sync = model
+                .sync_names
+                .get(name as usize)
+                .copied()
+                .unwrap_or(false);
             (
-                if sync { palette.api_sync } else { palette.api_call },
+                if sync {
+                    palette.api_sync
+                } else {
+                    palette.api_call
+                },
                 name,
             )
         }
@@ -360,7 +389,11 @@ pub fn row_lanes<'a>(trace: &'a Trace, kind: RowKind) -> Vec<(&'a Slice, EventKi
             }
         }
         RowKind::Nvtx { thread, depth } => {
-            if let Some(l) = trace.threads.get(thread).and_then(|t| t.nvtx_levels.get(depth)) {
+            if let Some(l) = trace
+                .threads
+                .get(thread)
+                .and_then(|t| t.nvtx_levels.get(depth))
+            {
                 out.push((l, EventKind::Nvtx));
             }
         }
@@ -392,11 +425,16 @@ pub fn event_at(
     if !rect.contains(pos) {
         return None;
     }
-    let placement = rows.iter().find(|p| pos.y >= p.top && pos.y < p.top + p.height)?;
+    let placement = rows
+        .iter()
+        .find(|p| pos.y >= p.top && pos.y < p.top + p.height)?;
     let map = TimeToX::new(view, rect.left(), rect.width());
     let t = map.t(pos.x);
     let tolerance = map.ns_per_px() * 3.0;
-    let (t0, t1) = ((t - tolerance).floor() as i64, (t + tolerance).ceil() as i64 + 1);
+    let (t0, t1) = (
+        (t - tolerance).floor() as i64,
+        (t + tolerance).ceil() as i64 + 1,
+    );
     let merge_below = (map.ns_per_px().floor() as i64).max(1);
     let mut best: Option<(f64, i64, EventRef)> = None;
     for (slice, kind) in row_lanes(trace, model.rows[placement.row].kind) {
@@ -407,24 +445,26 @@ pub fn event_at(
         let base = slice.range.start;
         let starts = &spans.start_ns[slice.range.clone()];
         let ends = &spans.end_ns[slice.range.clone()];
-        slice.index.walk(starts, ends, t0, t1, merge_below, &mut |item| {
-            if let LodItem::Event(i) = item {
-                let (s, e) = (starts[i] as f64, ends[i] as f64);
-                let distance = if t >= s && t <= e {
-                    0.0
-                } else {
-                    (s - t).abs().min((e - t).abs())
-                };
-                let duration = ends[i] - starts[i];
-                let better = match best {
-                    None => true,
-                    Some((d, len, _)) => distance < d || (distance == d && duration < len),
-                };
-                if better {
-                    best = Some((distance, duration, EventRef::new(kind, base + i)));
+        slice
+            .index
+            .walk(starts, ends, t0, t1, merge_below, &mut |item| {
+                if let LodItem::Event(i) = item {
+                    let (s, e) = (starts[i] as f64, ends[i] as f64);
+                    let distance = if t >= s && t <= e {
+                        0.0
+                    } else {
+                        (s - t).abs().min((e - t).abs())
+                    };
+                    let duration = ends[i] - starts[i];
+                    let better = match best {
+                        None => true,
+                        Some((d, len, _)) => distance < d || (distance == d && duration < len),
+                    };
+                    if better {
+                        best = Some((distance, duration, EventRef::new(kind, base + i)));
+                    }
                 }
-            }
-        });
+            });
     }
     best.map(|b| b.2)
 }

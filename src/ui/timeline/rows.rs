@@ -94,18 +94,35 @@ pub enum GroupId {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RowKind {
     /// Header of a GPU; its body is every stream of the device merged ("all streams").
-    GpuSummary { device: u32 },
+    GpuSummary {
+        device: u32,
+    },
     /// Kernels, memcpys and memsets of `trace.streams[stream]`.
-    Stream { stream: usize },
-    ProcessHeader { pid: u32 },
+    Stream {
+        stream: usize,
+    },
+    ProcessHeader {
+        pid: u32,
+    },
     /// Header of `trace.threads[thread]`; its body is the thread's CUDA API calls.
-    ThreadHeader { thread: usize },
-    Nvtx { thread: usize, depth: usize },
-    ApiCalls { thread: usize },
-    Osrt { thread: usize },
+    ThreadHeader {
+        thread: usize,
+    },
+    Nvtx {
+        thread: usize,
+        depth: usize,
+    },
+    ApiCalls {
+        thread: usize,
+    },
+    Osrt {
+        thread: usize,
+    },
     MemoryHeader,
     /// `trace.memory_usage[track]` as an area chart.
-    Memory { track: usize },
+    Memory {
+        track: usize,
+    },
 }
 
 /// One row of the timeline.
@@ -320,7 +337,10 @@ impl TimelineModel {
         let mut link = |calls: &[u32], kind: EventKind| {
             for (i, &call) in calls.iter().enumerate() {
                 if call != NO_INDEX {
-                    launched.entry(call).or_default().push(EventRef::new(kind, i));
+                    launched
+                        .entry(call)
+                        .or_default()
+                        .push(EventRef::new(kind, i));
                 }
             }
         };
@@ -363,11 +383,9 @@ impl TimelineModel {
     pub fn row_of_event(&self, trace: &Trace, event: EventRef) -> Option<usize> {
         let i = event.index as usize;
         let kind = match event.kind {
-            EventKind::Kernel | EventKind::Memcpy | EventKind::Memset => {
-                RowKind::Stream {
-                    stream: stream_of(trace, event)?,
-                }
-            }
+            EventKind::Kernel | EventKind::Memcpy | EventKind::Memset => RowKind::Stream {
+                stream: stream_of(trace, event)?,
+            },
             EventKind::ApiCall => RowKind::ApiCalls {
                 thread: self.thread_of(*trace.api_calls.global_tid.get(i)?)?,
             },
@@ -376,7 +394,10 @@ impl TimelineModel {
                 depth: usize::from(*trace.nvtx.depth.get(i)?),
             },
             EventKind::Osrt => RowKind::Osrt {
-                thread: trace.threads.iter().position(|t| t.osrt.range.contains(&i))?,
+                thread: trace
+                    .threads
+                    .iter()
+                    .position(|t| t.osrt.range.contains(&i))?,
             },
         };
         self.row_index(kind)
@@ -437,7 +458,11 @@ pub fn stream_of(trace: &Trace, event: EventRef) -> Option<usize> {
         _ => s.memsets.range.clone(),
     };
     let guess = trace.streams.partition_point(|s| slice_of(s).end <= i);
-    if trace.streams.get(guess).is_some_and(|s| slice_of(s).contains(&i)) {
+    if trace
+        .streams
+        .get(guess)
+        .is_some_and(|s| slice_of(s).contains(&i))
+    {
         return Some(guess);
     }
     trace.streams.iter().position(|s| slice_of(s).contains(&i))
