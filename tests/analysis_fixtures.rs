@@ -124,13 +124,17 @@ fn sweep(ops: &[(i64, i64, bool)], lo: i64, hi: i64) -> Sweep {
     out
 }
 
-/// The window of a set of ops clipped to a range, as the library defines it.
+/// The ops that belong to a range: those whose start lies in it (the definition).
+fn in_range(ops: &[(i64, i64, bool)], range: TimeRange) -> Vec<(i64, i64, bool)> {
+    ops.iter().copied().filter(|o| range.contains(o.0)).collect()
+}
+
+/// The active span `[first start, last end)` of the ops in a range.
 fn window(ops: &[(i64, i64, bool)], range: TimeRange) -> Option<(i64, i64)> {
+    let ops = in_range(ops, range);
     let first = ops.iter().map(|o| o.0).min()?;
     let last = ops.iter().map(|o| o.1).max()?;
-    let lo = range.start_ns.map_or(first, |a| a.max(first));
-    let hi = range.end_ns.map_or(last, |b| b.min(last));
-    (hi > lo).then_some((lo, hi))
+    (last > first).then_some((first, last))
 }
 
 fn by_device(rows: &[(i64, i64, i64, i64, bool)]) -> HashMap<u32, Ops> {
@@ -156,7 +160,7 @@ fn overlap_and_busy_equal_a_boundary_sweep_of_the_sql_rows() {
             TimeRange::ALL,
             TimeRange::new(
                 trace.first_ns + (trace.last_ns - trace.first_ns) / 3,
-                trace.last_ns / 4 * 3,
+                trace.first_ns + (trace.last_ns - trace.first_ns) / 3 * 2,
             ),
         ] {
             let got = analysis::copy_compute_overlap(&trace, &Filter::range(range));
@@ -167,7 +171,7 @@ fn overlap_and_busy_equal_a_boundary_sweep_of_the_sql_rows() {
                     assert_eq!(o.window, None);
                     continue;
                 };
-                let s = sweep(ops, lo, hi);
+                let s = sweep(&in_range(ops, range), lo, hi);
                 assert_eq!(o.window, Some((lo, hi)), "{name} GPU {}", o.device);
                 assert_eq!(
                     (o.busy_ns, o.kernel_ns, o.memory_ns, o.overlap_ns),
@@ -179,7 +183,7 @@ fn overlap_and_busy_equal_a_boundary_sweep_of_the_sql_rows() {
             for a in analysis::gpu_activity(&trace, &Filter::range(range)) {
                 let ops = &devices[&a.device];
                 if let Some((lo, hi)) = window(ops, range) {
-                    let s = sweep(ops, lo, hi);
+                    let s = sweep(&in_range(ops, range), lo, hi);
                     assert_eq!((a.busy_ns, a.idle_ns), (s.busy, hi - lo - s.busy), "{name}");
                 }
             }
@@ -222,8 +226,8 @@ fn idle_gaps_equal_a_boundary_sweep_of_the_sql_rows() {
             (TimeRange::ALL, 0),
             (
                 TimeRange::new(
-                    trace.first_ns + (trace.last_ns - trace.first_ns) / 2,
-                    trace.last_ns,
+                    trace.first_ns + (trace.last_ns - trace.first_ns) / 3,
+                    trace.first_ns + (trace.last_ns - trace.first_ns) / 3 * 2,
                 ),
                 10_000,
             ),
@@ -241,7 +245,7 @@ fn idle_gaps_equal_a_boundary_sweep_of_the_sql_rows() {
             for (&device, ops) in &devices {
                 if let Some((lo, hi)) = window(ops, range) {
                     expected.extend(
-                        sweep(ops, lo, hi)
+                        sweep(&in_range(ops, range), lo, hi)
                             .idle
                             .into_iter()
                             .filter(|(s, e)| e - s >= min_ns)
@@ -261,8 +265,7 @@ fn idle_gaps_equal_a_boundary_sweep_of_the_sql_rows() {
             got.sort_unstable();
             expected.sort_unstable();
             assert_eq!(got, expected, "{name} min {min_ns} range {range:?}");
-            // The op before a gap ends where it starts (unless clipped); the op after starts
-            // where it ends.
+            // The op before a gap ends where it starts; the op after starts where it ends.
             for g in &gaps {
                 let span = |op: analysis::GpuOpRef| {
                     let spans = match op.kind {
@@ -272,10 +275,8 @@ fn idle_gaps_equal_a_boundary_sweep_of_the_sql_rows() {
                     };
                     (spans.start_ns[op.index], spans.end_ns[op.index])
                 };
-                assert!(span(g.before).1 <= g.start_ns && span(g.after).0 >= g.end_ns);
-                if range == TimeRange::ALL {
-                    assert_eq!((span(g.before).1, span(g.after).0), (g.start_ns, g.end_ns));
-                }
+                assert_eq!((span(g.before).1, span(g.after).0), (g.start_ns, g.end_ns));
+                assert!(range.contains(span(g.before).0) && range.contains(span(g.after).0));
                 assert!(!g.before.name(&trace).is_empty() && !g.after.name(&trace).is_empty());
             }
         }

@@ -1,10 +1,9 @@
 //! GPU idle gaps and busy time: per device (or per stream), the intervals between the first and
 //! the last GPU operation where no kernel, memcpy or memset runs, with what ran before and after.
 //!
-//! Range semantics: these are measures of *time*, so a [`Filter`]'s range clips intervals to
-//! `[A, B)` instead of choosing events by their start (a 10 ms kernel that starts 1 µs before the
-//! selection keeps the GPU busy inside it). A device's *window* is its active span — first start
-//! to last end of all its operations — clipped to the range.
+//! Range semantics are those of every Sightline analysis: an operation belongs to `[A, B)` when
+//! its start lies in it (issue #4), and it then counts whole, even if it ends after `B`. A
+//! device's *window* is the active span — first start to last end — of its operations in range.
 //!
 //! Exclusions (warm-up) cut time out rather than pretend it was idle: a GPU running warm-up work
 //! is not idle, and the gaps inside and at the borders of the warm-up phase are not steady-state
@@ -94,6 +93,9 @@ pub(crate) fn gpu_ops(
         ];
         for (kind, table, spans, slice) in tables {
             for index in slice.range.clone() {
+                if !filter.range.contains(spans.start_ns[index]) {
+                    continue;
+                }
                 ops.push(GpuOp {
                     start_ns: spans.start_ns[index],
                     end_ns: spans.end_ns[index],
@@ -152,7 +154,7 @@ fn holes(ops: &mut [GpuOp]) -> Vec<Hole> {
 /// The time of one device (or stream) that the analyses measure.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MeasuredTime {
-    /// Active span `[first start, last end)` of all its operations, clipped to the range.
+    /// Active span `[first start, last end)` of its operations in range.
     pub window: Option<Interval>,
     /// The window less excluded time (excluded operations and the holes bordering them).
     pub region: Vec<Interval>,
@@ -193,8 +195,7 @@ pub(crate) fn measured_time(
     ) else {
         return MeasuredTime::default();
     };
-    let lo = filter.range.start_ns.map_or(first, |a| a.max(first));
-    let hi = filter.range.end_ns.map_or(last, |b| b.min(last));
+    let (lo, hi) = (first, last);
     if hi <= lo {
         return MeasuredTime::default();
     }

@@ -2,9 +2,9 @@
 //! memset, union over all streams) is hidden under kernel execution (union over all streams).
 //! The weight-streaming guide asks for more than 60%.
 //!
-//! Definitions, for one device and inside its measured time (its active span
-//! `[first start, last end)` clipped to the filter's range, less excluded time; see
-//! [`super::gaps`]):
+//! Definitions, for one device and inside its measured time (the active span
+//! `[first start, last end)` of its operations starting in the filter's range, less excluded
+//! time; see [`super::gaps`]):
 //! - kernel time `K` = |union of kernels|, memory-op time `M` = |union of memcpys + memsets|;
 //! - overlap = |K ∩ M| (intersection of the two unions, so two copies under one kernel count
 //!   once); overlap % = overlap / M;
