@@ -5,10 +5,12 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
 
 use rusqlite::Connection;
 use sightline::analysis::{self, Filter, Report};
-use sightline::load;
+use sightline::load::{self, LoadControl, LoadProgress};
 use sightline::synth::{self, GenOptions};
 use sightline::trace::{CopyKind, NO_INDEX, Trace};
 
@@ -129,6 +131,7 @@ fn statistics_equal_brute_force_sql() {
     let trace = load::load_file(&path).expect("load");
     let conn = open(&path);
     assert_eq!(trace.event_count() as u64, opts.events);
+    assert!(trace.warnings.entries.is_empty(), "{:?}", trace.warnings);
     assert_eq!(
         trace.kernels.spans.len(),
         count(&conn, "CUPTI_ACTIVITY_KIND_KERNEL")
@@ -310,4 +313,28 @@ fn chunked_parallel_reads_equal_a_single_scan() {
     for report in Report::ALL {
         assert_eq!(report_groups(&one, report), report_groups(&many, report));
     }
+}
+
+#[test]
+fn progress_moves_while_the_big_tables_are_read() {
+    let path = generate("progress", &options(600_000));
+    let seen: Mutex<Vec<(&'static str, f32)>> = Mutex::new(Vec::new());
+    let cancel = AtomicBool::new(false);
+    let progress = |p: &LoadProgress| seen.lock().expect("lock").push((p.phase, p.fraction));
+    let control = LoadControl {
+        progress: &progress,
+        cancel: &cancel,
+    };
+    load::load_file_with(&path, &control).expect("load");
+    let seen = seen.into_inner().expect("lock");
+    assert!(seen.iter().all(|&(_, f)| (0.0..=1.0).contains(&f)));
+    let rows: Vec<f32> = seen
+        .iter()
+        .filter(|(phase, _)| *phase == "reading tables")
+        .map(|&(_, f)| f)
+        .collect();
+    // ~260k kernels, ~280k API calls and ~43k NVTX rows: a report every 65,536 rows read.
+    assert!(rows.len() >= 8, "{seen:?}");
+    assert!(rows.last() > rows.first(), "{rows:?}");
+    assert_eq!(seen.last(), Some(&("done", 1.0)));
 }

@@ -159,8 +159,9 @@ fn timed_load(path: &Path) -> Result<(Trace, Duration, Vec<PhaseTiming>), LoadEr
 }
 
 /// Turns the loader's progress marks into phases. "reading schema", "string table",
-/// "reading tables" and "building tracks" start a phase; every other mark ends one: the parallel
-/// table readers each end when they report, all having started at "reading tables".
+/// "reading tables" and "building tracks" start a phase (the first time they come: the readers
+/// repeat "reading tables" as rows go by); every other mark ends one: the parallel table readers
+/// each end when they report, all having started at "reading tables".
 fn phases_of(marks: &[(&'static str, Duration)]) -> Vec<PhaseTiming> {
     const STARTS: [&str; 4] = [
         "reading schema",
@@ -171,7 +172,14 @@ fn phases_of(marks: &[(&'static str, Duration)]) -> Vec<PhaseTiming> {
     let mut out = Vec::new();
     let mut open: Option<(&str, Duration)> = None;
     let mut readers_from = Duration::ZERO;
+    let mut started: Vec<&str> = Vec::new();
     for &(phase, at) in marks {
+        if STARTS.contains(&phase) {
+            if started.contains(&phase) {
+                continue;
+            }
+            started.push(phase);
+        }
         if STARTS.contains(&phase) || phase == "done" {
             if let Some((name, from)) = open.take()
                 && name != "reading tables"
@@ -487,6 +495,7 @@ mod tests {
             ("reading schema", d(0)),
             ("string table", d(2)),
             ("reading tables", d(5)),
+            ("reading tables", d(20)),
             ("kernels", d(40)),
             ("NVTX ranges", d(30)),
             ("building tracks", d(41)),

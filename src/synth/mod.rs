@@ -62,6 +62,8 @@ pub enum GenError {
     Exists { path: PathBuf },
     #[error("{0}")]
     BadOptions(String),
+    #[error("{path}: its folder does not exist")]
+    NoFolder { path: PathBuf },
     #[error("{path}: cannot replace the file: {source}")]
     Io {
         path: PathBuf,
@@ -91,6 +93,13 @@ pub fn generate(path: &Path, options: &GenOptions, replace: bool) -> Result<GenC
             "at most {} events (correlation ids are 32-bit)",
             u32::MAX
         )));
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(GenError::NoFolder {
+            path: path.to_path_buf(),
+        });
     }
     if path.exists() {
         if !replace {

@@ -17,11 +17,10 @@ mod system;
 
 use std::path::Path;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::load::{LoadControl, LoadError, LoadProgress};
 use crate::trace::{LoadWarnings, Trace};
-use reader::{FileStrings, Reader};
+use reader::{FileStrings, Reader, RowProgress};
 pub use scan::{ScanStats, bare_scan, scan_queries};
 pub use schema::Schema;
 
@@ -37,9 +36,6 @@ const NSYS_TABLES: &[&str] = &[
     "TARGET_INFO_GPU",
 ];
 
-/// Number of parallel read phases, for the progress fraction.
-const PHASES: usize = 11;
-
 pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
     (control.progress)(&LoadProgress {
         phase: "reading schema",
@@ -47,6 +43,12 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
     });
     let conn = connection::open_read_only(path)?;
     let schema = Schema::read(&conn).map_err(|e| connection::classify(path, "sqlite_master", e))?;
+    // Rows to read, for the progress bar: the rowid span of each event table (two seeks each).
+    let total: u64 = scan_queries(&schema)
+        .iter()
+        .filter_map(|(table, _)| reader::rowid_bounds(&conn, table))
+        .map(|(lo, hi)| hi.abs_diff(lo).saturating_add(1))
+        .sum();
     drop(conn);
     if !NSYS_TABLES.iter().any(|t| schema.has_table(t)) {
         return Err(LoadError::NotNsys {
@@ -54,10 +56,15 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
             expected: NSYS_TABLES.join(", "),
         });
     }
+    let rows = RowProgress {
+        done: Default::default(),
+        total,
+    };
     let reader = Reader {
         path,
         schema: &schema,
         control,
+        rows: &rows,
     };
     let mut warnings = LoadWarnings::default();
     (control.progress)(&LoadProgress {
@@ -71,8 +78,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
     });
 
     let collector = Collector {
-        control,
-        done: AtomicUsize::new(0),
+        reader: &reader,
         first_error: Mutex::new(None),
     };
     let (mut kernels, mut memcpys, mut memsets, mut api, mut nvtx_read) =
@@ -129,21 +135,16 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
     Ok(trace)
 }
 
-/// Gathers the results of the parallel readers: counts finished phases for the progress bar and
+/// Gathers the results of the parallel readers: reports each finished one to the progress bar and
 /// keeps the first error.
 struct Collector<'a> {
-    control: &'a LoadControl<'a>,
-    done: AtomicUsize,
+    reader: &'a Reader<'a>,
     first_error: Mutex<Option<LoadError>>,
 }
 
 impl Collector<'_> {
     fn keep<T>(&self, result: Result<T, LoadError>, phase: &'static str) -> Option<T> {
-        let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        (self.control.progress)(&LoadProgress {
-            phase,
-            fraction: 0.05 + 0.8 * n as f32 / PHASES as f32,
-        });
+        self.reader.report(phase);
         match result {
             Ok(v) => Some(v),
             Err(e) => {

@@ -3,13 +3,14 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use rusqlite::Connection;
 
 use super::connection::{classify, open_read_only};
 use super::schema::Schema;
-use crate::load::{LoadControl, LoadError};
+use crate::load::{LoadControl, LoadError, LoadProgress};
 use crate::trace::{LoadWarnings, StrId, StringTable};
 
 /// The export's `StringIds`, mapped into a [`StringTable`].
@@ -95,7 +96,23 @@ pub struct Reader<'a> {
     pub path: &'a Path,
     pub schema: &'a Schema,
     pub control: &'a LoadControl<'a>,
+    pub rows: &'a RowProgress,
 }
+
+/// Rows read so far by all readers together, against the rows the event tables hold, so the
+/// progress bar moves while the big tables are read rather than only when a reader finishes.
+#[derive(Debug, Default)]
+pub struct RowProgress {
+    pub done: AtomicU64,
+    pub total: u64,
+}
+
+/// How many rows a reader reads between two looks at the cancel flag and the progress bar.
+const ROWS_PER_REPORT: u64 = 65_536;
+
+/// Share of the progress bar the table readers fill (after the schema and string table).
+const READ_FROM: f32 = 0.05;
+const READ_TO: f32 = 0.85;
 
 impl Reader<'_> {
     /// A connection of this reader's own: SQLite connections are not shared between threads.
@@ -118,22 +135,28 @@ impl Reader<'_> {
         while let Some(row) = rows.next().map_err(err)? {
             f(row);
             n += 1;
-            if n.is_multiple_of(65_536) && self.control.is_cancelled() {
-                return Err(LoadError::Cancelled);
+            if n.is_multiple_of(ROWS_PER_REPORT) {
+                if self.control.is_cancelled() {
+                    return Err(LoadError::Cancelled);
+                }
+                self.rows.done.fetch_add(ROWS_PER_REPORT, Ordering::Relaxed);
+                self.report("reading tables");
             }
         }
+        self.rows
+            .done
+            .fetch_add(n % ROWS_PER_REPORT, Ordering::Relaxed);
         Ok(())
     }
 
-    /// The smallest and largest rowid of a table: two b-tree seeks, where `count(*)` would read
-    /// every page (so would `min(rowid), max(rowid)` in one SELECT: SQLite only optimises a lone
-    /// min or max). `None` when the table is empty or has no rowid.
-    pub fn rowid_bounds(&self, conn: &Connection, table: &str) -> Option<(i64, i64)> {
-        let end = |order: &str| -> Option<i64> {
-            let sql = format!("SELECT rowid FROM \"{table}\" ORDER BY rowid {order} LIMIT 1");
-            conn.query_row(&sql, [], |r| r.get::<_, i64>(0)).ok()
-        };
-        Some((end("ASC")?, end("DESC")?)).filter(|(lo, hi)| lo <= hi)
+    /// Reports `phase` with the fraction of all rows read so far.
+    pub fn report(&self, phase: &'static str) {
+        let done = self.rows.done.load(Ordering::Relaxed) as f32;
+        let share = (done / self.rows.total.max(1) as f32).min(1.0);
+        (self.control.progress)(&LoadProgress {
+            phase,
+            fraction: READ_FROM + (READ_TO - READ_FROM) * share,
+        });
     }
 
     /// Reads `table` through `sql` (a SELECT without WHERE) and returns one state per chunk, in
@@ -149,7 +172,7 @@ impl Reader<'_> {
         fill: impl Fn(&mut S, &rusqlite::Row) + Sync,
     ) -> Result<Vec<S>, LoadError> {
         let conn = self.open()?;
-        let bounds = self.rowid_bounds(&conn, table);
+        let bounds = rowid_bounds(&conn, table);
         let rows: u64 = bounds.map_or(0, |(lo, hi)| hi.abs_diff(lo).saturating_add(1));
         let chunks = chunk_count(rows, rayon::current_num_threads());
         let (Some((lo, hi)), true) = (bounds, chunks > 1) else {
@@ -176,6 +199,17 @@ impl Reader<'_> {
             })
             .collect()
     }
+}
+
+/// The smallest and largest rowid of a table: two b-tree seeks, where `count(*)` would read
+/// every page (so would `min(rowid), max(rowid)` in one SELECT: SQLite only optimises a lone
+/// min or max). `None` when the table is empty or has no rowid.
+pub fn rowid_bounds(conn: &Connection, table: &str) -> Option<(i64, i64)> {
+    let end = |order: &str| -> Option<i64> {
+        let sql = format!("SELECT rowid FROM \"{table}\" ORDER BY rowid {order} LIMIT 1");
+        conn.query_row(&sql, [], |r| r.get::<_, i64>(0)).ok()
+    };
+    Some((end("ASC")?, end("DESC")?)).filter(|(lo, hi)| lo <= hi)
 }
 
 /// Rows per chunk when a big table is read on several connections at once.
