@@ -113,7 +113,8 @@ pub fn build_shapes(
         map,
         t0: view.start_ns.floor() as i64,
         t1: view.end_ns.ceil() as i64 + 1,
-        merge_below_ns: (map.ns_per_px().floor() as i64).max(1),
+        // Blocks up to NARROW_PX wide are drawn merged: narrower bars are coalesced anyway.
+        merge_below_ns: ((map.ns_per_px() * f64::from(NARROW_PX)).floor() as i64).max(1),
         clip: rect,
         frame: &mut frame,
     };
@@ -215,6 +216,15 @@ impl RowPainter<'_> {
         let palette = self.palette;
         let model = self.model;
         let frame = &mut *self.frame;
+        // Items narrower than a couple of pixels that touch are coalesced into one rectangle,
+        // so a zoomed-out row costs at most one shape per pixel, not one per LOD item.
+        let mut pending: Option<(f32, f32, Color32)> = None;
+        let flush = |pending: &mut Option<(f32, f32, Color32)>, shapes: &mut Vec<Shape>| {
+            if let Some((x0, x1, color)) = pending.take() {
+                let r = Rect::from_x_y_ranges(x0..=x1, bar.y_range());
+                shapes.push(Shape::rect_filled(r, 0.0, color));
+            }
+        };
         slice.index.walk(
             starts,
             ends,
@@ -239,6 +249,21 @@ impl RowPainter<'_> {
                 if x1 - x0 < 1.0 {
                     x1 = x0 + 1.0;
                 }
+                if x1 - x0 < NARROW_PX {
+                    if let Some((_, px1, pcolor)) = pending.as_mut()
+                        && x0 <= *px1 + 0.5
+                    {
+                        *px1 = px1.max(x1);
+                        if *pcolor != color {
+                            *pcolor = merged_color(palette, kind);
+                        }
+                        return;
+                    }
+                    flush(&mut pending, &mut frame.shapes);
+                    pending = Some((x0, x1, color));
+                    return;
+                }
+                flush(&mut pending, &mut frame.shapes);
                 let r = Rect::from_x_y_ranges(x0..=x1, bar.y_range());
                 frame.shapes.push(Shape::rect_filled(r, 0.0, color));
                 if let Some(text) = label
@@ -252,6 +277,7 @@ impl RowPainter<'_> {
                 }
             },
         );
+        flush(&mut pending, &mut frame.shapes);
     }
 
     /// GPU memory in use as an area chart: one rectangle per step wider than a pixel; steps
@@ -357,6 +383,9 @@ pub fn event_style(
         EventKind::Osrt => (palette.osrt, trace.osrt.spans.name[i]),
     }
 }
+
+/// Bars narrower than this are coalesced with touching neighbours.
+const NARROW_PX: f32 = 2.0;
 
 fn merged_color(palette: &Palette, kind: EventKind) -> Color32 {
     match kind {
