@@ -1,5 +1,6 @@
 //! Panels beside the timeline: the details of the selected event and the search box. (The
 //! analysis side panel of issue 4 belongs here too, as `panels::analysis`.)
 
+pub mod analysis;
 pub mod details;
 pub mod search;
