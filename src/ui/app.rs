@@ -6,9 +6,11 @@ use std::path::PathBuf;
 use egui::{Align2, Color32, FontId, Id, Ui};
 
 use super::loader::LoadJob;
+use super::panels::analysis::{AnalysisPanel, PanelAction};
 use super::panels::{details, search};
 use super::theme::Palette;
-use super::timeline::{self, EventRef, TimelineModel, TimelineState};
+use super::timeline::{self, EventKind, EventRef, GapMark, TimelineModel, TimelineState};
+use crate::analysis::{EventTable, TimeRange, intervals};
 use crate::trace::Trace;
 
 /// A loaded trace and what the window derived from it.
@@ -29,6 +31,9 @@ pub struct SightlineApp {
     pub search: search::SearchState,
     pub show_help: bool,
     pub show_details: bool,
+    /// The analysis side panel (range statistics, warm-up, gaps, overlap, export).
+    pub analysis: AnalysisPanel,
+    pub show_analysis: bool,
     pending_open: Option<PathBuf>,
     title_shown: Option<PathBuf>,
 }
@@ -45,6 +50,8 @@ impl SightlineApp {
             search: search::SearchState::default(),
             show_help: false,
             show_details: true,
+            analysis: AnalysisPanel::new(),
+            show_analysis: true,
             pending_open: trace,
             title_shown: None,
         }
@@ -116,6 +123,22 @@ impl SightlineApp {
                     }
                 });
         }
+        if self.document.is_some() && self.show_analysis {
+            let mut actions = Vec::new();
+            let range = self.selected_range();
+            egui::Panel::right("sightline_analysis")
+                .resizable(true)
+                .default_size(430.0)
+                .show(ui, |ui| {
+                    if let Some(d) = &self.document {
+                        let panel = &mut self.analysis;
+                        egui::ScrollArea::vertical().show(ui, |ui| {
+                            actions = panel.ui(ui, &d.trace, range);
+                        });
+                    }
+                });
+            self.apply_panel_actions(actions);
+        }
         egui::CentralPanel::default()
             .frame(egui::Frame::central_panel(ui.style()).inner_margin(0.0))
             .show(ui, |ui| match &self.document {
@@ -145,6 +168,56 @@ impl SightlineApp {
         if self.job.is_some() {
             // Keep polling even if the worker's repaint request raced with this frame.
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// The selected time range, or the whole trace.
+    pub fn selected_range(&self) -> TimeRange {
+        self.timeline
+            .range_selection
+            .map_or(TimeRange::ALL, |(a, b)| TimeRange::new(a, b))
+    }
+
+    /// Carries out what the analysis panel asked for.
+    pub fn apply_panel_actions(&mut self, actions: Vec<PanelAction>) {
+        for action in actions {
+            match action {
+                PanelAction::ZoomTo { start_ns, end_ns } => {
+                    self.timeline.view.zoom_to_event(start_ns, end_ns);
+                }
+                PanelAction::SetSelection { start_ns, end_ns } => {
+                    self.timeline.range_selection = Some((start_ns, end_ns));
+                }
+                PanelAction::Highlight(events) => {
+                    self.timeline.overlays.highlighted = events
+                        .into_iter()
+                        .map(|(table, i)| EventRef::new(event_kind(table), i))
+                        .collect();
+                }
+                PanelAction::ExclusionChanged => {
+                    self.timeline.overlays.excluded = self.analysis.exclusion().map_or_else(
+                        Vec::new,
+                        |e| {
+                            intervals::union(
+                                e.intervals.iter().map(|i| (i.start_ns, i.end_ns)).collect(),
+                            )
+                        },
+                    );
+                }
+                PanelAction::GapsChanged => {
+                    self.timeline.overlays.gaps = self
+                        .analysis
+                        .gaps()
+                        .iter()
+                        .map(|g| GapMark {
+                            device: g.device,
+                            stream: g.stream,
+                            start_ns: g.start_ns,
+                            end_ns: g.end_ns,
+                        })
+                        .collect();
+                }
+            }
         }
     }
 
@@ -214,6 +287,13 @@ impl SightlineApp {
                     ui.close();
                 }
                 ui.checkbox(&mut self.show_details, "Details panel");
+                ui.checkbox(&mut self.show_analysis, "Analysis panel");
+                if ui
+                    .checkbox(&mut self.timeline.ruler.active, "Ruler (R)")
+                    .changed()
+                {
+                    self.timeline.ruler.pending_ns = None;
+                }
                 let dark = ui.visuals().dark_mode;
                 if ui
                     .button(if dark { "Light theme" } else { "Dark theme" })
@@ -363,9 +443,24 @@ pub const HELP_KEYS: &[(&str, &str)] = &[
     ("Click", "select an event (details below)"),
     ("Double-click", "zoom to the event"),
     ("Click a row title", "collapse / expand the group"),
+    ("Shift+Drag", "select a time range (statistics follow it)"),
+    ("Alt+Click an NVTX range", "select its time range"),
+    ("R, then two clicks", "ruler between two points (snaps to event edges)"),
+    ("Esc", "clear rulers and the range selection"),
     ("Enter / Shift+Enter", "next / previous search match"),
     ("?", "this help"),
 ];
+
+fn event_kind(table: EventTable) -> EventKind {
+    match table {
+        EventTable::Kernels => EventKind::Kernel,
+        EventTable::Memcpys => EventKind::Memcpy,
+        EventTable::Memsets => EventKind::Memset,
+        EventTable::ApiCalls => EventKind::ApiCall,
+        EventTable::Nvtx => EventKind::Nvtx,
+        EventTable::Osrt => EventKind::Osrt,
+    }
+}
 
 fn pick_trace_file() -> Option<PathBuf> {
     rfd::FileDialog::new()

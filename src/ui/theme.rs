@@ -39,6 +39,17 @@ pub struct Palette {
     pub search_match: Color32,
     pub correlation_line: Color32,
     pub zoom_band: Color32,
+    /// Veil over time excluded by warm-up exclusion.
+    pub excluded_veil: Color32,
+    /// Hatching of GPU idle gaps.
+    pub gap_hatch: Color32,
+    /// Outline of events of the chosen statistics row.
+    pub highlight: Color32,
+    /// The selected time range and its edges.
+    pub range_band: Color32,
+    pub range_edge: Color32,
+    pub ruler: Color32,
+    pub ruler_label_bg: Color32,
 }
 
 impl Palette {
@@ -69,6 +80,13 @@ impl Palette {
             search_match: Color32::from_rgb(255, 80, 200),
             correlation_line: Color32::from_rgb(255, 230, 0),
             zoom_band: Color32::from_rgba_unmultiplied(100, 160, 255, 60),
+            excluded_veil: Color32::from_rgba_unmultiplied(0, 0, 0, 150),
+            gap_hatch: Color32::from_rgb(230, 70, 70),
+            highlight: Color32::from_rgb(80, 255, 220),
+            range_band: Color32::from_rgba_unmultiplied(255, 255, 255, 28),
+            range_edge: Color32::from_rgb(240, 240, 240),
+            ruler: Color32::from_rgb(255, 200, 40),
+            ruler_label_bg: Color32::from_rgba_unmultiplied(20, 20, 20, 220),
         }
     }
 
@@ -99,6 +117,13 @@ impl Palette {
             search_match: Color32::from_rgb(220, 0, 160),
             correlation_line: Color32::from_rgb(230, 120, 0),
             zoom_band: Color32::from_rgba_unmultiplied(60, 120, 230, 50),
+            excluded_veil: Color32::from_rgba_unmultiplied(120, 120, 120, 110),
+            gap_hatch: Color32::from_rgb(210, 40, 40),
+            highlight: Color32::from_rgb(0, 150, 130),
+            range_band: Color32::from_rgba_unmultiplied(0, 0, 0, 22),
+            range_edge: Color32::from_rgb(40, 40, 40),
+            ruler: Color32::from_rgb(200, 120, 0),
+            ruler_label_bg: Color32::from_rgba_unmultiplied(255, 255, 255, 230),
         }
     }
 

@@ -6,11 +6,13 @@
 //! egui input.
 
 pub mod navigation;
+pub mod overlays;
 pub mod painter;
 pub mod rows;
 mod tooltip;
 
 pub use navigation::{TimeToX, ViewState, format_duration, format_tick};
+pub use overlays::{GapMark, Overlays, Ruler, RulerTool};
 pub use painter::{BarLabel, FrameShapes, RowPlacement, build_shapes, event_at, event_rect};
 pub use rows::{EventKind, EventRef, GroupId, RowKind, TimelineModel};
 
@@ -34,6 +36,13 @@ pub struct TimelineState {
     pub selection: Option<EventRef>,
     /// Where a drag on the time axis started (ns).
     axis_drag_from_ns: Option<f64>,
+    /// The selected time range `[start, end)` (Shift+drag, Alt+click on an NVTX range, or the
+    /// analysis panel); the panel's statistics follow it.
+    pub range_selection: Option<(i64, i64)>,
+    /// Where a Shift+drag selecting a range started (ns).
+    range_drag_from_ns: Option<f64>,
+    pub ruler: RulerTool,
+    pub overlays: Overlays,
     /// The layout of the last frame, so tests and the app can find things on screen.
     pub last_rows: Vec<RowPlacement>,
     pub last_event_area: Rect,
@@ -50,6 +59,10 @@ impl Default for TimelineState {
             view: ViewState::default(),
             selection: None,
             axis_drag_from_ns: None,
+            range_selection: None,
+            range_drag_from_ns: None,
+            ruler: RulerTool::default(),
+            overlays: Overlays::default(),
             last_rows: Vec::new(),
             last_event_area: Rect::NOTHING,
             last_title_area: Rect::NOTHING,
@@ -168,7 +181,17 @@ pub fn show(
     let pointer = area_response.hover_pos();
     let hovered =
         pointer.and_then(|p| event_at(trace, model, &state.view, &frame.rows, event_area, p));
-    if area_response.double_clicked() {
+    let alt = ui.input(|i| i.modifiers.alt);
+    if state.ruler.active && area_response.clicked() {
+        if let Some(p) = pointer {
+            let t = overlays::snapped_time(trace, model, &state.view, &frame.rows, event_area, p);
+            state.ruler.click(t);
+        }
+    } else if alt && area_response.clicked() {
+        if let Some(e) = hovered.filter(|e| e.kind == EventKind::Nvtx) {
+            state.range_selection = Some((e.start_ns(trace), e.end_ns(trace)));
+        }
+    } else if area_response.double_clicked() {
         if let Some(e) = hovered {
             state.selection = Some(e);
             state.view.zoom_to_event(e.start_ns(trace), e.end_ns(trace));
@@ -191,6 +214,18 @@ pub fn show(
     let event_painter = painter.with_clip_rect(event_area);
     event_painter.extend(frame.shapes.iter().cloned());
     paint_labels(&event_painter, trace, &frame.labels);
+    overlays::paint(
+        &event_painter,
+        trace,
+        model,
+        &state.view,
+        &frame,
+        event_area,
+        palette,
+        &state.overlays,
+        state.range_selection,
+        &state.ruler,
+    );
     paint_highlights(
         &event_painter,
         trace,
@@ -291,6 +326,28 @@ fn handle_navigation(
             }
         }
     }
+    let shift = ui.input(|i| i.modifiers.shift);
+    let press_t = || {
+        ui.input(|i| i.pointer.press_origin())
+            .or(area.interact_pointer_pos())
+            .or(axis.interact_pointer_pos())
+            .map(|p| map.t(p.x))
+    };
+    if (area.drag_started() || axis.drag_started()) && shift {
+        state.range_drag_from_ns = press_t();
+    }
+    if let Some(from) = state.range_drag_from_ns {
+        let pos = area.interact_pointer_pos().or(axis.interact_pointer_pos());
+        if let Some(p) = pos {
+            let to = map.t(p.x);
+            let (a, b) = if from <= to { (from, to) } else { (to, from) };
+            state.range_selection = Some((a.round() as i64, b.round() as i64));
+        }
+        if area.drag_stopped() || axis.drag_stopped() || !(area.dragged() || axis.dragged()) {
+            state.range_drag_from_ns = None;
+        }
+        return;
+    }
     if area.dragged() {
         let d = area.drag_delta();
         state.view.pan_ns(-f64::from(d.x) * map.ns_per_px());
@@ -314,8 +371,19 @@ fn handle_navigation(
     }
 }
 
-/// W/S zoom, A/D pan, Home/0 show all, ? help. Returns whether help was toggled.
+/// W/S zoom, A/D pan, Home/0 show all, R ruler, Esc clear, ? help. Returns whether help was
+/// toggled.
 fn handle_keys(ui: &Ui, state: &mut TimelineState) -> bool {
+    let (ruler, escape) = ui.input(|i| (i.key_pressed(Key::R), i.key_pressed(Key::Escape)));
+    if ruler {
+        state.ruler.active = !state.ruler.active;
+        state.ruler.pending_ns = None;
+    }
+    if escape {
+        state.ruler.clear();
+        state.ruler.active = false;
+        state.range_selection = None;
+    }
     let (zoom_in, zoom_out, left, right, home, help) = ui.input(|i| {
         (
             i.num_presses(Key::W),
