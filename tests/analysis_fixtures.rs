@@ -126,7 +126,10 @@ fn sweep(ops: &[(i64, i64, bool)], lo: i64, hi: i64) -> Sweep {
 
 /// The ops that belong to a range: those whose start lies in it (the definition).
 fn in_range(ops: &[(i64, i64, bool)], range: TimeRange) -> Vec<(i64, i64, bool)> {
-    ops.iter().copied().filter(|o| range.contains(o.0)).collect()
+    ops.iter()
+        .copied()
+        .filter(|o| range.contains(o.0))
+        .collect()
 }
 
 /// The active span `[first start, last end)` of the ops in a range.

@@ -6,86 +6,17 @@
 
 mod common;
 
+use common::ui::{click_at, drag, harness, opened, wait_for_load};
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
-use egui::{Event, Modifiers, MouseWheelUnit, PointerButton, Pos2, TouchPhase, Vec2};
+use egui::{Event, Modifiers, MouseWheelUnit, Pos2, TouchPhase, Vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use sightline::trace::NO_INDEX;
 use sightline::ui::SightlineApp;
 use sightline::ui::timeline::{EventKind, EventRef, GroupId, RowKind};
-
-fn harness(path: Option<PathBuf>) -> Harness<'static, SightlineApp> {
-    Harness::builder()
-        .with_size(Vec2::new(1400.0, 900.0))
-        .with_step_dt(0.01)
-        .with_max_steps(20)
-        .build_ui_state(
-            |ui, app: &mut SightlineApp| app.ui(ui),
-            SightlineApp::new(path),
-        )
-}
-
-/// Steps the harness until the background load is over (or fails the test after 60 s).
-fn wait_for_load(h: &mut Harness<'static, SightlineApp>) {
-    let started = Instant::now();
-    h.step();
-    while h.state().is_loading() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "load did not finish"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-        h.step();
-    }
-    // One frame to lay the new trace out, one to draw with that layout.
-    h.step();
-    h.step();
-}
-
-fn opened(name: &str) -> Harness<'static, SightlineApp> {
-    let mut h = harness(Some(common::fixture(name)));
-    wait_for_load(&mut h);
-    assert!(h.state().error.is_none(), "{:?}", h.state().error);
-    h
-}
-
-fn click_at(h: &mut Harness<'static, SightlineApp>, pos: Pos2) {
-    h.event(Event::PointerMoved(pos));
-    for pressed in [true, false] {
-        h.event(Event::PointerButton {
-            pos,
-            button: PointerButton::Primary,
-            pressed,
-            modifiers: Modifiers::NONE,
-        });
-    }
-    h.step();
-    h.step();
-}
-
-fn drag(h: &mut Harness<'static, SightlineApp>, from: Pos2, to: Pos2) {
-    h.event(Event::PointerMoved(from));
-    h.event(Event::PointerButton {
-        pos: from,
-        button: PointerButton::Primary,
-        pressed: true,
-        modifiers: Modifiers::NONE,
-    });
-    for k in 1..=4 {
-        h.event(Event::PointerMoved(from + (to - from) * (k as f32 / 4.0)));
-    }
-    h.event(Event::PointerButton {
-        pos: to,
-        button: PointerButton::Primary,
-        pressed: false,
-        modifiers: Modifiers::NONE,
-    });
-    h.step();
-    h.step();
-}
 
 #[derive(Debug)]
 struct DroppedPath(PathBuf);

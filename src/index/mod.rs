@@ -286,7 +286,10 @@ mod tests {
         let span = s[s.len() - 1] - s[0];
         let (seen, items) = walk_counts(&s, &e, span / 200);
         assert_eq!(seen, 20_000);
-        assert!(items < 20_000 / 4, "merging should shrink the walk: {items}");
+        assert!(
+            items < 20_000 / 4,
+            "merging should shrink the walk: {items}"
+        );
         let (_, all) = walk_counts(&s, &e, 0);
         assert_eq!(all, 20_000);
     }

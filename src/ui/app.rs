@@ -132,7 +132,7 @@ impl SightlineApp {
                 .show(ui, |ui| {
                     if let Some(d) = &self.document {
                         let panel = &mut self.analysis;
-                        egui::ScrollArea::vertical().show(ui, |ui| {
+                        egui::ScrollArea::both().show(ui, |ui| {
                             actions = panel.ui(ui, &d.trace, range);
                         });
                     }
@@ -195,14 +195,12 @@ impl SightlineApp {
                         .collect();
                 }
                 PanelAction::ExclusionChanged => {
-                    self.timeline.overlays.excluded = self.analysis.exclusion().map_or_else(
-                        Vec::new,
-                        |e| {
+                    self.timeline.overlays.excluded =
+                        self.analysis.exclusion().map_or_else(Vec::new, |e| {
                             intervals::union(
                                 e.intervals.iter().map(|i| (i.start_ns, i.end_ns)).collect(),
                             )
-                        },
-                    );
+                        });
                 }
                 PanelAction::GapsChanged => {
                     self.timeline.overlays.gaps = self
@@ -445,7 +443,10 @@ pub const HELP_KEYS: &[(&str, &str)] = &[
     ("Click a row title", "collapse / expand the group"),
     ("Shift+Drag", "select a time range (statistics follow it)"),
     ("Alt+Click an NVTX range", "select its time range"),
-    ("R, then two clicks", "ruler between two points (snaps to event edges)"),
+    (
+        "R, then two clicks",
+        "ruler between two points (snaps to event edges)",
+    ),
     ("Esc", "clear rulers and the range selection"),
     ("Enter / Shift+Enter", "next / previous search match"),
     ("?", "this help"),

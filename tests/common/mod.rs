@@ -9,6 +9,8 @@ use sightline::analysis::{self, Filter, Report};
 use sightline::export::nsys_csv;
 use sightline::trace::Trace;
 
+pub mod ui;
+
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }

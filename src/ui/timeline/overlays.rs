@@ -115,7 +115,11 @@ pub fn snapped_time(
             candidates.push((e.start_ns(trace), e.end_ns(trace)));
         }
     }
-    snap_to_edges(map.t(pos.x), &candidates, f64::from(SNAP_PX) * map.ns_per_px())
+    snap_to_edges(
+        map.t(pos.x),
+        &candidates,
+        f64::from(SNAP_PX) * map.ns_per_px(),
+    )
 }
 
 /// Shapes for the overlays, in the event area's coordinates.
@@ -182,18 +186,26 @@ pub fn paint(
         }
         let label = format!("selection {}", format_duration((e - s) as f64));
         painter.text(
-            Pos2::new(r.center().x.clamp(area.left() + 60.0, area.right() - 60.0), area.top() + 4.0),
+            Pos2::new(
+                r.center().x.clamp(area.left() + 60.0, area.right() - 60.0),
+                area.top() + 4.0,
+            ),
             Align2::CENTER_TOP,
             label,
             FontId::proportional(12.0),
             palette.text,
         );
     }
-    let mut y = area.top() + 24.0;
+    let mut y = area.top() + 44.0;
     let rulers = ruler.rulers.iter().copied().chain(
         ruler
             .pending_ns
-            .and_then(|from| painter.ctx().pointer_latest_pos().map(|p| (from, map.t(p.x))))
+            .and_then(|from| {
+                painter
+                    .ctx()
+                    .pointer_latest_pos()
+                    .map(|p| (from, map.t(p.x)))
+            })
             .filter(|_| ruler.active)
             .map(|(from_ns, to_ns)| Ruler { from_ns, to_ns }),
     );
@@ -201,11 +213,17 @@ pub fn paint(
         let (a, b) = (x_of(r.from_ns), x_of(r.to_ns));
         let stroke = Stroke::new(1.5, palette.ruler);
         for x in [a, b] {
-            painter.line_segment([Pos2::new(x, area.top()), Pos2::new(x, area.bottom())], stroke);
+            painter.line_segment(
+                [Pos2::new(x, area.top()), Pos2::new(x, area.bottom())],
+                stroke,
+            );
         }
         painter.line_segment([Pos2::new(a, y), Pos2::new(b, y)], stroke);
         let galley = painter.layout_no_wrap(r.label(), FontId::proportional(12.0), palette.text);
-        let pos = Pos2::new((a + b) / 2.0 - galley.size().x / 2.0, y - galley.size().y - 2.0);
+        let pos = Pos2::new(
+            (a + b) / 2.0 - galley.size().x / 2.0,
+            y - galley.size().y - 2.0,
+        );
         let bg = Rect::from_min_size(pos, galley.size()).expand(2.0);
         painter.rect_filled(bg, 2.0, palette.ruler_label_bg);
         painter.galley(pos, galley, palette.text);
@@ -255,11 +273,19 @@ mod tests {
         tool.click(2_501_000.0);
         assert_eq!(tool.rulers.len(), 1);
         assert_eq!(tool.rulers[0].delta_ns(), 2_500_000.0);
-        assert!(tool.rulers[0].label().contains("ms"), "{}", tool.rulers[0].label());
+        assert!(
+            tool.rulers[0].label().contains("ms"),
+            "{}",
+            tool.rulers[0].label()
+        );
         tool.click(10.0);
         tool.click(5.0);
         assert_eq!(tool.rulers[1].delta_ns(), 5.0);
-        assert!(tool.rulers[1].label().ends_with("ns"), "{}", tool.rulers[1].label());
+        assert!(
+            tool.rulers[1].label().ends_with("ns"),
+            "{}",
+            tool.rulers[1].label()
+        );
         tool.clear();
         assert!(tool.rulers.is_empty() && tool.pending_ns.is_none());
     }
