@@ -338,3 +338,31 @@ fn progress_moves_while_the_big_tables_are_read() {
     assert!(rows.last() > rows.first(), "{rows:?}");
     assert_eq!(seen.last(), Some(&("done", 1.0)));
 }
+
+#[test]
+fn cancelling_stops_a_load_midway() {
+    let path = generate("cancel", &options(600_000));
+    let cancel = AtomicBool::new(false);
+    let reports = Mutex::new(0usize);
+    // Cancel as soon as the first batch of rows has been read, as the window's Cancel does.
+    let progress = |p: &LoadProgress| {
+        if p.phase == "reading tables" {
+            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        *reports.lock().expect("lock") += 1;
+    };
+    let control = LoadControl {
+        progress: &progress,
+        cancel: &cancel,
+    };
+    let started = std::time::Instant::now();
+    let result = load::load_file_with(&path, &control);
+    assert!(
+        matches!(result, Err(load::LoadError::Cancelled)),
+        "expected a cancelled load, got {:?}",
+        result.map(|t| t.event_count())
+    );
+    println!("cancelled after {:?}", started.elapsed());
+    // A later load of the same file is unaffected.
+    assert!(load::load_file(&path).is_ok());
+}

@@ -317,6 +317,14 @@ impl SightlineApp {
                 ui.separator();
                 legend(ui, palette);
             }
+            if self.document.is_some()
+                && ui
+                    .toggle_value(&mut self.timeline.ruler.active, "Ruler")
+                    .on_hover_text("R: click two points or events to measure; Esc clears")
+                    .changed()
+            {
+                self.timeline.ruler.pending_ns = None;
+            }
             if ui.button("?").on_hover_text("Keyboard and mouse").clicked() {
                 self.show_help = !self.show_help;
             }
