@@ -34,5 +34,9 @@ pub fn run_window(trace: Option<PathBuf>) -> anyhow::Result<()> {
             Ok(Box::new(SightlineApp::new(trace)))
         }),
     )
-    .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))
+    .map_err(|e| {
+        anyhow::anyhow!(
+            "cannot open the window: {e}\n(no display? `sightline summary TRACE`, `gaps` and `export` work without one)"
+        )
+    })
 }
