@@ -217,7 +217,9 @@ pub fn compute(trace: &Trace, report: Report, filter: &Filter) -> ReportTable {
     }
 }
 
-fn strip_version_suffix(name: &str) -> &str {
+/// `cudaLaunchKernel_v7000` → `cudaLaunchKernel`: nsys drops the last six characters of a name
+/// whose 6th- and 5th-last characters are `_v` (cuda_api_sum.py).
+pub fn strip_version_suffix(name: &str) -> &str {
     let b = name.as_bytes();
     if b.len() >= 6 && &b[b.len() - 6..b.len() - 4] == b"_v" && name.is_char_boundary(b.len() - 6) {
         &name[..b.len() - 6]

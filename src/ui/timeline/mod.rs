@@ -424,11 +424,13 @@ fn paint_labels(painter: &egui::Painter, trace: &Trace, labels: &[BarLabel]) {
         if width < 12.0 {
             continue;
         }
-        let mut job = LayoutJob::simple_singleline(
-            trace.str(label.text).to_string(),
-            font.clone(),
-            label.color,
-        );
+        let name = trace.str(label.text);
+        let name = if label.api_call {
+            crate::analysis::stats::strip_version_suffix(name)
+        } else {
+            name
+        };
+        let mut job = LayoutJob::simple_singleline(name.to_string(), font.clone(), label.color);
         job.wrap = TextWrapping::truncate_at_width(width);
         let galley = painter.layout_job(job);
         let pos = Pos2::new(

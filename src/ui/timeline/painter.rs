@@ -34,6 +34,8 @@ pub struct BarLabel {
     pub rect: Rect,
     pub text: StrId,
     pub color: Color32,
+    /// A CUDA API call: shown without the `_vNNNN` version suffix, as nsys shows it.
+    pub api_call: bool,
 }
 
 /// Everything one frame of the timeline's event area paints.
@@ -273,6 +275,7 @@ impl RowPainter<'_> {
                         rect: r,
                         text,
                         color: theme::text_on(color),
+                        api_call: kind == EventKind::ApiCall,
                     });
                 }
             },
