@@ -2,6 +2,8 @@
 //! compare a report with its golden CSV, and scratch directories.
 
 #![allow(dead_code)]
+// Test helpers fail the test on a broken fixture, which is what a panic is for here.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 
