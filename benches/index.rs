@@ -2,6 +2,8 @@
 //! level-of-detail pyramid, overlap queries at several window sizes, and a zoomed-out LOD walk.
 //! Run with `cargo bench --bench index`.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};

@@ -2,6 +2,8 @@
 //! trace and over a tenth of it, on a generated 200k-event trace (written to the temp dir).
 //! Run with `cargo bench --bench stats`.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};

@@ -3,6 +3,8 @@
 //! brute-force method different from the library's (a boundary sweep with counters instead of
 //! interval unions; SQL joins instead of the loader's api_call links).
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
 mod common;
 
 use std::collections::HashMap;

@@ -1,6 +1,8 @@
 //! `sightline summary --report overlap`, `gaps`, `export` and the warm-up flags, run as a user
 //! runs them; the export is parsed back with the `csv` crate and counted against SQL.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
 mod common;
 
 use std::collections::HashMap;

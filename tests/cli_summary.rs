@@ -1,5 +1,7 @@
 //! The `sightline summary` command line, run as a user runs it.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
 mod common;
 
 use std::process::Command;

@@ -1,6 +1,8 @@
 //! The trace generator (`sightline gen-trace`): its schema is a real export's, its output loads,
 //! and the statistics Sightline computes on it equal a brute-force SQL computation on the file.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
 mod common;
 
 use std::collections::BTreeMap;

@@ -1,5 +1,7 @@
 //! Every report of every bundled fixture equals the CSV `nsys stats` (2023.4) printed for it.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
 mod common;
 
 use sightline::analysis::Report;

@@ -1,6 +1,8 @@
 //! Walks every trace in `../shared/traces` (present on CI) and checks each report against the
 //! golden CSVs made by `nsys stats` 2023.4, including exports from nsys versions 2021–2026.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
 mod common;
 
 use sightline::analysis::{self, Filter, Report};

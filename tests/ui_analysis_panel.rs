@@ -5,6 +5,8 @@
 //! and read them back. Expected values are computed here, apart from the panel. Nothing is
 //! rendered.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
 mod common;
 
 use std::collections::HashMap;

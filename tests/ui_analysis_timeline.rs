@@ -2,6 +2,8 @@
 //! the side panel's statistics follow it; the warm-up checkbox shades the excluded time; a ruler
 //! placed with R and two clicks measures the time between two event edges; Esc clears.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
 mod common;
 
 use common::ui::{click_at, drag_with, opened};

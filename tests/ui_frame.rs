@@ -2,6 +2,8 @@
 //! zoom-out on the stress fixture the events come out as merged blocks, bounded by the width; a
 //! deep zoom draws single events, only those in the visible span.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
 mod common;
 
 use egui::{Pos2, Rect};

@@ -4,6 +4,8 @@
 //! file and a bad file. No GPU adapter is needed: the tests run the app's frame loop and read its
 //! state; nothing is rendered.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
 mod common;
 
 use common::ui::{click_at, drag, harness, opened, wait_for_load};
