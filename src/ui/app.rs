@@ -34,6 +34,8 @@ pub struct SightlineApp {
     /// The analysis side panel (range statistics, warm-up, gaps, overlap, export).
     pub analysis: AnalysisPanel,
     pub show_analysis: bool,
+    /// The range the panel's statistics were last computed for.
+    panel_range: TimeRange,
     pending_open: Option<PathBuf>,
     title_shown: Option<PathBuf>,
 }
@@ -52,6 +54,7 @@ impl SightlineApp {
             show_details: true,
             analysis: AnalysisPanel::new(),
             show_analysis: true,
+            panel_range: TimeRange::ALL,
             pending_open: trace,
             title_shown: None,
         }
@@ -125,7 +128,16 @@ impl SightlineApp {
         }
         if self.document.is_some() && self.show_analysis {
             let mut actions = Vec::new();
-            let range = self.selected_range();
+            // Statistics follow a range being dragged live; on very large traces (where one
+            // recomputation takes tens of ms) they follow when the drag ends.
+            let large = self
+                .document
+                .as_ref()
+                .is_some_and(|d| d.trace.event_count() > LIVE_STATISTICS_MAX_EVENTS);
+            if !(large && self.timeline.is_selecting_range()) {
+                self.panel_range = self.selected_range();
+            }
+            let range = self.panel_range;
             egui::Panel::right("sightline_analysis")
                 .resizable(true)
                 .default_size(430.0)
@@ -436,6 +448,9 @@ impl SightlineApp {
         );
     }
 }
+
+/// Above this many events, the panel's statistics wait for the end of a range drag.
+const LIVE_STATISTICS_MAX_EVENTS: usize = 2_000_000;
 
 /// Keys and mouse gestures, shown by "?".
 pub const HELP_KEYS: &[(&str, &str)] = &[

@@ -102,6 +102,11 @@ impl TimelineState {
         }
     }
 
+    /// Whether a Shift+drag is selecting a range right now.
+    pub fn is_selecting_range(&self) -> bool {
+        self.range_drag_from_ns.is_some()
+    }
+
     /// Where `event` was drawn in the last frame.
     pub fn event_screen_rect(
         &self,
