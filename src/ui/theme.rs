@@ -127,6 +127,17 @@ impl Palette {
         }
     }
 
+    /// Background of the `n`-th visible row: headers stand out, other rows alternate.
+    pub fn row_background(&self, is_header: bool, n: usize) -> Color32 {
+        if is_header {
+            self.header_row
+        } else if n.is_multiple_of(2) {
+            self.row_even
+        } else {
+            self.row_odd
+        }
+    }
+
     pub fn for_dark_mode(dark: bool) -> Self {
         if dark { Self::dark() } else { Self::light() }
     }

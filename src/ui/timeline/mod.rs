@@ -531,13 +531,7 @@ fn paint_titles(
     for (n, p) in frame.rows.iter().enumerate() {
         let row = &model.rows[p.row];
         let r = Rect::from_x_y_ranges(area.x_range(), p.top..=p.top + p.height);
-        let bg = if row.is_header() {
-            palette.header_row
-        } else if n % 2 == 0 {
-            palette.row_even
-        } else {
-            palette.row_odd
-        };
+        let bg = palette.row_background(row.is_header(), n);
         painter.rect_filled(r, 0.0, bg);
         let indent = 6.0 + 14.0 * f32::from(row.indent);
         let mut indent = indent;

@@ -96,13 +96,7 @@ pub fn build_shapes(
 
     for (n, p) in visible.iter().enumerate() {
         let row = &model.rows[p.row];
-        let bg = if row.is_header() {
-            palette.header_row
-        } else if n % 2 == 0 {
-            palette.row_even
-        } else {
-            palette.row_odd
-        };
+        let bg = palette.row_background(row.is_header(), n);
         let row_rect = Rect::from_x_y_ranges(rect.x_range(), p.top..=p.top + p.height);
         frame.shapes.push(Shape::rect_filled(row_rect, 0.0, bg));
     }
