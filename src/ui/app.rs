@@ -9,8 +9,10 @@ use super::loader::LoadJob;
 use super::panels::analysis::{AnalysisPanel, PanelAction};
 use super::panels::{details, search};
 use super::theme::Palette;
-use super::timeline::{self, EventKind, EventRef, GapMark, TimelineModel, TimelineState};
-use crate::analysis::{EventTable, TimeRange, intervals};
+use super::timeline::{
+    self, EventKind, EventRef, GapMark, Overlays, Ruler, TimelineModel, TimelineState,
+};
+use crate::analysis::{EventTable, TimeRange};
 use crate::trace::Trace;
 
 /// A loaded trace and what the window derived from it.
@@ -101,6 +103,61 @@ impl SightlineApp {
         self.timeline.event_screen_rect(&d.trace, &d.model, event)
     }
 
+    /// The selected time range `[start_ns, end_ns)` (Shift+drag, Ctrl+drag on the axis,
+    /// Alt+click on an NVTX range, "Select range" in the details), if any.
+    pub fn selection_range(&self) -> Option<(i64, i64)> {
+        self.timeline.range_selection
+    }
+
+    /// Sets (in either order) or clears the selected range.
+    pub fn set_selection_range(&mut self, range: Option<(i64, i64)>) {
+        self.timeline.set_range_selection(range);
+    }
+
+    /// What the timeline draws for the analysis: excluded time, idle gaps, highlighted events.
+    pub fn overlays(&self) -> &Overlays {
+        &self.timeline.overlays
+    }
+
+    pub fn set_overlays(&mut self, overlays: Overlays) {
+        self.timeline.overlays = overlays;
+    }
+
+    /// Time shaded as excluded, `[start_ns, end_ns)` intervals (see [`Overlays::excluded_from`]).
+    pub fn set_excluded(&mut self, intervals: Vec<(i64, i64)>) {
+        self.timeline.overlays.excluded = intervals;
+    }
+
+    /// Idle gaps hatched on their GPU or stream rows (see [`Overlays::gaps_from`]).
+    pub fn set_gaps(&mut self, gaps: Vec<GapMark>) {
+        self.timeline.overlays.gaps = gaps;
+    }
+
+    /// Events outlined in the timeline.
+    pub fn set_highlighted(&mut self, events: Vec<EventRef>) {
+        self.timeline.overlays.highlighted = events;
+    }
+
+    /// The rulers placed, in placing order.
+    pub fn rulers(&self) -> &[Ruler] {
+        &self.timeline.ruler.rulers
+    }
+
+    /// Whether clicks place ruler ends (R or the "Ruler" button).
+    pub fn ruler_active(&self) -> bool {
+        self.timeline.ruler.active
+    }
+
+    pub fn set_ruler_active(&mut self, active: bool) {
+        self.timeline.ruler.active = active;
+        self.timeline.ruler.pending_ns = None;
+    }
+
+    /// What Esc does: clears the rulers and the selected range.
+    pub fn clear_marks(&mut self) {
+        self.timeline.clear_marks();
+    }
+
     /// One frame.
     pub fn ui(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
@@ -118,11 +175,26 @@ impl SightlineApp {
                 .resizable(true)
                 .default_size(200.0)
                 .show(ui, |ui| {
-                    if let Some(d) = &self.document
-                        && let Some(e) =
+                    if let Some(d) = &self.document {
+                        if let Some(e) = self
+                            .timeline
+                            .selection
+                            .filter(|e| e.kind == EventKind::Nvtx)
+                            && ui
+                                .button("Select range")
+                                .on_hover_text("Select this NVTX range's time (Alt+click does too)")
+                                .clicked()
+                        {
+                            self.timeline.set_range_selection(Some((
+                                e.start_ns(&d.trace),
+                                e.end_ns(&d.trace),
+                            )));
+                        }
+                        if let Some(e) =
                             details::show(ui, &d.trace, &d.model, self.timeline.selection)
-                    {
-                        self.timeline.reveal(&d.trace, &d.model, e);
+                        {
+                            self.timeline.reveal(&d.trace, &d.model, e);
+                        }
                     }
                 });
         }
@@ -198,34 +270,21 @@ impl SightlineApp {
                     self.timeline.view.zoom_to_event(start_ns, end_ns);
                 }
                 PanelAction::SetSelection { start_ns, end_ns } => {
-                    self.timeline.range_selection = Some((start_ns, end_ns));
+                    self.set_selection_range(Some((start_ns, end_ns)));
                 }
-                PanelAction::Highlight(events) => {
-                    self.timeline.overlays.highlighted = events
+                PanelAction::Highlight(events) => self.set_highlighted(
+                    events
                         .into_iter()
                         .map(|(table, i)| EventRef::new(event_kind(table), i))
-                        .collect();
-                }
-                PanelAction::ExclusionChanged => {
-                    self.timeline.overlays.excluded =
-                        self.analysis.exclusion().map_or_else(Vec::new, |e| {
-                            intervals::union(
-                                e.intervals.iter().map(|i| (i.start_ns, i.end_ns)).collect(),
-                            )
-                        });
-                }
+                        .collect(),
+                ),
+                PanelAction::ExclusionChanged => self.set_excluded(
+                    self.analysis
+                        .exclusion()
+                        .map_or_else(Vec::new, Overlays::excluded_from),
+                ),
                 PanelAction::GapsChanged => {
-                    self.timeline.overlays.gaps = self
-                        .analysis
-                        .gaps()
-                        .iter()
-                        .map(|g| GapMark {
-                            device: g.device,
-                            stream: g.stream,
-                            start_ns: g.start_ns,
-                            end_ns: g.end_ns,
-                        })
-                        .collect();
+                    self.set_gaps(Overlays::gaps_from(self.analysis.gaps()));
                 }
             }
         }
@@ -465,6 +524,7 @@ pub const HELP_KEYS: &[(&str, &str)] = &[
     ("Double-click", "zoom to the event"),
     ("Click a row title", "collapse / expand the group"),
     ("Shift+Drag", "select a time range (statistics follow it)"),
+    ("Shift/Ctrl+Drag on time axis", "select a time range"),
     ("Alt+Click an NVTX range", "select its time range"),
     (
         "R, then two clicks",

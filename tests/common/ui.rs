@@ -44,17 +44,29 @@ pub fn opened(name: &str) -> Harness<'static, SightlineApp> {
 }
 
 pub fn click_at(h: &mut Harness<'static, SightlineApp>, pos: Pos2) {
+    click_with(h, pos, Modifiers::NONE);
+}
+
+/// A click with modifier keys held (e.g. Alt on an NVTX range to select its time).
+pub fn click_with(h: &mut Harness<'static, SightlineApp>, pos: Pos2, modifiers: Modifiers) {
+    if modifiers != Modifiers::NONE {
+        h.event(Event::ModifiersChanged(modifiers));
+    }
     h.event(Event::PointerMoved(pos));
     for pressed in [true, false] {
         h.event(Event::PointerButton {
             pos,
             button: PointerButton::Primary,
             pressed,
-            modifiers: Modifiers::NONE,
+            modifiers,
         });
     }
     h.step();
     h.step();
+    if modifiers != Modifiers::NONE {
+        h.event(Event::ModifiersChanged(Modifiers::NONE));
+        h.step();
+    }
 }
 
 pub fn drag(h: &mut Harness<'static, SightlineApp>, from: Pos2, to: Pos2) {

@@ -2,8 +2,9 @@
 //! navigation (wheel/keys/drags), hover tooltips, selection and correlation lines.
 //!
 //! [`rows`] decides what rows exist, [`navigation`] what span is visible, [`painter`] turns both
-//! into shapes ([`build_shapes`], also used headless by the benchmark), and [`show`] wires them to
-//! egui input.
+//! into shapes ([`build_shapes`], also used headless by the benchmark), [`overlays`] adds what the
+//! analysis marks on top (selected range, excluded time, idle gaps, highlights, rulers; headless
+//! with [`build_shapes_with_overlays`]), and [`show`] wires them to egui input.
 
 pub mod navigation;
 pub mod overlays;
@@ -12,7 +13,10 @@ pub mod rows;
 mod tooltip;
 
 pub use navigation::{TimeToX, ViewState, format_duration, format_tick};
-pub use overlays::{GapMark, Overlays, Ruler, RulerTool};
+pub use overlays::{
+    GapMark, OverlayCounts, OverlayInput, OverlayLabel, OverlayShapes, Overlays, Ruler, RulerTool,
+    SNAP_PX,
+};
 pub use painter::{BarLabel, FrameShapes, RowPlacement, build_shapes, event_at, event_rect};
 pub use rows::{EventKind, EventRef, GroupId, RowKind, TimelineModel};
 
@@ -51,6 +55,8 @@ pub struct TimelineState {
     /// Events and merged blocks drawn in the last frame.
     pub last_events_drawn: usize,
     pub last_merged_drawn: usize,
+    /// The overlays drawn in the last frame.
+    pub last_overlays_drawn: OverlayCounts,
 }
 
 impl Default for TimelineState {
@@ -69,6 +75,7 @@ impl Default for TimelineState {
             last_axis_area: Rect::NOTHING,
             last_events_drawn: 0,
             last_merged_drawn: 0,
+            last_overlays_drawn: OverlayCounts::default(),
         }
     }
 }
@@ -102,6 +109,28 @@ impl TimelineState {
         }
     }
 
+    /// What is drawn over the events: the panel's overlays, the selected range and the placed
+    /// rulers (not the one being placed, which follows the pointer).
+    pub fn overlay_input(&self) -> OverlayInput<'_> {
+        OverlayInput {
+            overlays: &self.overlays,
+            range: self.range_selection,
+            rulers: &self.ruler.rulers,
+        }
+    }
+
+    /// Sets the selected range, in either order; `None` clears it.
+    pub fn set_range_selection(&mut self, range: Option<(i64, i64)>) {
+        self.range_selection = range.map(|(a, b)| (a.min(b), a.max(b)));
+    }
+
+    /// What Esc does: clears the rulers (and leaves ruler mode) and the selected range.
+    pub fn clear_marks(&mut self) {
+        self.ruler.clear();
+        self.ruler.active = false;
+        self.range_selection = None;
+    }
+
     /// Whether a Shift+drag is selecting a range right now.
     pub fn is_selecting_range(&self) -> bool {
         self.range_drag_from_ns.is_some()
@@ -123,6 +152,22 @@ impl TimelineState {
             event,
         )
     }
+}
+
+/// [`build_shapes`] plus the overlays of `input` (in [`FrameShapes::overlay`]): the headless
+/// version of everything [`show`] draws in the event area except text and the pointer-driven
+/// marks (hover, the ruler being placed).
+pub fn build_shapes_with_overlays(
+    trace: &Trace,
+    model: &TimelineModel,
+    view: &ViewState,
+    rect: Rect,
+    palette: &Palette,
+    input: &OverlayInput<'_>,
+) -> FrameShapes {
+    let mut frame = build_shapes(trace, model, view, rect, palette);
+    frame.overlay = overlays::overlay_shapes(trace, model, view, &frame.rows, rect, palette, input);
+    frame
 }
 
 /// What the timeline asks the app to do after a frame.
@@ -194,7 +239,7 @@ pub fn show(
         }
     } else if alt && area_response.clicked() {
         if let Some(e) = hovered.filter(|e| e.kind == EventKind::Nvtx) {
-            state.range_selection = Some((e.start_ns(trace), e.end_ns(trace)));
+            state.set_range_selection(Some((e.start_ns(trace), e.end_ns(trace))));
         }
     } else if area_response.double_clicked() {
         if let Some(e) = hovered {
@@ -219,18 +264,31 @@ pub fn show(
     let event_painter = painter.with_clip_rect(event_area);
     event_painter.extend(frame.shapes.iter().cloned());
     paint_labels(&event_painter, trace, &frame.labels);
-    overlays::paint(
-        &event_painter,
+    // After the clicks, so a ruler or range set this frame is drawn this frame.
+    let mut rulers = state.ruler.rulers.clone();
+    if state.ruler.active
+        && let (Some(from_ns), Some(p)) = (state.ruler.pending_ns, pointer)
+    {
+        let map = TimeToX::new(&state.view, event_area.left(), event_area.width());
+        rulers.push(Ruler {
+            from_ns,
+            to_ns: map.t(p.x),
+        });
+    }
+    let overlay = overlays::overlay_shapes(
         trace,
         model,
         &state.view,
-        &frame,
+        &frame.rows,
         event_area,
         palette,
-        &state.overlays,
-        state.range_selection,
-        &state.ruler,
+        &OverlayInput {
+            rulers: &rulers,
+            ..state.overlay_input()
+        },
     );
+    overlays::paint(&event_painter, &overlay, palette);
+    state.last_overlays_drawn = overlay.counts;
     paint_highlights(
         &event_painter,
         trace,
@@ -338,7 +396,9 @@ fn handle_navigation(
             .or(axis.interact_pointer_pos())
             .map(|p| map.t(p.x))
     };
-    if (area.drag_started() || axis.drag_started()) && shift {
+    // Shift+drag anywhere, or Ctrl/Cmd+drag on the axis, selects; a plain axis drag zooms.
+    let command = ui.input(|i| i.modifiers.command || i.modifiers.ctrl);
+    if (area.drag_started() && shift) || (axis.drag_started() && (shift || command)) {
         state.range_drag_from_ns = press_t();
     }
     if let Some(from) = state.range_drag_from_ns {
@@ -385,9 +445,7 @@ fn handle_keys(ui: &Ui, state: &mut TimelineState) -> bool {
         state.ruler.pending_ns = None;
     }
     if escape {
-        state.ruler.clear();
-        state.ruler.active = false;
-        state.range_selection = None;
+        state.clear_marks();
     }
     let (zoom_in, zoom_out, left, right, home, help) = ui.input(|i| {
         (

@@ -50,6 +50,9 @@ pub struct FrameShapes {
     /// Number of single events and merged blocks drawn.
     pub events_drawn: usize,
     pub merged_drawn: usize,
+    /// What is drawn over the events (empty from [`build_shapes`]; filled by
+    /// [`super::build_shapes_with_overlays`]).
+    pub overlay: super::overlays::OverlayShapes,
 }
 
 /// Bars narrower than this get no label.
