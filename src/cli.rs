@@ -4,17 +4,18 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::analysis::{self, Filter, Report, TimeRange};
-use crate::export::{nsys_csv, text_table};
+use crate::analysis::{self, Filter, TimeRange};
 use crate::load;
 
 mod analysis_commands;
 pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};
 mod perf_commands;
+mod report_commands;
 pub use perf_commands::{BenchArgs, GenTraceArgs};
+pub use report_commands::AnalyzeArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -38,8 +39,10 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Print the `nsys stats` summary reports of a trace.
+    /// Print the `nsys stats` reports of a trace.
     Summary(SummaryArgs),
+    /// Run `nsys analyze` expert-system rules on a trace.
+    Analyze(AnalyzeArgs),
     /// List GPU idle gaps (no kernel, memcpy or memset on any stream), longest first.
     Gaps(GapsArgs),
     /// Write the events of a trace (or of a range) to a CSV file, one row per event.
@@ -58,11 +61,13 @@ pub enum Format {
 
 #[derive(clap::Args, Debug)]
 pub struct SummaryArgs {
-    /// The trace (.sqlite export).
-    pub trace: PathBuf,
-    /// Report(s), comma-separated, or `all`: cuda_gpu_kern_sum, cuda_api_sum,
-    /// cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum; and `overlap` (copy/compute
-    /// overlap per GPU; not part of `all`).
+    /// The trace(s) (.sqlite exports); several are reported in turn.
+    #[arg(required = true, num_args = 1..)]
+    pub traces: Vec<PathBuf>,
+    /// Report(s), comma-separated, each `NAME[:OPTION…]` as nsys takes them
+    /// (`cuda_gpu_kern_sum:base`), or `all` (every report the trace has data for); also `overlap`
+    /// (copy/compute overlap per GPU; not part of `all`). `sightline summary --help-reports`
+    /// lists them.
     #[arg(long, default_value = "all")]
     pub report: String,
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -78,26 +83,12 @@ pub struct SummaryArgs {
 pub fn run(command: Command) -> Result<i32> {
     match command {
         Command::Summary(args) => summary(&args),
+        Command::Analyze(args) => report_commands::analyze(&args),
         Command::Gaps(args) => analysis_commands::gaps(&args),
         Command::Export(args) => analysis_commands::export(&args),
         Command::GenTrace(args) => perf_commands::gen_trace(&args),
         Command::Bench(args) => perf_commands::bench(&args),
     }
-}
-
-fn parse_reports(text: &str) -> Result<Vec<Report>> {
-    if text.trim() == "all" {
-        return Ok(Report::ALL.to_vec());
-    }
-    text.split(',')
-        .map(|name| {
-            let name = name.trim();
-            Report::from_id(name).with_context(|| {
-                let known: Vec<&str> = Report::ALL.iter().map(|r| r.id()).collect();
-                format!("unknown report '{name}' (known: {}, all)", known.join(", "))
-            })
-        })
-        .collect()
 }
 
 pub fn parse_range_arg(range: Option<&str>) -> Result<TimeRange> {
@@ -109,57 +100,41 @@ pub fn parse_range_arg(range: Option<&str>) -> Result<TimeRange> {
 
 fn summary(args: &SummaryArgs) -> Result<i32> {
     let (overlap, other_reports) = analysis_commands::take_overlap(&args.report);
-    let reports = if overlap && other_reports.is_empty() {
-        Vec::new()
-    } else {
-        parse_reports(&other_reports)?
-    };
     let range = parse_range_arg(args.range.as_deref())?;
     let rules = args.exclusion.rules()?;
-    let trace = load::load_file(&args.trace)?;
-    let exclusion = analysis_commands::apply_exclusion(&trace, &rules);
-    let filter = Filter {
-        range,
-        excluded: exclusion.as_ref().map(|e| &e.excluded),
-    };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let several = reports.len() + usize::from(overlap) > 1;
-    for report in reports {
-        let table = analysis::compute(&trace, report, &filter);
-        if table.rows.is_empty() {
-            eprintln!(
-                "{}: {} does not contain {}{}",
-                report.id(),
-                trace.path.display(),
-                report.missing_data(),
-                if range == TimeRange::ALL {
-                    ""
-                } else {
-                    " in this range"
-                }
-            );
-            continue;
+    let mut code = 0;
+    let several_files = args.traces.len() > 1;
+    for path in &args.traces {
+        let trace = load::load_file(path)?;
+        let requests = if overlap && other_reports.is_empty() {
+            Vec::new()
+        } else {
+            report_commands::parse_reports(&other_reports, &trace)?
+        };
+        let exclusion = analysis_commands::apply_exclusion(&trace, &rules);
+        let filter = Filter {
+            range,
+            excluded: exclusion.as_ref().map(|e| &e.excluded),
+        };
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        if several_files {
+            writeln!(out, "# {}", path.display())?;
         }
-        match args.format {
-            Format::Csv => {
-                if several {
-                    writeln!(out, "# {}", report.id())?;
-                }
-                nsys_csv::write_csv(&table, &mut out)?;
-            }
-            Format::Table => {
-                writeln!(out, "\n {} ({}):\n", report.title(), report.id())?;
-                let header = nsys_csv::header(report);
-                let text = text_table::render(&header, &nsys_csv::rows(&table));
-                out.write_all(text.as_bytes())?;
-            }
+        let several = requests.len() + usize::from(overlap) > 1;
+        code = code.max(report_commands::print_reports(
+            &trace,
+            &requests,
+            &filter,
+            args.format,
+            several,
+            &mut out,
+        )?);
+        if overlap {
+            analysis_commands::print_overlap(&trace, &filter, args.format, several, &mut out)?;
         }
     }
-    if overlap {
-        analysis_commands::print_overlap(&trace, &filter, args.format, several, &mut out)?;
-    }
-    Ok(0)
+    Ok(code)
 }
 
 /// Entry point shared by `main`: parses arguments and dispatches.

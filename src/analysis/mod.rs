@@ -1,5 +1,5 @@
-//! Pure computations over a [`crate::trace::Trace`] and a time range: the `nsys stats` reports,
-//! the filters that choose which events count (warm-up exclusion), GPU idle gaps and busy time,
+//! Pure computations over a [`crate::trace::Trace`] and a time range: the `nsys stats` reports
+//! and `nsys analyze` rules, the filters that choose which events count (warm-up exclusion), GPU idle gaps and busy time,
 //! and copy/compute overlap. Nothing here knows about drawing.
 
 pub mod filter;
@@ -7,7 +7,11 @@ pub mod gaps;
 pub mod intervals;
 pub mod overlap;
 pub mod range;
+pub mod reports;
+pub mod rounding;
+pub mod rules;
 pub mod stats;
+pub mod table;
 pub mod warmup;
 
 pub use filter::{EventTable, Excluded, Filter};
@@ -19,7 +23,10 @@ pub use overlap::{
     CopyComputeOverlap, CopyKindOverlap, copy_compute_overlap, overlap_by_copy_kind,
 };
 pub use range::{TimeRange, parse_range, parse_time_ns};
+pub use reports::{REPORTS, ReportInput, ReportOptions, StatsReport};
+pub use rules::{RULES, Rule, RuleInput};
 pub use stats::{Report, ReportTable, Summary, SummaryRow, compute};
+pub use table::{Cell, EventRef, Row, RowEvents, Table};
 pub use warmup::{
     AttributionScope, ExcludedInterval, ExclusionRule, WarmupExclusion, exclude_warmup,
     is_warmup_name,

@@ -1,0 +1,207 @@
+//! The five classic summaries (`cuda_api_sum`, `cuda_gpu_kern_sum`, `cuda_gpu_mem_time_sum`,
+//! `cuda_gpu_mem_size_sum`, `nvtx_sum`) as registered reports. Their computation lives in
+//! [`crate::analysis::stats`]; this module turns a [`ReportTable`] into cells and, for the panel,
+//! finds the events behind each row.
+
+use std::collections::HashMap;
+
+use super::{ReportInput, StatsReport};
+use crate::analysis::filter::EventTable;
+use crate::analysis::rounding::sqlite_round;
+use crate::analysis::stats::{self, Report, ReportTable};
+use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
+use crate::trace::{NvtxStyle, StringTable, Trace};
+
+macro_rules! classic_report {
+    ($ty:ident, $report:expr) => {
+        pub struct $ty;
+        impl StatsReport for $ty {
+            fn name(&self) -> &'static str {
+                $report.id()
+            }
+            fn title(&self) -> &'static str {
+                $report.title()
+            }
+            fn missing_data(&self) -> &'static str {
+                $report.missing_data()
+            }
+            fn compute(&self, input: &ReportInput) -> Table {
+                let table = stats::compute(input.trace, $report, input.filter);
+                to_table(input, &table)
+            }
+        }
+    };
+}
+
+classic_report!(CudaGpuKernSum, Report::Kernels);
+classic_report!(CudaApiSum, Report::CudaApi);
+classic_report!(CudaGpuMemTimeSum, Report::MemoryTime);
+classic_report!(CudaGpuMemSizeSum, Report::MemorySize);
+classic_report!(NvtxSum, Report::Nvtx);
+
+/// Header of each classic report, as nsys prints it.
+pub fn header(report: Report) -> Vec<&'static str> {
+    let ns = |count: &'static str, name: &'static str| {
+        vec![
+            "Time (%)",
+            "Total Time (ns)",
+            count,
+            "Avg (ns)",
+            "Med (ns)",
+            "Min (ns)",
+            "Max (ns)",
+            "StdDev (ns)",
+            name,
+        ]
+    };
+    match report {
+        Report::Kernels => ns("Instances", "Name"),
+        Report::CudaApi => ns("Num Calls", "Name"),
+        Report::MemoryTime => ns("Count", "Operation"),
+        Report::MemorySize => vec![
+            "Total (MB)",
+            "Count",
+            "Avg (MB)",
+            "Med (MB)",
+            "Min (MB)",
+            "Max (MB)",
+            "StdDev (MB)",
+            "Operation",
+        ],
+        Report::Nvtx => {
+            let mut h = ns("Instances", "Style");
+            h.push("Range");
+            h
+        }
+    }
+}
+
+/// The cells of every row of a classic report.
+pub fn cells(table: &ReportTable) -> Vec<Vec<Cell>> {
+    let round = |x: f64| Cell::Float(sqlite_round(x, 1));
+    table
+        .rows
+        .iter()
+        .map(|row| {
+            let s = &row.stats;
+            if table.report == Report::MemorySize {
+                let mb = |bytes: f64| Cell::Fixed(bytes / 1e6, 3);
+                return vec![
+                    mb(s.total as f64),
+                    Cell::Int(s.count as i64),
+                    mb(s.avg),
+                    mb(s.median),
+                    mb(s.min as f64),
+                    mb(s.max as f64),
+                    mb(s.stddev),
+                    Cell::text(&row.name),
+                ];
+            }
+            let mut cells = vec![
+                round(row.percent),
+                Cell::Int(s.total),
+                Cell::Int(s.count as i64),
+                round(s.avg),
+                round(s.median),
+                Cell::Int(s.min),
+                Cell::Int(s.max),
+                round(s.stddev),
+            ];
+            if let Some(style) = row.style {
+                cells.push(Cell::text(style.label()));
+            }
+            cells.push(Cell::text(&row.name));
+            cells
+        })
+        .collect()
+}
+
+fn to_table(input: &ReportInput, table: &ReportTable) -> Table {
+    let mut out = Table::new(&header(table.report));
+    let mut events = if input.with_events {
+        events_of_rows(input, table)
+    } else {
+        Vec::new()
+    };
+    for (i, cells) in cells(table).into_iter().enumerate() {
+        let ev = events.get_mut(i).map(std::mem::take).unwrap_or_default();
+        out.push(
+            cells,
+            if ev.is_empty() {
+                RowEvents::None
+            } else {
+                RowEvents::Events(ev)
+            },
+        );
+    }
+    out
+}
+
+/// The events behind each row, in row order.
+fn events_of_rows(input: &ReportInput, table: &ReportTable) -> Vec<Vec<EventRef>> {
+    let trace = input.trace;
+    let filter = input.filter;
+    let mut out: Vec<Vec<EventRef>> = vec![Vec::new(); table.rows.len()];
+    let by_name: HashMap<(&str, Option<NvtxStyle>), usize> = table
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| ((r.name.as_str(), r.style), i))
+        .collect();
+    let mut add = |name: &str, style: Option<NvtxStyle>, ev: EventRef| {
+        if let Some(&row) = by_name.get(&(name, style)) {
+            out[row].push(ev);
+        }
+    };
+    match table.report {
+        Report::Kernels => {
+            for i in filter.indices(trace, EventTable::Kernels) {
+                add(
+                    trace.str(trace.kernels.spans.name[i]),
+                    None,
+                    EventRef::new(EventTable::Kernels, i),
+                );
+            }
+        }
+        Report::CudaApi => {
+            for i in filter.indices(trace, EventTable::ApiCalls) {
+                let name = stats::strip_version_suffix(trace.str(trace.api_calls.spans.name[i]));
+                add(name, None, EventRef::new(EventTable::ApiCalls, i));
+            }
+        }
+        Report::MemoryTime | Report::MemorySize => {
+            for i in filter.indices(trace, EventTable::Memcpys) {
+                add(
+                    trace.str(trace.memcpys.spans.name[i]),
+                    None,
+                    EventRef::new(EventTable::Memcpys, i),
+                );
+            }
+            for i in filter.indices(trace, EventTable::Memsets) {
+                add(
+                    trace.str(trace.memsets.spans.name[i]),
+                    None,
+                    EventRef::new(EventTable::Memsets, i),
+                );
+            }
+        }
+        Report::Nvtx => {
+            let n = &trace.nvtx;
+            for i in filter.indices(trace, EventTable::Nvtx) {
+                let name = nvtx_printed_name(trace, i);
+                add(&name, Some(n.style[i]), EventRef::new(EventTable::Nvtx, i));
+            }
+        }
+    }
+    out
+}
+
+/// `domain:text`, or `text` in the default domain: the name NVTX reports print.
+pub fn nvtx_printed_name(trace: &Trace, i: usize) -> String {
+    let n = &trace.nvtx;
+    if n.domain[i] == StringTable::EMPTY {
+        trace.str(n.spans.name[i]).to_string()
+    } else {
+        format!("{}:{}", trace.str(n.domain[i]), trace.str(n.spans.name[i]))
+    }
+}

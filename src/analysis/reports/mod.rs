@@ -1,0 +1,182 @@
+//! Every `nsys stats` report Sightline speaks, one module each, registered in [`REPORTS`].
+//!
+//! A report declares its nsys name, title, the options nsys accepts for it (`cuda_gpu_kern_sum:base`)
+//! and what it computes over a trace and a [`Filter`]: a [`Table`] with the columns and rows that
+//! `nsys stats --format csv` (Nsight Systems 2023.4.4) prints. The command line, the panel,
+//! `--report all` and the golden test all iterate [`REPORTS`]; adding a report is one file plus
+//! one line there.
+
+pub mod classic;
+mod cuda_api_gpu_sum;
+mod cuda_api_trace;
+mod cuda_gpu_kern_gb_sum;
+mod cuda_gpu_sum;
+mod cuda_gpu_trace;
+mod cuda_kern_exec_sum;
+mod cuda_kern_exec_trace;
+mod nvtx_gpu_proj_sum;
+mod nvtx_gpu_proj_trace;
+mod nvtx_kern_sum;
+mod nvtx_pushpop_sum;
+mod nvtx_pushpop_trace;
+mod nvtx_startend_sum;
+mod openacc_sum;
+mod openmp_sum;
+mod osrt_sum;
+mod um_cpu_page_faults_sum;
+mod um_sum;
+mod um_total_sum;
+
+use super::filter::Filter;
+use super::table::Table;
+use crate::trace::Trace;
+
+/// What a report is computed from.
+pub struct ReportInput<'a> {
+    pub trace: &'a Trace,
+    /// Which events count: a time range (by start) and warm-up exclusion.
+    pub filter: &'a Filter<'a>,
+    pub options: &'a ReportOptions,
+    /// Fill [`super::table::Row::events`] (the panel wants them; the command line does not).
+    pub with_events: bool,
+}
+
+/// Options given after the report name, nsys-style: `name:opt[:opt=value]…`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReportOptions {
+    /// (name, value); value is empty for a flag such as `base`.
+    pub values: Vec<(String, String)>,
+}
+
+impl ReportOptions {
+    pub fn has(&self, name: &str) -> bool {
+        self.values.iter().any(|(n, _)| n == name)
+    }
+
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.values
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// One `nsys stats` report.
+pub trait StatsReport: Sync {
+    /// The name nsys gives it (`cuda_gpu_kern_sum`).
+    fn name(&self) -> &'static str;
+    /// Its title as nsys prints above the table ("CUDA GPU Kernel Summary").
+    fn title(&self) -> &'static str;
+    /// What the trace lacks when the report is empty, as nsys words it: "CUDA kernel data".
+    fn missing_data(&self) -> &'static str;
+    /// Options nsys accepts for it, e.g. `["base", "mangled"]`; `name=value` ones too.
+    fn options(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The report; no rows when the trace (or the filtered part) has no such data.
+    fn compute(&self, input: &ReportInput) -> Table;
+}
+
+/// Every report, in the order `--report all` prints them.
+pub static REPORTS: &[&dyn StatsReport] = &[
+    &classic::CudaApiSum,
+    &classic::CudaGpuKernSum,
+    &classic::CudaGpuMemTimeSum,
+    &classic::CudaGpuMemSizeSum,
+    &classic::NvtxSum,
+    &cuda_api_gpu_sum::CudaApiGpuSum,
+    &cuda_gpu_sum::CudaGpuSum,
+    &cuda_gpu_kern_gb_sum::CudaGpuKernGbSum,
+    &cuda_kern_exec_sum::CudaKernExecSum,
+    &nvtx_gpu_proj_sum::NvtxGpuProjSum,
+    &nvtx_kern_sum::NvtxKernSum,
+    &nvtx_pushpop_sum::NvtxPushpopSum,
+    &nvtx_startend_sum::NvtxStartendSum,
+    &osrt_sum::OsrtSum,
+    &um_sum::UmSum,
+    &um_total_sum::UmTotalSum,
+    &um_cpu_page_faults_sum::UmCpuPageFaultsSum,
+    &openacc_sum::OpenaccSum,
+    &openmp_sum::OpenmpSum,
+    &cuda_gpu_trace::CudaGpuTrace,
+    &cuda_api_trace::CudaApiTrace,
+    &cuda_kern_exec_trace::CudaKernExecTrace,
+    &nvtx_gpu_proj_trace::NvtxGpuProjTrace,
+    &nvtx_pushpop_trace::NvtxPushpopTrace,
+];
+
+/// The report named `name`.
+pub fn find(name: &str) -> Option<&'static dyn StatsReport> {
+    REPORTS.iter().copied().find(|r| r.name() == name)
+}
+
+/// A report with its options, as parsed from `name[:opt[=value]]…`.
+#[derive(Clone, Copy)]
+pub struct ReportRequest<'a> {
+    pub report: &'static dyn StatsReport,
+    pub options: &'a ReportOptions,
+}
+
+/// Parses `name[:opt[=value]]…` against [`REPORTS`]; the error says what is known.
+pub fn parse_spec(spec: &str) -> Result<(&'static dyn StatsReport, ReportOptions), String> {
+    let mut parts = spec.trim().split(':');
+    let name = parts.next().unwrap_or_default();
+    let Some(report) = find(name) else {
+        let known: Vec<&str> = REPORTS.iter().map(|r| r.name()).collect();
+        return Err(format!(
+            "unknown report '{name}' (known: {}, all)",
+            known.join(", ")
+        ));
+    };
+    let options =
+        parse_options(parts, report.options()).map_err(|e| format!("report {name}: {e}"))?;
+    Ok((report, options))
+}
+
+/// Parses `opt[=value]` items against the names `known` allows (a known name may be written
+/// `name` or `name=`).
+pub fn parse_options<'a>(
+    items: impl Iterator<Item = &'a str>,
+    known: &[&str],
+) -> Result<ReportOptions, String> {
+    let mut options = ReportOptions::default();
+    for item in items {
+        if item.is_empty() {
+            continue;
+        }
+        let (name, value) = item.split_once('=').unwrap_or((item, ""));
+        if !known.iter().any(|k| k.trim_end_matches('=') == name) {
+            return Err(if known.is_empty() {
+                format!("takes no options (got '{item}')")
+            } else {
+                format!("unknown option '{name}' (known: {})", known.join(", "))
+            });
+        }
+        options.values.push((name.to_string(), value.to_string()));
+    }
+    Ok(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<&str> = REPORTS.iter().map(|r| r.name()).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(names.len(), before);
+    }
+
+    #[test]
+    fn parses_specs_with_options() {
+        let (r, o) = parse_spec("cuda_gpu_kern_sum:base").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.name(), "cuda_gpu_kern_sum");
+        assert!(o.has("base"));
+        assert!(parse_spec("cuda_gpu_kern_sum:nonsense").is_err());
+        assert!(parse_spec("no_such_report").is_err());
+    }
+}

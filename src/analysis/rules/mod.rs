@@ -1,0 +1,83 @@
+//! The `nsys analyze` expert-system rules, one module each, registered in [`RULES`].
+//!
+//! A rule declares its nsys name, its own options (`gap=`, `threshold=`, …) beside the common
+//! `rows=`, `start=`, `end=` and `nvtx=`, nsys's advice, and computes its findings over a trace
+//! and a [`Filter`] as a [`Table`] with the columns `nsys analyze --format csv` (Nsight Systems
+//! 2023.4.4) prints. Each row points at the event or the span of time it is about.
+
+mod cuda_api_sync;
+mod cuda_memcpy_async;
+mod cuda_memcpy_sync;
+mod cuda_memset_sync;
+mod gpu_gaps;
+mod gpu_time_util;
+
+use super::filter::Filter;
+use super::reports::{ReportOptions, parse_options};
+use super::table::Table;
+use crate::trace::Trace;
+
+/// What a rule is computed from.
+pub struct RuleInput<'a> {
+    pub trace: &'a Trace,
+    /// Which events count (the panel's range and warm-up exclusion; everything on the CLI).
+    pub filter: &'a Filter<'a>,
+    /// The options as given (`rows=-1`, `gap=1`, …), common ones included.
+    pub options: &'a ReportOptions,
+}
+
+/// Options every rule takes (nsysstats.ExpertSystemsReport).
+pub const COMMON_OPTIONS: [&str; 4] = ["rows", "start", "end", "nvtx"];
+
+/// One `nsys analyze` rule.
+pub trait Rule: Sync {
+    /// The name nsys gives it (`cuda_memcpy_sync`).
+    fn name(&self) -> &'static str;
+    /// nsys's display name ("CUDA Synchronous Memcpy").
+    fn title(&self) -> &'static str;
+    /// nsys's advice above the findings, in one line.
+    fn advice(&self) -> &'static str;
+    /// What nsys says when the rule finds nothing.
+    fn no_result(&self) -> &'static str;
+    /// Options of its own beside [`COMMON_OPTIONS`].
+    fn options(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The findings; an error for a bad option value or an NVTX range that does not exist.
+    fn compute(&self, input: &RuleInput) -> Result<Table, String>;
+}
+
+/// Every rule, in the order the Findings tab lists them.
+pub static RULES: &[&dyn Rule] = &[
+    &cuda_api_sync::CudaApiSync,
+    &cuda_memcpy_async::CudaMemcpyAsync,
+    &cuda_memcpy_sync::CudaMemcpySync,
+    &cuda_memset_sync::CudaMemsetSync,
+    &gpu_gaps::GpuGaps,
+    &gpu_time_util::GpuTimeUtil,
+];
+
+/// The rule named `name`.
+pub fn find(name: &str) -> Option<&'static dyn Rule> {
+    RULES.iter().copied().find(|r| r.name() == name)
+}
+
+/// Parses `name[:opt=value]…` against [`RULES`].
+pub fn parse_spec(spec: &str) -> Result<(&'static dyn Rule, ReportOptions), String> {
+    let mut parts = spec.trim().split(':');
+    let name = parts.next().unwrap_or_default();
+    let Some(rule) = find(name) else {
+        let known: Vec<&str> = RULES.iter().map(|r| r.name()).collect();
+        return Err(format!(
+            "unknown rule '{name}' (known: {}, all)",
+            known.join(", ")
+        ));
+    };
+    let known: Vec<&str> = COMMON_OPTIONS
+        .iter()
+        .chain(rule.options())
+        .copied()
+        .collect();
+    let options = parse_options(parts, &known).map_err(|e| format!("rule {name}: {e}"))?;
+    Ok((rule, options))
+}

@@ -1,0 +1,151 @@
+//! The shape every report and rule answers in: named columns and rows of typed cells, each row
+//! able to say which events (or which span of time) it stands for, so the panel can sort by value,
+//! the CSV writer can print exactly what nsys prints, and a click can find the events again.
+
+use super::filter::EventTable;
+use super::rounding::py_float;
+
+/// One cell. Typed so that the panel sorts numbers as numbers and the CSV writer prints each the
+/// way nsys's Python `csv.writer` does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// SQL NULL: an empty CSV field.
+    Null,
+    Int(i64),
+    /// A float as Python's `repr` prints it (`12.0`, `97.7`). Round before storing where nsys
+    /// rounds in SQL ([`super::rounding::sqlite_round`]).
+    Float(f64),
+    /// A number printed with a fixed number of decimals, as SQL `printf('%.3f', x)` does.
+    Fixed(f64, u8),
+    Text(String),
+}
+
+impl Cell {
+    pub fn text(s: impl Into<String>) -> Cell {
+        Cell::Text(s.into())
+    }
+
+    /// `Int` when present, `Null` when not.
+    pub fn opt_int(v: Option<i64>) -> Cell {
+        v.map_or(Cell::Null, Cell::Int)
+    }
+
+    /// The text nsys's CSV holds for this cell (before CSV quoting).
+    pub fn csv_text(&self) -> String {
+        match self {
+            Cell::Null => String::new(),
+            Cell::Int(v) => v.to_string(),
+            Cell::Float(v) => py_float(*v),
+            Cell::Fixed(v, decimals) => format!("{v:.prec$}", prec = *decimals as usize),
+            Cell::Text(s) => s.clone(),
+        }
+    }
+
+    /// The value to sort by, when the cell is a number.
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            Cell::Int(v) => Some(*v as f64),
+            Cell::Float(v) | Cell::Fixed(v, _) => Some(*v),
+            Cell::Null | Cell::Text(_) => None,
+        }
+    }
+}
+
+/// One event of the trace, by table and index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EventRef {
+    pub table: EventTable,
+    pub index: u32,
+}
+
+impl EventRef {
+    pub fn new(table: EventTable, index: usize) -> Self {
+        Self {
+            table,
+            index: index as u32,
+        }
+    }
+}
+
+/// What a row stands for in the timeline.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum RowEvents {
+    /// Nothing to point at (a total, or a row the report made up).
+    #[default]
+    None,
+    /// These events (one for a row dump, a group for a summary).
+    Events(Vec<EventRef>),
+    /// A span of time, on one GPU when `device` says so (a gap, a utilisation chunk).
+    Span {
+        start_ns: i64,
+        end_ns: i64,
+        device: Option<u32>,
+    },
+}
+
+/// One row of a report or rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub cells: Vec<Cell>,
+    pub events: RowEvents,
+}
+
+impl Row {
+    pub fn new(cells: Vec<Cell>) -> Self {
+        Self {
+            cells,
+            events: RowEvents::None,
+        }
+    }
+
+    pub fn with_events(cells: Vec<Cell>, events: RowEvents) -> Self {
+        Self { cells, events }
+    }
+}
+
+/// A computed report or rule result: the columns nsys prints and the rows in nsys's order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Table {
+    pub columns: Vec<String>,
+    pub rows: Vec<Row>,
+}
+
+impl Table {
+    pub fn new(columns: &[&str]) -> Self {
+        Self {
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, cells: Vec<Cell>, events: RowEvents) {
+        debug_assert_eq!(cells.len(), self.columns.len());
+        self.rows.push(Row { cells, events });
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Index of a column by its header.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_print_as_nsys_csv_does() {
+        assert_eq!(Cell::Null.csv_text(), "");
+        assert_eq!(Cell::Int(-3).csv_text(), "-3");
+        assert_eq!(Cell::Float(12.0).csv_text(), "12.0");
+        assert_eq!(Cell::Fixed(4.1943, 3).csv_text(), "4.194");
+        assert_eq!(Cell::Fixed(0.0, 3).csv_text(), "0.000");
+        assert_eq!(Cell::text("a,b").csv_text(), "a,b");
+        assert_eq!(Cell::Fixed(2.5, 1).number(), Some(2.5));
+        assert_eq!(Cell::text("x").number(), None);
+    }
+}

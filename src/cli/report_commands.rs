@@ -1,0 +1,189 @@
+//! Printing registered reports (`summary`) and rules (`analyze`): parsing nsys-style specs
+//! (`name:opt=value`), computing each over the trace and writing it as nsys's CSV or as an aligned
+//! table. Empty results print nothing on stdout and say why on stderr, as nsys does.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+
+use super::{Format, parse_range_arg};
+use crate::analysis::reports::{self, ReportOptions, StatsReport};
+use crate::analysis::rules::{self, Rule, RuleInput};
+use crate::analysis::{Filter, ReportInput, Table, TimeRange};
+use crate::export::{nsys_csv, text_table};
+use crate::load;
+use crate::trace::Trace;
+
+/// A report to print, with its options.
+pub struct ReportRequest {
+    pub report: &'static dyn StatsReport,
+    pub options: ReportOptions,
+    /// Asked for by name (an empty result is then worth a word on stderr).
+    pub named: bool,
+}
+
+/// Parses a `--report` list; `all` is every registered report.
+pub fn parse_reports(text: &str, _trace: &Trace) -> Result<Vec<ReportRequest>> {
+    let mut out = Vec::new();
+    for spec in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if spec == "all" {
+            out.extend(reports::REPORTS.iter().map(|&report| ReportRequest {
+                report,
+                options: ReportOptions::default(),
+                named: false,
+            }));
+            continue;
+        }
+        let (report, options) = reports::parse_spec(spec).map_err(anyhow::Error::msg)?;
+        out.push(ReportRequest {
+            report,
+            options,
+            named: true,
+        });
+    }
+    Ok(out)
+}
+
+/// Computes and prints each request; returns the exit code (0).
+pub fn print_reports(
+    trace: &Trace,
+    requests: &[ReportRequest],
+    filter: &Filter,
+    format: Format,
+    several: bool,
+    out: &mut impl Write,
+) -> Result<i32> {
+    let in_range = if filter.range == TimeRange::ALL {
+        ""
+    } else {
+        " in this range"
+    };
+    for request in requests {
+        let table = request.report.compute(&ReportInput {
+            trace,
+            filter,
+            options: &request.options,
+            with_events: false,
+        });
+        if table.is_empty() {
+            if request.named || !several {
+                eprintln!(
+                    "{}: {} does not contain {}{in_range}",
+                    request.report.name(),
+                    trace.path.display(),
+                    request.report.missing_data(),
+                );
+            }
+            continue;
+        }
+        let title = format!("{} ({}):", request.report.title(), request.report.name());
+        write_table(&table, &title, request.report.name(), format, several, out)?;
+    }
+    Ok(0)
+}
+
+fn write_table(
+    table: &Table,
+    title: &str,
+    id: &str,
+    format: Format,
+    several: bool,
+    out: &mut impl Write,
+) -> Result<()> {
+    match format {
+        Format::Csv => {
+            if several {
+                writeln!(out, "# {id}")?;
+            }
+            nsys_csv::write_table_csv(table, &mut *out)?;
+        }
+        Format::Table => {
+            writeln!(out, "\n {title}\n")?;
+            let header: Vec<&str> = table.columns.iter().map(String::as_str).collect();
+            let text = text_table::render(&header, &nsys_csv::table_text_rows(table));
+            out.write_all(text.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(clap::Args, Debug)]
+pub struct AnalyzeArgs {
+    /// The trace (.sqlite export).
+    pub trace: PathBuf,
+    /// Rule(s), comma-separated or repeated, each `NAME[:OPTION=VALUE…]` as nsys takes them
+    /// (`gpu_gaps:gap=1:rows=-1`), or `all`. Every rule takes rows=, start=, end= (ns) and
+    /// nvtx=RANGE[@DOMAIN].
+    #[arg(long, default_value = "all")]
+    pub rule: Vec<String>,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Only events starting in START:END (ns, or with a unit: 1.2s:1.5s, 100ms:, :20us).
+    #[arg(long)]
+    pub range: Option<String>,
+}
+
+/// `sightline analyze`.
+pub fn analyze(args: &AnalyzeArgs) -> Result<i32> {
+    let mut requests: Vec<(&'static dyn Rule, ReportOptions)> = Vec::new();
+    for spec in args
+        .rule
+        .iter()
+        .flat_map(|r| r.split(','))
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        if spec == "all" {
+            requests.extend(rules::RULES.iter().map(|&r| (r, ReportOptions::default())));
+        } else {
+            requests.push(rules::parse_spec(spec).map_err(anyhow::Error::msg)?);
+        }
+    }
+    if requests.is_empty() {
+        bail!("no rule given (known: {})", rule_names());
+    }
+    let range = parse_range_arg(args.range.as_deref())?;
+    let trace = load::load_file(&args.trace)?;
+    let filter = Filter::range(range);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let several = requests.len() > 1;
+    for (rule, options) in &requests {
+        let table = rule
+            .compute(&RuleInput {
+                trace: &trace,
+                filter: &filter,
+                options,
+            })
+            .map_err(|e| anyhow::anyhow!("{}: {e}", rule.name()))?;
+        if table.is_empty() {
+            eprintln!(
+                "{}: {}: {}",
+                rule.name(),
+                trace.path.display(),
+                rule.no_result()
+            );
+            continue;
+        }
+        let title = match args.format {
+            Format::Table => format!(
+                "{} ({}):\n\n {}\n",
+                rule.title(),
+                rule.name(),
+                rule.advice()
+            ),
+            Format::Csv => String::new(),
+        };
+        write_table(&table, &title, rule.name(), args.format, several, &mut out)?;
+    }
+    Ok(0)
+}
+
+fn rule_names() -> String {
+    rules::RULES
+        .iter()
+        .map(|r| r.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
