@@ -217,6 +217,8 @@ pub struct NvtxRanges {
     pub global_tid: Vec<i64>,
     /// True when the file has no end (an unclosed range): `end_ns` is then the last NVTX timestamp.
     pub unclosed: Vec<bool>,
+    /// The row's `rowid` in `NVTX_EVENTS` (nsys prints it as the range id, and it orders ties).
+    pub row_id: Vec<i64>,
 }
 
 /// OS runtime calls (`OSRT_API`).
@@ -393,6 +395,7 @@ impl NvtxRanges {
         permute(&mut self.depth, order);
         permute(&mut self.global_tid, order);
         permute(&mut self.unclosed, order);
+        permute(&mut self.row_id, order);
     }
 }
 

@@ -19,6 +19,7 @@ pub const NVTX_COLUMNS: &[&str] = &[
     "globalTid",
     "domainId",
     "color",
+    "rowid",
 ];
 
 // NVTX eventType values (ENUM_NSYS_EVENT_TYPE).
@@ -127,6 +128,7 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
         n.color_argb.push(int(row, 7).unwrap_or(0) as u32);
         n.domain.push(StringTable::EMPTY);
         n.depth.push(0);
+        n.row_id.push(int(row, 8).unwrap_or(0));
         range_domain_ids.push(int(row, 6).unwrap_or(0));
     })?;
     // nvtx_sum.py ends an unclosed range at the largest NVTX timestamp of the file.

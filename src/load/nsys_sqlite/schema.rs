@@ -49,7 +49,10 @@ impl Schema {
     /// The column itself when the table has it, else `NULL`, for building a SELECT list that
     /// reads the same positions whatever the version.
     pub fn column_or_null(&self, table: &str, column: &str) -> String {
-        if self.has_column(table, column) {
+        if column == "rowid" && self.has_table(table) {
+            // Not in table_info, but every nsys table has one (none is WITHOUT ROWID).
+            "rowid".to_string()
+        } else if self.has_column(table, column) {
             format!("\"{column}\"")
         } else {
             "NULL".to_string()
