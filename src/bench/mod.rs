@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::analysis::{self, Filter, Report};
+use crate::analysis::{Filter, ReportInput, ReportOptions, RuleInput};
 use crate::load::nsys_sqlite::bare_scan;
 use crate::load::{self, LoadControl, LoadError, LoadProgress};
 use crate::trace::Trace;
@@ -104,8 +104,16 @@ pub struct BenchReport {
     pub bytes_per_event: f64,
     /// The memory target of issue 5: 64 B/event + 30 MiB.
     pub rss_budget_bytes: u64,
-    /// The five `summary` reports over the whole trace.
+    /// Every registered `nsys stats` report over the whole trace, one after another.
     pub reports_ms: f64,
+    pub reports: usize,
+    /// Every `nsys analyze` rule over the whole trace (rows=-1).
+    pub rules_ms: f64,
+    pub rules: usize,
+    /// UI-thread time of a range-selection change in the analysis panel (starting the background
+    /// jobs), median and maximum over several selections.
+    pub selection_change_ui_ms: f64,
+    pub selection_change_ui_max_ms: f64,
     pub frame_builder: &'static str,
     pub width_px: u32,
     pub height_px: u32,
@@ -245,25 +253,52 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
         .map(|l| l.1.clone())
         .unwrap_or_default();
 
+    let no_options = ReportOptions::default();
     let t = Instant::now();
-    for report in Report::ALL {
-        std::hint::black_box(analysis::compute(&trace, report, &Filter::all()));
+    for report in crate::analysis::REPORTS {
+        std::hint::black_box(report.compute(&ReportInput {
+            trace: &trace,
+            filter: &Filter::all(),
+            options: &no_options,
+            with_events: false,
+        }));
     }
     let reports_ms = ms(t.elapsed());
+    let rule_options = ReportOptions {
+        values: vec![("rows".into(), "-1".into())],
+    };
+    let t = Instant::now();
+    for rule in crate::analysis::RULES {
+        let _ = std::hint::black_box(rule.compute(&RuleInput {
+            trace: &trace,
+            filter: &Filter::all(),
+            options: &rule_options,
+        }));
+    }
+    let rules_ms = ms(t.elapsed());
 
     let frames = time_frames(&trace, options);
     let events = trace.event_count() as u64;
+    let kernels = trace.kernels.spans.len() as u64;
+    let memcpys = trace.memcpys.spans.len() as u64;
+    let memsets = trace.memsets.spans.len() as u64;
+    let api_calls = trace.api_calls.spans.len() as u64;
+    let nvtx_ranges = trace.nvtx.spans.len() as u64;
+    let osrt_calls = trace.osrt.spans.len() as u64;
+    let selection_changes = selection_change_times(trace);
+    let selection_change_ui_ms = median(&selection_changes);
+    let selection_change_ui_max_ms = selection_changes.iter().copied().fold(0.0, f64::max);
     let rss_added = rss_after.now_bytes.saturating_sub(rss_before.now_bytes);
     Ok(BenchReport {
         trace: path.display().to_string(),
         file_bytes,
         events,
-        kernels: trace.kernels.spans.len() as u64,
-        memcpys: trace.memcpys.spans.len() as u64,
-        memsets: trace.memsets.spans.len() as u64,
-        api_calls: trace.api_calls.spans.len() as u64,
-        nvtx_ranges: trace.nvtx.spans.len() as u64,
-        osrt_calls: trace.osrt.spans.len() as u64,
+        kernels,
+        memcpys,
+        memsets,
+        api_calls,
+        nvtx_ranges,
+        osrt_calls,
         threads: rayon::current_num_threads(),
         runs,
         phases,
@@ -289,11 +324,45 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
         },
         rss_budget_bytes: 64 * events + 30 * 1024 * 1024,
         reports_ms,
+        reports: crate::analysis::REPORTS.len(),
+        rules_ms,
+        rules: crate::analysis::RULES.len(),
+        selection_change_ui_ms,
+        selection_change_ui_max_ms,
         frame_builder: "ui::timeline::build_shapes, default rows",
         width_px: options.width_px,
         height_px: options.height_px,
         frames,
     })
+}
+
+/// UI-thread time of each of several range-selection changes in the analysis panel: what
+/// `AnalysisPanel::sync` costs before the background jobs it starts have finished (each change
+/// waits for the previous jobs, so that every one starts fresh jobs as a person's would).
+fn selection_change_times(trace: Trace) -> Vec<f64> {
+    use crate::analysis::TimeRange;
+    use crate::ui::panels::analysis::AnalysisPanel;
+    let trace = std::sync::Arc::new(trace);
+    let mut panel = AnalysisPanel::new();
+    let mut actions = Vec::new();
+    panel.sync(&trace, TimeRange::ALL, &mut actions);
+    panel.wait_for_jobs();
+    let (first, last) = (trace.first_ns, trace.last_ns.max(trace.first_ns + 20));
+    let span = last - first;
+    (1..=10)
+        .map(|i| {
+            let start = first + span * i / 40;
+            let end = last - span * i / 40;
+            let t = Instant::now();
+            panel.sync(&trace, TimeRange::new(start, end), &mut actions);
+            let elapsed = ms(t.elapsed());
+            panel.wait_for_jobs();
+            // The follow-up jobs (the chosen row's) start on the next frame: let them too.
+            panel.sync(&trace, TimeRange::new(start, end), &mut actions);
+            panel.wait_for_jobs();
+            elapsed
+        })
+        .collect()
 }
 
 fn warm_page_cache(path: &Path) -> u64 {
@@ -434,8 +503,19 @@ impl BenchReport {
                 mib(self.rss_budget_bytes),
             ],
             vec![
-                "5 summary reports".into(),
+                format!("{} nsys stats reports", self.reports),
                 format!("{:.1} ms", self.reports_ms),
+            ],
+            vec![
+                format!("{} nsys analyze rules", self.rules),
+                format!("{:.1} ms", self.rules_ms),
+            ],
+            vec![
+                "selection change, UI thread (median / max)".into(),
+                format!(
+                    "{:.3} / {:.3} ms",
+                    self.selection_change_ui_ms, self.selection_change_ui_max_ms
+                ),
             ],
         ];
         out.push('\n');

@@ -74,6 +74,9 @@ pub fn permute<T: Copy>(column: &mut Vec<T>, order: &[u32]) {
 pub struct Kernels {
     pub spans: Spans,
     pub short_name: Vec<StrId>,
+    /// The raw mangled name (`mangledName`, 2023.x exports); the demangled name where the export
+    /// has none, as nsys's `:mangled` report option falls back (kernel_helper.py).
+    pub mangled_name: Vec<StrId>,
     pub correlation_id: Vec<u32>,
     pub grid: Vec<[u32; 3]>,
     pub block: Vec<[u16; 3]>,
@@ -82,6 +85,11 @@ pub struct Kernels {
     pub dynamic_shared_bytes: Vec<u32>,
     /// Index into [`ApiCalls`] of the call that launched it, or [`NO_INDEX`].
     pub api_call: Vec<u32>,
+    /// Position of the row in `CUPTI_ACTIVITY_KIND_KERNEL` (rowid order): nsys's row dumps
+    /// order rows with equal sort keys this way.
+    pub file_order: Vec<u32>,
+    /// `greenContextId` (CUDA 12.4+); 0 when none, or when the export predates the column.
+    pub green_context: Vec<u32>,
 }
 
 /// Direction of a memory copy, the CUPTI `copyKind` value.
@@ -132,18 +140,26 @@ impl CopyKind {
     }
 }
 
-/// Kind of memory at either end of a copy (CUPTI `srcKind` / `dstKind`).
+/// Kind of memory at either end of a copy (`srcKind` / `dstKind`) or of a memset (`memKind`).
 pub fn memory_kind_label(kind: u8) -> &'static str {
-    match kind {
-        1 => "Pageable",
+    memory_kind_name(kind).unwrap_or("Unknown")
+}
+
+/// The label of `ENUM_CUDA_MEM_KIND`, `None` for a value the enum lacks. Every export, from
+/// 2021.x to 2025.x, stores nsys's own numbering (0 pageable, 1 pinned, 2 device, ... 7 unknown),
+/// not CUPTI's (where 1 is pageable and 7 pinned).
+pub fn memory_kind_name(kind: u8) -> Option<&'static str> {
+    Some(match kind {
+        0 => "Pageable",
+        1 => "Pinned",
         2 => "Device",
         3 => "Array",
         4 => "Managed",
         5 => "Device Static",
         6 => "Managed Static",
-        7 => "Pinned",
-        _ => "Unknown",
-    }
+        7 => "Unknown",
+        _ => return None,
+    })
 }
 
 /// Memory copies (`CUPTI_ACTIVITY_KIND_MEMCPY`); `spans.name` is `[CUDA memcpy <label>]`.
@@ -159,6 +175,10 @@ pub struct Memcpys {
     pub src_device: Vec<u16>,
     pub dst_device: Vec<u16>,
     pub api_call: Vec<u32>,
+    /// Position of the row in `CUPTI_ACTIVITY_KIND_MEMCPY` (rowid order), for ties.
+    pub file_order: Vec<u32>,
+    /// `greenContextId`, 0 when none.
+    pub green_context: Vec<u32>,
 }
 
 /// Memory sets (`CUPTI_ACTIVITY_KIND_MEMSET`); `spans.name` is `[CUDA memset]`.
@@ -168,6 +188,12 @@ pub struct Memsets {
     pub correlation_id: Vec<u32>,
     pub bytes: Vec<u64>,
     pub api_call: Vec<u32>,
+    /// Kind of the memory set (`memKind`, see [`memory_kind_name`]).
+    pub mem_kind: Vec<u8>,
+    /// Position of the row in `CUPTI_ACTIVITY_KIND_MEMSET` (rowid order), for ties.
+    pub file_order: Vec<u32>,
+    /// `greenContextId`, 0 when none.
+    pub green_context: Vec<u32>,
 }
 
 /// CUDA runtime or driver API call (`CUPTI_ACTIVITY_KIND_RUNTIME`); `spans.name` is the raw name
@@ -178,6 +204,14 @@ pub struct ApiCalls {
     pub correlation_id: Vec<u32>,
     /// `globalTid` of the calling thread.
     pub global_tid: Vec<i64>,
+    /// `returnValue` (the CUresult or cudaError_t), [`ApiCalls::NO_RESULT`] when NULL.
+    pub return_value: Vec<i32>,
+    /// Position of the row in file order: the rows of `CUPTI_ACTIVITY_KIND_RUNTIME` in rowid
+    /// order, then those of `CUPTI_ACTIVITY_KIND_DRIVER` where an old export has that table.
+    pub file_order: Vec<u32>,
+    /// The first `file_order` of a `CUPTI_ACTIVITY_KIND_DRIVER` row, `None` when there are none.
+    /// nsys 2023.4's reports read only the RUNTIME table.
+    pub driver_rows_from: Option<u32>,
 }
 
 /// How an NVTX range was made.
@@ -219,12 +253,18 @@ pub struct NvtxRanges {
     pub unclosed: Vec<bool>,
     /// The row's `rowid` in `NVTX_EVENTS` (nsys prints it as the range id, and it orders ties).
     pub row_id: Vec<i64>,
+    /// The row has an `endGlobalTid`: a start/end range ended on another thread. nsys's
+    /// projection and range-kernel reports leave such ranges out (`endGlobalTid IS NULL`).
+    pub ended_on_other_thread: Vec<bool>,
 }
 
 /// OS runtime calls (`OSRT_API`).
 #[derive(Debug, Default, Clone)]
 pub struct OsrtCalls {
     pub spans: Spans,
+    /// `eventClass`: [`OsrtCalls::CALL`] for a call; the table also holds instants such as "OS
+    /// runtime libraries profiling started" (31, 32), which `osrt_sum` leaves out.
+    pub event_class: Vec<u8>,
 }
 
 /// CUDA synchronization events (`CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`), sorted by start.
@@ -260,6 +300,7 @@ impl Kernels {
     pub fn reserve(&mut self, additional: usize) {
         self.spans.reserve(additional);
         self.short_name.reserve(additional);
+        self.mangled_name.reserve(additional);
         self.correlation_id.reserve(additional);
         self.grid.reserve(additional);
         self.block.reserve(additional);
@@ -267,12 +308,15 @@ impl Kernels {
         self.static_shared_bytes.reserve(additional);
         self.dynamic_shared_bytes.reserve(additional);
         self.api_call.reserve(additional);
+        self.file_order.reserve(additional);
+        self.green_context.reserve(additional);
     }
 
     /// Moves every row of `other` to the end of `self`.
     pub fn append(&mut self, other: &mut Self) {
         self.spans.append(&mut other.spans);
         self.short_name.append(&mut other.short_name);
+        self.mangled_name.append(&mut other.mangled_name);
         self.correlation_id.append(&mut other.correlation_id);
         self.grid.append(&mut other.grid);
         self.block.append(&mut other.block);
@@ -283,12 +327,15 @@ impl Kernels {
         self.dynamic_shared_bytes
             .append(&mut other.dynamic_shared_bytes);
         self.api_call.append(&mut other.api_call);
+        self.file_order.append(&mut other.file_order);
+        self.green_context.append(&mut other.green_context);
     }
 
     /// Reorders every column by `order` (see [`permute`]).
     pub fn permute(&mut self, order: &[u32]) {
         self.spans.permute(order);
         permute(&mut self.short_name, order);
+        permute(&mut self.mangled_name, order);
         permute(&mut self.correlation_id, order);
         permute(&mut self.grid, order);
         permute(&mut self.block, order);
@@ -296,6 +343,8 @@ impl Kernels {
         permute(&mut self.static_shared_bytes, order);
         permute(&mut self.dynamic_shared_bytes, order);
         permute(&mut self.api_call, order);
+        permute(&mut self.file_order, order);
+        permute(&mut self.green_context, order);
     }
 }
 
@@ -311,6 +360,8 @@ impl Memcpys {
         self.src_device.reserve(additional);
         self.dst_device.reserve(additional);
         self.api_call.reserve(additional);
+        self.file_order.reserve(additional);
+        self.green_context.reserve(additional);
     }
 
     /// Moves every row of `other` to the end of `self`.
@@ -324,6 +375,8 @@ impl Memcpys {
         self.src_device.append(&mut other.src_device);
         self.dst_device.append(&mut other.dst_device);
         self.api_call.append(&mut other.api_call);
+        self.file_order.append(&mut other.file_order);
+        self.green_context.append(&mut other.green_context);
     }
 
     pub fn permute(&mut self, order: &[u32]) {
@@ -336,6 +389,8 @@ impl Memcpys {
         permute(&mut self.src_device, order);
         permute(&mut self.dst_device, order);
         permute(&mut self.api_call, order);
+        permute(&mut self.file_order, order);
+        permute(&mut self.green_context, order);
     }
 }
 
@@ -346,6 +401,9 @@ impl Memsets {
         self.correlation_id.reserve(additional);
         self.bytes.reserve(additional);
         self.api_call.reserve(additional);
+        self.mem_kind.reserve(additional);
+        self.file_order.reserve(additional);
+        self.green_context.reserve(additional);
     }
 
     /// Moves every row of `other` to the end of `self`.
@@ -354,6 +412,9 @@ impl Memsets {
         self.correlation_id.append(&mut other.correlation_id);
         self.bytes.append(&mut other.bytes);
         self.api_call.append(&mut other.api_call);
+        self.mem_kind.append(&mut other.mem_kind);
+        self.file_order.append(&mut other.file_order);
+        self.green_context.append(&mut other.green_context);
     }
 
     pub fn permute(&mut self, order: &[u32]) {
@@ -361,15 +422,32 @@ impl Memsets {
         permute(&mut self.correlation_id, order);
         permute(&mut self.bytes, order);
         permute(&mut self.api_call, order);
+        permute(&mut self.mem_kind, order);
+        permute(&mut self.file_order, order);
+        permute(&mut self.green_context, order);
     }
 }
 
 impl ApiCalls {
+    /// `return_value` of a row whose `returnValue` is NULL.
+    pub const NO_RESULT: i32 = i32::MIN;
+
+    /// Was row `i` read from `CUPTI_ACTIVITY_KIND_RUNTIME` (rather than an old export's DRIVER
+    /// table)?
+    pub fn is_from_runtime_table(&self, i: usize) -> bool {
+        match (self.driver_rows_from, self.file_order.get(i)) {
+            (Some(first), Some(&order)) => order < first,
+            _ => true,
+        }
+    }
+
     /// Makes room for `additional` more rows in every column.
     pub fn reserve(&mut self, additional: usize) {
         self.spans.reserve(additional);
         self.correlation_id.reserve(additional);
         self.global_tid.reserve(additional);
+        self.return_value.reserve(additional);
+        self.file_order.reserve(additional);
     }
 
     /// Moves every row of `other` to the end of `self`.
@@ -377,12 +455,16 @@ impl ApiCalls {
         self.spans.append(&mut other.spans);
         self.correlation_id.append(&mut other.correlation_id);
         self.global_tid.append(&mut other.global_tid);
+        self.return_value.append(&mut other.return_value);
+        self.file_order.append(&mut other.file_order);
     }
 
     pub fn permute(&mut self, order: &[u32]) {
         self.spans.permute(order);
         permute(&mut self.correlation_id, order);
         permute(&mut self.global_tid, order);
+        permute(&mut self.return_value, order);
+        permute(&mut self.file_order, order);
     }
 }
 
@@ -396,6 +478,17 @@ impl NvtxRanges {
         permute(&mut self.global_tid, order);
         permute(&mut self.unclosed, order);
         permute(&mut self.row_id, order);
+        permute(&mut self.ended_on_other_thread, order);
+    }
+}
+
+impl OsrtCalls {
+    /// The `eventClass` of an OS runtime call (osrt_sum.py counts only these).
+    pub const CALL: u8 = 27;
+
+    pub fn permute(&mut self, order: &[u32]) {
+        self.spans.permute(order);
+        permute(&mut self.event_class, order);
     }
 }
 

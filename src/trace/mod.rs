@@ -3,11 +3,13 @@
 
 pub mod events;
 pub mod ids;
+pub mod profiler_overhead;
 pub mod strings;
 mod tracks;
 
 pub use events::*;
 pub use ids::{GlobalTid, pid_of};
+pub use profiler_overhead::ProfilerOverhead;
 pub use strings::{StrId, StringTable};
 pub use tracks::*;
 
@@ -78,6 +80,8 @@ pub struct Trace {
     pub nvtx: NvtxRanges,
     pub osrt: OsrtCalls,
     pub syncs: SyncEvents,
+    /// Time the profiler took in the profiled processes (`PROFILER_OVERHEAD`), in file order.
+    pub profiler_overhead: ProfilerOverhead,
     /// GPU memory in use over time, per (pid, device), from `CUDA_GPU_MEMORY_USAGE_EVENTS`.
     pub memory_usage: Vec<MemoryUsageTrack>,
     pub gpus: Vec<GpuInfo>,

@@ -73,6 +73,10 @@ pub struct ThreadTrack {
     pub pid: u32,
     pub tid: u32,
     pub name: StrId,
+    /// `name` is the one the export's `ThreadNames` table gives (rather than one set with NVTX).
+    pub name_from_thread_names: bool,
+    /// Scheduling priority from `ThreadNames`, when the thread is listed there with one.
+    pub priority: Option<i32>,
     pub api_calls: Slice,
     pub osrt: Slice,
     /// NVTX ranges, one slice per nesting depth (index 0 outermost).

@@ -14,10 +14,12 @@ use super::timeline::{
 };
 use crate::analysis::{EventTable, TimeRange};
 use crate::trace::Trace;
+use std::sync::Arc;
 
 /// A loaded trace and what the window derived from it.
 pub struct Document {
-    pub trace: Trace,
+    /// Shared with the analysis panel's worker threads.
+    pub trace: Arc<Trace>,
     pub model: TimelineModel,
 }
 
@@ -74,7 +76,7 @@ impl SightlineApp {
     }
 
     pub fn trace(&self) -> Option<&Trace> {
-        self.document.as_ref().map(|d| &d.trace)
+        self.document.as_ref().map(|d| d.trace.as_ref())
     }
 
     pub fn selection(&self) -> Option<EventRef> {
@@ -304,7 +306,10 @@ impl SightlineApp {
                 let model = TimelineModel::new(&trace);
                 self.timeline = TimelineState::new(&trace, &model);
                 self.search.forget_results();
-                self.document = Some(Document { trace, model });
+                self.document = Some(Document {
+                    trace: Arc::new(trace),
+                    model,
+                });
                 self.error = None;
             }
             Err(_) if cancelled => self.status = Some("Loading cancelled.".to_string()),

@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 
+use super::cuda_gpu_kern_gb_sum::kernel_summary;
+use super::kernel_names::KernelNaming;
 use super::{ReportInput, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::rounding::sqlite_round;
@@ -33,7 +35,34 @@ macro_rules! classic_report {
     };
 }
 
-classic_report!(CudaGpuKernSum, Report::Kernels);
+/// `cuda_gpu_kern_sum`; under `base`, `mangled` or `nvtx-name` its kernels are named by
+/// [`super::kernel_names`] and summed by the same code as `cuda_gpu_kern_gb_sum` (the two scripts
+/// share nsys's `CUPTI_ACTIVITY_KIND_KERNEL_NAMED` view and `ORDER BY`).
+pub struct CudaGpuKernSum;
+
+impl StatsReport for CudaGpuKernSum {
+    fn name(&self) -> &'static str {
+        Report::Kernels.id()
+    }
+    fn title(&self) -> &'static str {
+        Report::Kernels.title()
+    }
+    fn missing_data(&self) -> &'static str {
+        Report::Kernels.missing_data()
+    }
+    fn options(&self) -> &'static [&'static str] {
+        &["nvtx-name", "base", "mangled"]
+    }
+    fn compute(&self, input: &ReportInput) -> Table {
+        if !KernelNaming::options_rename(input.options) {
+            let table = stats::compute(input.trace, Report::Kernels, input.filter);
+            to_table(input, &table)
+        } else {
+            kernel_summary(input, false)
+        }
+    }
+}
+
 classic_report!(CudaApiSum, Report::CudaApi);
 classic_report!(CudaGpuMemTimeSum, Report::MemoryTime);
 classic_report!(CudaGpuMemSizeSum, Report::MemorySize);

@@ -1,5 +1,8 @@
-//! `cuda_api_gpu_sum` (CUDA Summary (API/Kernels/MemOps)): TODO — not implemented yet (stub registered so the list is complete).
+//! `cuda_api_gpu_sum` (CUDA Summary (API/Kernels/MemOps)), after nsys 2023.4.4's
+//! `cuda_api_gpu_sum.py`: `cuda_gpu_sum` with the CUDA API calls added as `CUDA_API` rows, named
+//! as `cuda_api_sum` names them (without the `_vNNNN` suffix).
 
+use super::cuda_gpu_sum::gpu_summary;
 use super::{ReportInput, StatsReport};
 use crate::analysis::table::Table;
 
@@ -22,7 +25,7 @@ impl StatsReport for CudaApiGpuSum {
         &["nvtx-name", "base", "mangled"]
     }
 
-    fn compute(&self, _input: &ReportInput) -> Table {
-        Table::default()
+    fn compute(&self, input: &ReportInput) -> Table {
+        gpu_summary(input, true)
     }
 }

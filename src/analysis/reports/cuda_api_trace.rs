@@ -1,9 +1,26 @@
-//! `cuda_api_trace` (CUDA API Trace): TODO — not implemented yet (stub registered so the list is complete).
+//! `cuda_api_trace` (CUDA API Trace): every CUDA API call of `CUPTI_ACTIVITY_KIND_RUNTIME` with
+//! its result, correlation id, thread and the thread's `ThreadNames` entry, by start, as nsys
+//! 2023.4.4's `cuda_api_trace.py` prints them.
 
 use super::{ReportInput, StatsReport};
-use crate::analysis::table::Table;
+use crate::analysis::filter::EventTable;
+use crate::analysis::stats::strip_version_suffix;
+use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
+use crate::trace::{ApiCalls, GlobalTid, ThreadTrack};
 
 pub struct CudaApiTrace;
+
+const COLUMNS: [&str; 9] = [
+    "Start (ns)",
+    "Duration (ns)",
+    "Name",
+    "Result",
+    "CorrID",
+    "Pid",
+    "Tid",
+    "T-Pri",
+    "Thread Name",
+];
 
 impl StatsReport for CudaApiTrace {
     fn name(&self) -> &'static str {
@@ -18,7 +35,66 @@ impl StatsReport for CudaApiTrace {
         "CUDA trace data"
     }
 
-    fn compute(&self, _input: &ReportInput) -> Table {
-        Table::default()
+    fn compute(&self, input: &ReportInput) -> Table {
+        let trace = input.trace;
+        let api = &trace.api_calls;
+        // The script reads only the RUNTIME table: an old export's DRIVER rows are left out.
+        let mut calls: Vec<usize> = input
+            .filter
+            .indices(trace, EventTable::ApiCalls)
+            .into_iter()
+            .filter(|&i| api.is_from_runtime_table(i))
+            .collect();
+        // `ORDER BY 1` over a scan of the table: by start, then rowid (SQLite's sort is stable).
+        calls.sort_unstable_by_key(|&i| {
+            (
+                api.spans.start_ns[i],
+                api.file_order.get(i).copied().unwrap_or(i as u32),
+            )
+        });
+        let thread_of_call = thread_of_calls(&trace.threads, api.spans.len());
+        let mut table = Table::new(&COLUMNS);
+        table.rows.reserve(calls.len());
+        for i in calls {
+            let g = GlobalTid(api.global_tid[i]);
+            let thread = trace.threads.get(thread_of_call[i] as usize);
+            let result = api
+                .return_value
+                .get(i)
+                .filter(|&&v| v != ApiCalls::NO_RESULT);
+            // `ThreadNames` joined on globalTid: a name set only through NVTX is not printed.
+            let thread_name = thread
+                .filter(|t| t.name_from_thread_names)
+                .map_or(Cell::Null, |t| Cell::text(trace.str(t.name)));
+            let cells = vec![
+                Cell::Int(api.spans.start_ns[i]),
+                Cell::Int(api.spans.duration_ns(i)),
+                Cell::text(strip_version_suffix(trace.str(api.spans.name[i]))),
+                Cell::opt_int(result.map(|&v| v as i64)),
+                Cell::Int(api.correlation_id[i] as i64),
+                Cell::Int(g.pid() as i64),
+                Cell::Int(g.tid() as i64),
+                Cell::opt_int(thread.and_then(|t| t.priority).map(i64::from)),
+                thread_name,
+            ];
+            let events = if input.with_events {
+                RowEvents::Events(vec![EventRef::new(EventTable::ApiCalls, i)])
+            } else {
+                RowEvents::None
+            };
+            table.push(cells, events);
+        }
+        table
     }
+}
+
+/// For each API call, the index into `threads` of its thread (`u32::MAX` when none lists it).
+fn thread_of_calls(threads: &[ThreadTrack], calls: usize) -> Vec<u32> {
+    let mut out = vec![u32::MAX; calls];
+    for (t, thread) in threads.iter().enumerate() {
+        if let Some(part) = out.get_mut(thread.api_calls.range.clone()) {
+            part.fill(t as u32);
+        }
+    }
+    out
 }

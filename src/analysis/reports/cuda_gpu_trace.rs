@@ -1,9 +1,70 @@
-//! `cuda_gpu_trace` (CUDA GPU Trace): TODO — not implemented yet (stub registered so the list is complete).
+//! `cuda_gpu_trace` (CUDA GPU Trace): every kernel, memory copy and memory set, by start, with
+//! its launch configuration or its size and throughput, memory kinds, device, context and
+//! stream, as nsys 2023.4.4's `cuda_gpu_trace.py` prints them.
 
+use super::kern_exec::stream_of_rows;
+use super::kernel_names::KernelNaming;
 use super::{ReportInput, StatsReport};
-use crate::analysis::table::Table;
+use crate::analysis::filter::EventTable;
+use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
+use crate::trace::{StreamTrack, Trace, memory_kind_name};
 
 pub struct CudaGpuTrace;
+
+const COLUMNS: [&str; 21] = [
+    "Start (ns)",
+    "Duration (ns)",
+    "CorrId",
+    "GrdX",
+    "GrdY",
+    "GrdZ",
+    "BlkX",
+    "BlkY",
+    "BlkZ",
+    "Reg/Trd",
+    "StcSMem (MB)",
+    "DymSMem (MB)",
+    "Bytes (MB)",
+    "Throughput (MB/s)",
+    "SrcMemKd",
+    "DstMemKd",
+    "Device",
+    "Ctx",
+    "GreenCtx",
+    "Strm",
+    "Name",
+];
+
+/// The three tables the script unions, in its `UNION ALL` order: equal starts come in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Op {
+    Kernel,
+    Memcpy,
+    Memset,
+}
+
+impl Op {
+    fn table(self) -> EventTable {
+        match self {
+            Op::Kernel => EventTable::Kernels,
+            Op::Memcpy => EventTable::Memcpys,
+            Op::Memset => EventTable::Memsets,
+        }
+    }
+}
+
+/// nsys prints byte counts (`:mem_B`, `:thru_B` columns) in decimal megabytes, 3 decimals.
+fn megabytes(bytes: f64) -> Cell {
+    Cell::Fixed(bytes / 1e6, 3)
+}
+
+/// `bytes * (1000000000 / duration)`: SQL integer division first, NULL for a zero duration.
+fn throughput(bytes: u64, duration_ns: i64) -> Cell {
+    if duration_ns <= 0 {
+        return Cell::Null;
+    }
+    megabytes((bytes as i128 * (1_000_000_000 / duration_ns as i128)) as f64)
+}
 
 impl StatsReport for CudaGpuTrace {
     fn name(&self) -> &'static str {
@@ -22,7 +83,174 @@ impl StatsReport for CudaGpuTrace {
         &["nvtx-name", "base", "mangled"]
     }
 
-    fn compute(&self, _input: &ReportInput) -> Table {
-        Table::default()
+    fn compute(&self, input: &ReportInput) -> Table {
+        let trace = input.trace;
+        // nsys 2023.4 names the device from TARGET_INFO_GPU and prints nothing without it
+        // (the 2026 export GindaChen_nsys-ai__h100_2gpu_1s has none).
+        if trace.gpus.is_empty() {
+            return Table::default();
+        }
+        let (k, m, ms) = (&trace.kernels, &trace.memcpys, &trace.memsets);
+        let file_order = |op: Op, i: usize| {
+            let column = match op {
+                Op::Kernel => &k.file_order,
+                Op::Memcpy => &m.file_order,
+                Op::Memset => &ms.file_order,
+            };
+            column.get(i).copied().unwrap_or(i as u32)
+        };
+        let start = |op: Op, i: usize| match op {
+            Op::Kernel => k.spans.start_ns[i],
+            Op::Memcpy => m.spans.start_ns[i],
+            Op::Memset => ms.spans.start_ns[i],
+        };
+        let mut rows: Vec<(Op, u32)> = Vec::new();
+        for op in [Op::Kernel, Op::Memcpy, Op::Memset] {
+            let kept = input.filter.indices(trace, op.table());
+            rows.extend(kept.into_iter().map(|i| (op, i as u32)));
+        }
+        // `ORDER BY start` over the union: ties by table in union order, then by rowid.
+        rows.sort_unstable_by_key(|&(op, i)| (start(op, i as usize), op, file_order(op, i as usize)));
+
+        let streams = [
+            stream_of_rows(trace, k.spans.len(), |s| &s.kernels),
+            stream_of_rows(trace, m.spans.len(), |s| &s.memcpys),
+            stream_of_rows(trace, ms.spans.len(), |s| &s.memsets),
+        ];
+        let devices: Vec<String> = trace.streams.iter().map(|s| device_label(trace, s)).collect();
+        let naming = KernelNaming::from_options(trace, input.options);
+        let mut table = Table::new(&COLUMNS);
+        table.rows.reserve(rows.len());
+        for (op, i) in rows {
+            let i = i as usize;
+            let Some(stream) = streams[op as usize]
+                .get(i)
+                .and_then(|&s| trace.streams.get(s as usize))
+            else {
+                continue;
+            };
+            let device = devices
+                .get(streams[op as usize][i] as usize)
+                .cloned()
+                .unwrap_or_default();
+            let mut cells = match op {
+                Op::Kernel => kernel_cells(trace, &naming, i),
+                Op::Memcpy => memcpy_cells(trace, i),
+                Op::Memset => memset_cells(trace, i),
+            };
+            let green_context = match op {
+                Op::Kernel => k.green_context.get(i),
+                Op::Memcpy => m.green_context.get(i),
+                Op::Memset => ms.green_context.get(i),
+            };
+            let name = cells.pop().unwrap_or(Cell::Null);
+            cells.extend([
+                Cell::Text(device),
+                Cell::Int(stream.key.context as i64),
+                // NULLIF(greenContextId, 0)
+                Cell::opt_int(green_context.filter(|&&g| g != 0).map(|&g| g as i64)),
+                Cell::Int(stream.key.stream as i64),
+                name,
+            ]);
+            let events = if input.with_events {
+                RowEvents::Events(vec![EventRef::new(op.table(), i)])
+            } else {
+                RowEvents::None
+            };
+            table.push(cells, events);
+        }
+        table
+    }
+}
+
+/// `printf('%s (%d)', gpu.name, deviceId)`: an unknown GPU prints an empty name.
+fn device_label(trace: &Trace, stream: &StreamTrack) -> String {
+    let device = stream.key.device;
+    let name = trace.gpu(device).map_or("", |g| g.name.as_str());
+    format!("{name} ({device})")
+}
+
+/// Start to `DstMemKd`, then the name (the caller puts the stream columns before it).
+fn kernel_cells(trace: &Trace, naming: &KernelNaming, i: usize) -> Vec<Cell> {
+    let k = &trace.kernels;
+    let [gx, gy, gz] = k.grid[i];
+    let [bx, by, bz] = k.block[i];
+    vec![
+        Cell::Int(k.spans.start_ns[i]),
+        Cell::Int(k.spans.duration_ns(i)),
+        Cell::Int(k.correlation_id[i] as i64),
+        Cell::Int(gx as i64),
+        Cell::Int(gy as i64),
+        Cell::Int(gz as i64),
+        Cell::Int(bx as i64),
+        Cell::Int(by as i64),
+        Cell::Int(bz as i64),
+        Cell::Int(k.registers_per_thread[i] as i64),
+        megabytes(k.static_shared_bytes[i] as f64),
+        megabytes(k.dynamic_shared_bytes[i] as f64),
+        Cell::Null,
+        Cell::Null,
+        Cell::Null,
+        Cell::Null,
+        Cell::text(naming.kernel_name(i)),
+    ]
+}
+
+fn memory_kind(kind: Option<&u8>) -> Cell {
+    kind.and_then(|&k| memory_kind_name(k))
+        .map_or(Cell::Null, Cell::text)
+}
+
+fn memcpy_cells(trace: &Trace, i: usize) -> Vec<Cell> {
+    let m = &trace.memcpys;
+    let duration = m.spans.duration_ns(i);
+    let mut cells = vec![
+        Cell::Int(m.spans.start_ns[i]),
+        Cell::Int(duration),
+        Cell::Int(m.correlation_id[i] as i64),
+    ];
+    cells.extend(std::iter::repeat_n(Cell::Null, 9));
+    cells.extend([
+        megabytes(m.bytes[i] as f64),
+        throughput(m.bytes[i], duration),
+        memory_kind(m.src_kind.get(i)),
+        memory_kind(m.dst_kind.get(i)),
+        Cell::text(trace.str(m.spans.name[i])),
+    ]);
+    cells
+}
+
+fn memset_cells(trace: &Trace, i: usize) -> Vec<Cell> {
+    let m = &trace.memsets;
+    let duration = m.spans.duration_ns(i);
+    let mut cells = vec![
+        Cell::Int(m.spans.start_ns[i]),
+        Cell::Int(duration),
+        Cell::Int(m.correlation_id[i] as i64),
+    ];
+    cells.extend(std::iter::repeat_n(Cell::Null, 9));
+    cells.extend([
+        megabytes(m.bytes[i] as f64),
+        throughput(m.bytes[i], duration),
+        memory_kind(m.mem_kind.get(i)),
+        Cell::Null,
+        Cell::text(trace.str(m.spans.name[i])),
+    ]);
+    cells
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn throughput_divides_as_sqlite_integers() {
+        // p2p_2gpu.sqlite: 33554432 bytes in 254494 ns print 131835.363 MB/s.
+        assert_eq!(
+            throughput(33_554_432, 254_494).csv_text(),
+            "131835.363"
+        );
+        assert_eq!(throughput(1, 0), Cell::Null);
+        assert_eq!(megabytes(8192.0).csv_text(), "0.008");
     }
 }

@@ -14,12 +14,16 @@ mod cuda_gpu_sum;
 mod cuda_gpu_trace;
 mod cuda_kern_exec_sum;
 mod cuda_kern_exec_trace;
+mod kern_exec;
+mod duration_summary;
+pub mod kernel_names;
 mod nvtx_gpu_proj_sum;
 mod nvtx_gpu_proj_trace;
 mod nvtx_kern_sum;
 mod nvtx_pushpop_sum;
 mod nvtx_pushpop_trace;
 mod nvtx_startend_sum;
+mod nvtx_tree;
 mod openacc_sum;
 mod openmp_sum;
 mod osrt_sum;
@@ -156,6 +160,32 @@ pub fn parse_options<'a>(
         options.values.push((name.to_string(), value.to_string()));
     }
     Ok(options)
+}
+
+/// Does `trace` hold the kind of events `report` reads? Cheap (no report is computed): the panel
+/// lists only the reports for which this is true.
+pub fn has_data(report: &dyn StatsReport, trace: &Trace) -> bool {
+    let kernels = !trace.kernels.spans.is_empty();
+    let mem = !trace.memcpys.spans.is_empty() || !trace.memsets.spans.is_empty();
+    let api = !trace.api_calls.spans.is_empty();
+    let nvtx_style = |style: crate::trace::NvtxStyle| trace.nvtx.style.contains(&style);
+    let ranges = nvtx_style(crate::trace::NvtxStyle::PushPop)
+        || nvtx_style(crate::trace::NvtxStyle::StartEnd);
+    match report.name() {
+        "cuda_api_sum" | "cuda_api_trace" => api,
+        "cuda_gpu_kern_sum" | "cuda_gpu_kern_gb_sum" => kernels,
+        "cuda_kern_exec_sum" | "cuda_kern_exec_trace" => kernels && api,
+        "cuda_gpu_mem_time_sum" | "cuda_gpu_mem_size_sum" => mem,
+        "cuda_gpu_sum" | "cuda_gpu_trace" => kernels || mem,
+        "cuda_api_gpu_sum" => api || kernels || mem,
+        "nvtx_sum" => ranges,
+        "nvtx_pushpop_sum" | "nvtx_pushpop_trace" => nvtx_style(crate::trace::NvtxStyle::PushPop),
+        "nvtx_startend_sum" => nvtx_style(crate::trace::NvtxStyle::StartEnd),
+        "nvtx_kern_sum" | "nvtx_gpu_proj_sum" | "nvtx_gpu_proj_trace" => ranges && (kernels || mem),
+        "osrt_sum" => !trace.osrt.spans.is_empty(),
+        // Reports over tables the checks above do not cover: computing says.
+        _ => true,
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,14 @@
-//! `nvtx_pushpop_sum` (NVTX Push/Pop Range Summary): TODO — not implemented yet (stub registered so the list is complete).
+//! `nvtx_pushpop_sum` (NVTX Push/Pop Range Summary), after Nsight Systems 2023.4.4
+//! `nvtx_pushpop_sum.py`: the push/pop ranges grouped by printed name (`domain:text`), with the
+//! duration columns of every duration summary; rows by total time, descending, ties by name.
+//! [`summary_of_style`] is shared with `nvtx_startend_sum`, whose script differs only in the style.
 
+use super::duration_summary::{Groups, header};
+use super::nvtx_tree::printed_name;
 use super::{ReportInput, StatsReport};
-use crate::analysis::table::Table;
+use crate::analysis::filter::EventTable;
+use crate::analysis::table::{Cell, EventRef, Table};
+use crate::trace::NvtxStyle;
 
 pub struct NvtxPushpopSum;
 
@@ -18,7 +25,44 @@ impl StatsReport for NvtxPushpopSum {
         "NV Tools Extension (NVTX) data"
     }
 
-    fn compute(&self, _input: &ReportInput) -> Table {
-        Table::default()
+    fn compute(&self, input: &ReportInput) -> Table {
+        summary_of_style(input, NvtxStyle::PushPop)
     }
+}
+
+/// The ranges of one style the filter keeps, summarised by printed name. Durations use the end
+/// the loader gives an unclosed range (the largest NVTX timestamp), as these scripts do.
+pub fn summary_of_style(input: &ReportInput, style: NvtxStyle) -> Table {
+    let trace = input.trace;
+    let n = &trace.nvtx;
+    let mut groups = Groups::new(input.with_events);
+    for i in input.filter.indices(trace, EventTable::Nvtx) {
+        if n.style.get(i) != Some(&style) {
+            continue;
+        }
+        groups.add(
+            (n.domain[i], n.spans.name[i]),
+            n.spans.duration_ns(i),
+            || EventRef::new(EventTable::Nvtx, i),
+        );
+    }
+    // Different (domain, text) pairs can print alike ("a:b" + "c", "a" + "b:c"); nsys groups by
+    // the printed name.
+    let (mut rows, grand_total) = groups
+        .map_keys(|(domain, text)| printed_name(trace, domain, text))
+        .summarize();
+    rows.sort_by(|a, b| {
+        b.stats
+            .total
+            .cmp(&a.stats.total)
+            .then_with(|| a.key.cmp(&b.key))
+    });
+    let mut table = Table::new(&header("Instances", &["Range"]));
+    for mut row in rows {
+        let mut cells = row.leading_cells(grand_total);
+        cells.push(Cell::text(std::mem::take(&mut row.key)));
+        let events = row.take_events();
+        table.push(cells, events);
+    }
+    table
 }

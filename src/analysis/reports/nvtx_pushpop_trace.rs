@@ -1,7 +1,16 @@
-//! `nvtx_pushpop_trace` (NVTX Push/Pop Range Trace): TODO — not implemented yet (stub registered so the list is complete).
+//! `nvtx_pushpop_trace` (NVTX Push/Pop Range Trace), after Nsight Systems 2023.4.4
+//! `nvtx_pushpop_trace.py`: every push/pop range with its place in its thread's range tree
+//! ([`RangeForest`]): level, parent, range stack, the number and total duration of its direct
+//! children. Rows by start, then duration, then rowid.
+//!
+//! An unclosed range ends at the largest timestamp of any push/pop range (the script's
+//! `NVTX_EVENTS_MINMAXTS`), not at the largest NVTX timestamp as in `nvtx_sum`.
 
+use super::nvtx_tree::{RangeForest, RangeKinds};
 use super::{ReportInput, StatsReport};
-use crate::analysis::table::Table;
+use crate::analysis::filter::EventTable;
+use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
+use crate::trace::GlobalTid;
 
 pub struct NvtxPushpopTrace;
 
@@ -18,7 +27,72 @@ impl StatsReport for NvtxPushpopTrace {
         "NV Tools Extension (NVTX) data"
     }
 
-    fn compute(&self, _input: &ReportInput) -> Table {
-        Table::default()
+    fn compute(&self, input: &ReportInput) -> Table {
+        let trace = input.trace;
+        let forest = RangeForest::build(trace, input.filter, RangeKinds::PushPop);
+        let mut child_count = vec![0i64; forest.len()];
+        let mut child_ns = vec![0i64; forest.len()];
+        for p in 0..forest.len() {
+            if let Some(parent) = forest.parent_of(p) {
+                child_count[parent] += 1;
+                child_ns[parent] += forest.duration_ns(trace, p);
+            }
+        }
+        let mut order: Vec<usize> = (0..forest.len()).collect();
+        order.sort_unstable_by_key(|&p| {
+            (
+                forest.start_ns(trace, p),
+                forest.duration_ns(trace, p),
+                forest.range_id(trace, p),
+            )
+        });
+        let mut table = Table::new(&[
+            "Start (ns)",
+            "End (ns)",
+            "Duration (ns)",
+            "DurChild (ns)",
+            "DurNonChild (ns)",
+            "Name",
+            "PID",
+            "TID",
+            "Lvl",
+            "NumChild",
+            "RangeId",
+            "ParentId",
+            "RangeStack",
+            "NameTree",
+        ]);
+        let n = &trace.nvtx;
+        for p in order {
+            let i = forest.nvtx_index(p);
+            let start = forest.start_ns(trace, p);
+            let duration = forest.duration_ns(trace, p);
+            let name = super::nvtx_tree::printed_name(trace, n.domain[i], n.spans.name[i]);
+            let level = forest.level[p];
+            let tid = GlobalTid(n.global_tid[i]);
+            let cells = vec![
+                Cell::Int(start),
+                Cell::Int(start + duration),
+                Cell::Int(duration),
+                Cell::Int(child_ns[p]),
+                Cell::Int(duration - child_ns[p]),
+                Cell::text(name.clone()),
+                Cell::Int(i64::from(tid.pid())),
+                Cell::Int(i64::from(tid.tid())),
+                Cell::Int(i64::from(level)),
+                Cell::Int(child_count[p]),
+                Cell::Int(forest.range_id(trace, p)),
+                Cell::opt_int(forest.parent_of(p).map(|q| forest.range_id(trace, q))),
+                Cell::text(forest.range_stack(trace, p)),
+                Cell::text("--".repeat(level as usize) + &name),
+            ];
+            let events = if input.with_events {
+                RowEvents::Events(vec![EventRef::new(EventTable::Nvtx, i)])
+            } else {
+                RowEvents::None
+            };
+            table.push(cells, events);
+        }
+        table
     }
 }

@@ -1,7 +1,9 @@
-//! `nvtx_startend_sum` (NVTX Start/End Range Summary): TODO — not implemented yet (stub registered so the list is complete).
+//! `nvtx_startend_sum` (NVTX Start/End Range Summary), after Nsight Systems 2023.4.4
+//! `nvtx_startend_sum.py`: `nvtx_pushpop_sum` over the start/end ranges instead.
 
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, StatsReport, nvtx_pushpop_sum};
 use crate::analysis::table::Table;
+use crate::trace::NvtxStyle;
 
 pub struct NvtxStartendSum;
 
@@ -18,7 +20,7 @@ impl StatsReport for NvtxStartendSum {
         "NV Tools Extension (NVTX) data"
     }
 
-    fn compute(&self, _input: &ReportInput) -> Table {
-        Table::default()
+    fn compute(&self, input: &ReportInput) -> Table {
+        nvtx_pushpop_sum::summary_of_style(input, NvtxStyle::StartEnd)
     }
 }

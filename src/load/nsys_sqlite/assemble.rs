@@ -26,6 +26,7 @@ pub struct Parts {
     pub names: Names,
     pub session: (Option<i64>, Option<String>),
     pub memory: Vec<MemoryUsageTrack>,
+    pub profiler_overhead: (ProfilerOverhead, LoadWarnings),
     pub warnings: LoadWarnings,
 }
 
@@ -128,6 +129,7 @@ pub fn assemble(parts: Parts) -> Trace {
         names,
         session: (session_start_utc_ns, exporter_version),
         memory,
+        profiler_overhead: (profiler_overhead, overhead_warnings),
         mut warnings,
     } = parts;
     for w in [
@@ -140,6 +142,7 @@ pub fn assemble(parts: Parts) -> Trace {
     warnings.extend(api_warnings);
     warnings.extend(osrt_warnings);
     warnings.extend(sync_warnings);
+    warnings.extend(overhead_warnings);
     warnings.extend(nvtx.warnings.clone());
 
     // NVTX text was interned in the reader's own table; bring it into the trace's.
@@ -188,7 +191,7 @@ pub fn assemble(parts: Parts) -> Trace {
     api.permute(&order);
     drop(order);
     let (order, osrt_runs) = sort_by_track(&osrt_tids, &osrt.spans.start_ns);
-    osrt.spans.permute(&order);
+    osrt.permute(&order);
     drop(osrt_tids);
 
     link_gpu_ops_to_api_calls(
@@ -272,6 +275,8 @@ pub fn assemble(parts: Parts) -> Trace {
                 pid: GlobalTid(g).pid(),
                 tid: GlobalTid(g).tid(),
                 name: StringTable::EMPTY,
+                name_from_thread_names: false,
+                priority: None,
                 api_calls: slice(api_runs.get(&g), &api.spans),
                 osrt: slice(osrt_runs.get(&g), &osrt.spans),
                 nvtx_levels: nvtx_runs
@@ -291,6 +296,8 @@ pub fn assemble(parts: Parts) -> Trace {
             .get(&t.global_tid)
             .copied()
             .unwrap_or(StringTable::EMPTY);
+        t.name_from_thread_names = names.threads.contains_key(&t.global_tid);
+        t.priority = names.thread_priorities.get(&t.global_tid).copied();
     }
     threads.sort_by_key(|t| (t.pid, t.tid));
 
@@ -336,6 +343,7 @@ pub fn assemble(parts: Parts) -> Trace {
         nvtx: nv,
         osrt,
         syncs,
+        profiler_overhead,
         memory_usage: memory,
         gpus,
         processes,

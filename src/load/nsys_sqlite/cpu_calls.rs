@@ -9,8 +9,15 @@ use crate::trace::{ApiCalls, LoadWarnings, OsrtCalls, StringTable};
 
 pub const API_TABLES: [&str; 2] = ["CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"];
 pub const T_OSRT: &str = "OSRT_API";
-pub const API_COLUMNS: &[&str] = &["start", "end", "globalTid", "correlationId", "nameId"];
-pub const OSRT_COLUMNS: &[&str] = &["start", "end", "globalTid", "nameId"];
+pub const API_COLUMNS: &[&str] = &[
+    "start",
+    "end",
+    "globalTid",
+    "correlationId",
+    "nameId",
+    "returnValue",
+];
+pub const OSRT_COLUMNS: &[&str] = &["start", "end", "globalTid", "nameId", "eventClass"];
 
 pub fn read_api_calls(
     r: &Reader,
@@ -40,7 +47,11 @@ pub fn read_api_calls(
             part.global_tid.push(int(row, 2).unwrap_or(0));
             part.correlation_id
                 .push(int(row, 3).unwrap_or(0).clamp(0, u32::MAX as i64) as u32);
+            part.return_value.push(int(row, 5).map_or(ApiCalls::NO_RESULT, |v| {
+                v.clamp(ApiCalls::NO_RESULT as i64 + 1, i32::MAX as i64) as i32
+            }));
         })?;
+        let first_of_table = calls.spans.len();
         let mut unnamed_total = 0u64;
         for (mut part, part_warnings, unnamed) in chunks {
             if calls.spans.is_empty() {
@@ -52,6 +63,13 @@ pub fn read_api_calls(
             unnamed_total += unnamed;
         }
         warnings.add(table, "calls with no name in StringIds", unnamed_total);
+        let order = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+        calls
+            .file_order
+            .extend((first_of_table..calls.spans.len()).map(order));
+        if table == API_TABLES[1] && calls.spans.len() > first_of_table {
+            calls.driver_rows_from = Some(order(first_of_table));
+        }
     }
     Ok((calls, warnings))
 }
@@ -77,6 +95,9 @@ pub fn read_osrt(
             .spans
             .push(s, e, strings.get(int(row, 3)).unwrap_or(StringTable::EMPTY));
         tids.push(int(row, 2).unwrap_or(0));
+        // Without the column every row is taken for a call.
+        let class = int(row, 4).unwrap_or(OsrtCalls::CALL as i64);
+        calls.event_class.push(class.clamp(0, u8::MAX as i64) as u8);
     })?;
     Ok((calls, tids, warnings))
 }

@@ -52,6 +52,17 @@ fn stream_key(row: &rusqlite::Row, first: usize) -> StreamKey {
     }
 }
 
+/// A `srcKind` / `dstKind` / `memKind` value; NULL or out of range reads as 255, which
+/// `ENUM_CUDA_MEM_KIND` does not list (nsys's LEFT JOIN then prints no label).
+fn memory_kind(v: Option<i64>) -> u8 {
+    v.filter(|k| (0..255).contains(k)).unwrap_or(255) as u8
+}
+
+/// File order of `n` rows read in rowid order: 0, 1, 2, ...
+pub fn file_order(n: usize) -> Vec<u32> {
+    (0..n).map(|i| u32::try_from(i).unwrap_or(u32::MAX)).collect()
+}
+
 fn clamp_u16(v: Option<i64>) -> u16 {
     v.unwrap_or(0).clamp(0, u16::MAX as i64) as u16
 }
@@ -85,6 +96,8 @@ pub const KERNEL_COLUMNS: &[&str] = &[
     "registersPerThread",
     "staticSharedMemory",
     "dynamicSharedMemory",
+    "mangledName",
+    "greenContextId",
 ];
 pub const MEMCPY_COLUMNS: &[&str] = &[
     "start",
@@ -100,6 +113,7 @@ pub const MEMCPY_COLUMNS: &[&str] = &[
     "dstKind",
     "srcDeviceId",
     "dstDeviceId",
+    "greenContextId",
 ];
 pub const MEMSET_COLUMNS: &[&str] = &[
     "start",
@@ -110,6 +124,8 @@ pub const MEMSET_COLUMNS: &[&str] = &[
     "globalPid",
     "correlationId",
     "bytes",
+    "memKind",
+    "greenContextId",
 ];
 pub const SYNC_COLUMNS: &[&str] = &[
     "start",
@@ -144,6 +160,7 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         });
         k.spans.push(s, e, name);
         k.short_name.push(short.unwrap_or(name));
+        k.mangled_name.push(strings.get(int(row, 18)).unwrap_or(name));
         out.streams.push(stream_key(row, 2));
         k.correlation_id.push(clamp_u32(int(row, 6)));
         k.grid.push([
@@ -160,10 +177,12 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         k.static_shared_bytes.push(clamp_u32(int(row, 16)));
         k.dynamic_shared_bytes.push(clamp_u32(int(row, 17)));
         k.api_call.push(NO_INDEX);
+        k.green_context.push(clamp_u32(int(row, 19)));
     })?;
     let Some((mut out, missing_name)) = join_chunks(chunks, Kernels::append) else {
         return Ok(Read::new());
     };
+    out.table.file_order = file_order(out.table.spans.len());
     out.warnings
         .add(T_KERNEL, "kernels with no name in StringIds", missing_name);
     Ok(out)
@@ -195,17 +214,17 @@ pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
         m.correlation_id.push(clamp_u32(int(row, 6)));
         m.bytes.push(int(row, 7).unwrap_or(0).max(0) as u64);
         m.copy_kind.push(CopyKind(kind.clamp(0, 255) as u8));
-        m.src_kind
-            .push(int(row, 9).unwrap_or(0).clamp(0, 255) as u8);
-        m.dst_kind
-            .push(int(row, 10).unwrap_or(0).clamp(0, 255) as u8);
+        m.src_kind.push(memory_kind(int(row, 9)));
+        m.dst_kind.push(memory_kind(int(row, 10)));
         m.src_device.push(clamp_u16(int(row, 11)));
         m.dst_device.push(clamp_u16(int(row, 12)));
         m.api_call.push(NO_INDEX);
+        m.green_context.push(clamp_u32(int(row, 13)));
     })?;
     let Some((mut out, unknown_kind)) = join_chunks(chunks, Memcpys::append) else {
         return Ok(Read::new());
     };
+    out.table.file_order = file_order(out.table.spans.len());
     out.warnings.add(
         T_MEMCPY,
         "copies with an unknown copyKind (labelled Unknown)",
@@ -235,8 +254,12 @@ pub fn read_memsets(r: &Reader) -> Result<Read<Memsets>, LoadError> {
         m.correlation_id.push(clamp_u32(int(row, 6)));
         m.bytes.push(int(row, 7).unwrap_or(0).max(0) as u64);
         m.api_call.push(NO_INDEX);
+        m.mem_kind.push(memory_kind(int(row, 8)));
+        m.green_context.push(clamp_u32(int(row, 9)));
     })?;
-    Ok(join_chunks(chunks, Memsets::append).map_or_else(Read::new, |(out, _)| out))
+    let mut out = join_chunks(chunks, Memsets::append).map_or_else(Read::new, |(out, _)| out);
+    out.table.file_order = file_order(out.table.spans.len());
+    Ok(out)
 }
 
 /// Synchronization events, with `spans.name` left empty and the sync type in `stream`'s place

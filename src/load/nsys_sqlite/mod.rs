@@ -10,6 +10,7 @@ mod connection;
 mod cpu_calls;
 mod gpu_ops;
 mod nvtx;
+mod profiler_overhead;
 mod reader;
 mod scan;
 mod schema;
@@ -85,6 +86,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         (None, None, None, None, None);
     let (mut osrt, mut syncs, mut gpus, mut names, mut session, mut memory) =
         (None, None, None, None, None, None);
+    let mut overhead = None;
     rayon::scope(|s| {
         let (r, st) = (&reader, &strings);
         let c = &collector;
@@ -99,6 +101,12 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         s.spawn(|_| names = c.keep(system::read_names(r, st), "thread names"));
         s.spawn(|_| session = c.keep(system::read_session(r), "session"));
         s.spawn(|_| memory = c.keep(system::read_memory_usage(r), "GPU memory usage"));
+        s.spawn(|_| {
+            overhead = c.keep(
+                profiler_overhead::read_profiler_overhead(r, st),
+                "profiler overhead",
+            )
+        });
     });
     if control.is_cancelled() {
         return Err(LoadError::Cancelled);
@@ -124,6 +132,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         names: names.ok_or_else(missing)?,
         session: session.ok_or_else(missing)?,
         memory: memory.ok_or_else(missing)?,
+        profiler_overhead: overhead.ok_or_else(missing)?,
         warnings,
     };
     let mut trace = assemble::assemble(parts);

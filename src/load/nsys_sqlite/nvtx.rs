@@ -20,6 +20,7 @@ pub const NVTX_COLUMNS: &[&str] = &[
     "domainId",
     "color",
     "rowid",
+    "endGlobalTid",
 ];
 
 // NVTX eventType values (ENUM_NSYS_EVENT_TYPE).
@@ -129,6 +130,7 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
         n.domain.push(StringTable::EMPTY);
         n.depth.push(0);
         n.row_id.push(int(row, 8).unwrap_or(0));
+        n.ended_on_other_thread.push(int(row, 9).is_some());
         range_domain_ids.push(int(row, 6).unwrap_or(0));
     })?;
     // nvtx_sum.py ends an unclosed range at the largest NVTX timestamp of the file.

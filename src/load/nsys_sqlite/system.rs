@@ -95,6 +95,8 @@ pub struct Names {
     pub processes: Vec<(u32, String)>,
     /// globalTid → thread name
     pub threads: HashMap<i64, String>,
+    /// globalTid → scheduling priority (`ThreadNames.priority`)
+    pub thread_priorities: HashMap<i64, i32>,
     /// stream → name given with `nvtxNameCudaStream`
     pub streams: HashMap<StreamKey, String>,
 }
@@ -123,10 +125,17 @@ pub fn read_names(r: &Reader, strings: &FileStrings) -> Result<Names, LoadError>
         r.for_each_row(
             &conn,
             t,
-            &r.schema.select(t, &["globalTid", "nameId"]),
+            &r.schema.select(t, &["globalTid", "nameId", "priority"]),
             |row| {
-                if let (Some(g), Some(name)) = (int(row, 0), strings.text(int(row, 1))) {
+                let Some(g) = int(row, 0) else {
+                    return;
+                };
+                if let Some(name) = strings.text(int(row, 1)) {
                     names.threads.insert(g, name.to_string());
+                }
+                if let Some(p) = int(row, 2) {
+                    let p = p.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+                    names.thread_priorities.insert(g, p);
                 }
             },
         )?;

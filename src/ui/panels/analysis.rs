@@ -11,20 +11,24 @@
 //! `Filter { range: selection, excluded: exclusion }`, so all sections follow warm-up exclusion.
 
 mod export;
+mod findings_view;
 mod gpu_view;
 mod statistics_view;
 mod stats_table;
 mod warmup_form;
 mod warmup_view;
+mod worker;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use egui::{Button, Color32, Ui};
 
 use crate::analysis::{
     self, CopyComputeOverlap, CopyKindOverlap, DeviceActivity, EventTable, Filter, GapOptions,
-    IdleGap, Report, ReportTable, TimeRange, WarmupExclusion,
+    IdleGap, ReportInput, ReportOptions, RowEvents, Rule, RuleInput, StatsReport, Table,
+    TimeRange, WarmupExclusion, reports,
 };
 use crate::export::events_csv::EventKind;
 use crate::trace::Trace;
@@ -33,11 +37,11 @@ use crate::ui::timeline::format_duration;
 pub use export::{ExportError, export_selection, export_table};
 pub use gpu_view::gap_label;
 pub use stats_table::{
-    Histogram, RowKey, Sort, SortColumn, columns, event_bounds, event_value, row_events,
-    visible_rows,
+    Histogram, Sort, event_bounds, event_duration, is_numeric_column, row_events, visible_rows,
 };
 pub use warmup_form::{FormProblems, WarmupSettings};
 pub use warmup_view::excluded_text;
+pub use worker::{Status, Worker};
 
 /// What the panel asks the app to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +50,7 @@ pub enum PanelAction {
     ZoomTo { start_ns: i64, end_ns: i64 },
     /// Make `[start_ns, end_ns)` the range selection (e.g. an NVTX instance of the chosen row).
     SetSelection { start_ns: i64, end_ns: i64 },
-    /// Highlight these events, the events of the chosen statistics row; empty: clear it.
+    /// Highlight these events, the events of the chosen row or finding; empty: clear it.
     Highlight(Vec<(EventTable, usize)>),
     /// The warm-up exclusion changed: re-read [`AnalysisPanel::exclusion`] to shade it.
     ExclusionChanged,
@@ -59,6 +63,7 @@ pub enum PanelAction {
 pub enum AnalysisTab {
     #[default]
     Statistics,
+    Findings,
     Warmup,
     Gaps,
     Overlap,
@@ -66,8 +71,9 @@ pub enum AnalysisTab {
 }
 
 impl AnalysisTab {
-    pub const ALL: [AnalysisTab; 5] = [
+    pub const ALL: [AnalysisTab; 6] = [
         AnalysisTab::Statistics,
+        AnalysisTab::Findings,
         AnalysisTab::Warmup,
         AnalysisTab::Gaps,
         AnalysisTab::Overlap,
@@ -77,6 +83,7 @@ impl AnalysisTab {
     pub fn label(self) -> &'static str {
         match self {
             AnalysisTab::Statistics => "Statistics",
+            AnalysisTab::Findings => "Findings",
             AnalysisTab::Warmup => "Warm-up",
             AnalysisTab::Gaps => "Gaps",
             AnalysisTab::Overlap => "Overlap",
@@ -85,29 +92,9 @@ impl AnalysisTab {
     }
 }
 
-/// The short name of a report on its selector.
-pub fn report_label(report: Report) -> &'static str {
-    match report {
-        Report::Kernels => "Kernels",
-        Report::CudaApi => "CUDA API",
-        Report::MemoryTime => "Memory time",
-        Report::MemorySize => "Memory size",
-        Report::Nvtx => "NVTX",
-    }
-}
-
-/// The line under the statistics table, e.g. `12 of 40 names · 5120 events`.
-pub fn table_summary(table: &ReportTable, rows: &[usize]) -> String {
-    let events: u64 = rows
-        .iter()
-        .filter_map(|&i| table.rows.get(i))
-        .map(|r| r.stats.count)
-        .sum();
-    format!(
-        "{} of {} names · {events} events",
-        rows.len(),
-        table.rows.len()
-    )
+/// The line under a report table, e.g. `12 of 40 rows`.
+pub fn table_summary(table: &Table, rows: &[usize]) -> String {
+    format!("{} of {} rows", rows.len(), table.rows.len())
 }
 
 /// Which trace the caches were computed for. The address alone could be reused by the next
@@ -144,7 +131,7 @@ impl TraceKey {
 
 /// What every range analysis depends on.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct InputsKey {
+pub struct InputsKey {
     trace_generation: u64,
     selection: TimeRange,
     exclusion_generation: u64,
@@ -154,26 +141,79 @@ struct InputsKey {
 struct ExclusionCache {
     /// (trace generation, the rules in force or `None` when the toggle is off).
     key: Option<(u64, Option<WarmupSettings>)>,
-    result: Option<WarmupExclusion>,
+    result: Option<Arc<WarmupExclusion>>,
     /// Bumped whenever `result` is replaced.
     generation: u64,
     /// The lines the Warm-up section shows for `result`.
     summary: Vec<String>,
 }
 
-#[derive(Default)]
-struct StatsCache {
-    key: Option<InputsKey>,
-    tables: HashMap<Report, ReportTable>,
-    /// Bumped whenever the tables are dropped.
-    generation: u64,
+/// GPU idle gaps and busy time of the selection.
+#[derive(Debug, Default)]
+pub struct GapsResult {
+    pub gaps: Vec<IdleGap>,
+    pub activity: Vec<DeviceActivity>,
 }
 
-/// The shown rows of the current table: (stats generation, report, name filter, sort).
+/// Copy/compute overlap of the selection.
+#[derive(Debug, Default)]
+pub struct OverlapResult {
+    pub per_gpu: Vec<CopyComputeOverlap>,
+    pub per_kind: Vec<CopyKindOverlap>,
+}
+
+/// What one rule found over the selection.
+pub struct RuleFindings {
+    pub rule: &'static dyn Rule,
+    /// The findings, or why the rule could not run.
+    pub table: Result<Table, String>,
+}
+
+/// Every rule's findings over the selection.
 #[derive(Default)]
-struct OrderCache {
-    key: Option<(u64, Report, String, Option<Sort>)>,
-    rows: Vec<usize>,
+pub struct Findings {
+    pub rules: Vec<RuleFindings>,
+}
+
+impl Findings {
+    /// Number of findings of all rules (the tab's badge).
+    pub fn count(&self) -> usize {
+        self.rules
+            .iter()
+            .map(|r| r.table.as_ref().map_or(0, |t| t.rows.len()))
+            .sum()
+    }
+}
+
+/// Names a row across recomputations: its report and its text cells (name, style, …).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RowKey {
+    pub report: &'static str,
+    pub text: Vec<String>,
+}
+
+impl RowKey {
+    pub fn of(report: &'static str, row: &analysis::Row) -> Self {
+        Self {
+            report,
+            text: row
+                .cells
+                .iter()
+                .filter_map(|c| match c {
+                    analysis::Cell::Text(t) => Some(t.clone()),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
+    /// The row of `table` this key names, if it is still there.
+    pub fn find<'t>(&self, table: &'t Table) -> Option<&'t analysis::Row> {
+        table
+            .rows
+            .iter()
+            .find(|r| RowKey::of(self.report, r).text == self.text)
+    }
 }
 
 /// The chosen statistics row and what was computed for it.
@@ -182,25 +222,10 @@ pub struct ChosenRow {
     pub key: RowKey,
     /// Its events under the panel's filter: what the panel asked to highlight.
     pub events: Vec<(EventTable, usize)>,
-    /// Their durations (sizes for the memory size report).
+    /// Their durations.
     pub histogram: Histogram,
     /// The longest of them: its table and `[start, end)`, for "zoom to the longest".
     pub longest: Option<(EventTable, i64, i64)>,
-    stats_generation: u64,
-}
-
-#[derive(Default)]
-struct GapsCache {
-    key: Option<(InputsKey, GapOptions)>,
-    gaps: Vec<IdleGap>,
-    activity: Vec<DeviceActivity>,
-}
-
-#[derive(Default)]
-struct OverlapCache {
-    key: Option<InputsKey>,
-    per_gpu: Vec<CopyComputeOverlap>,
-    per_kind: Vec<CopyKindOverlap>,
 }
 
 /// A line the panel shows after an export.
@@ -210,14 +235,31 @@ struct Message {
     error: bool,
 }
 
-/// The analysis side panel: what the person chose, and the cached results.
+/// Reports, rules, gaps and overlap, each computed on its own worker thread.
+#[derive(Default)]
+struct Jobs {
+    /// The shown report over the current inputs.
+    report: Worker<(InputsKey, &'static str), Arc<Table>>,
+    /// Reports already computed for `tables_key`.
+    tables: HashMap<&'static str, Arc<Table>>,
+    tables_key: Option<InputsKey>,
+    /// The chosen row's events and histogram.
+    chosen: Worker<(InputsKey, RowKey), Option<ChosenRow>>,
+    findings: Worker<InputsKey, Arc<Findings>>,
+    gaps: Worker<(InputsKey, GapOptions), Arc<GapsResult>>,
+    /// The gap result the app was last told about.
+    gaps_announced: Option<(InputsKey, GapOptions)>,
+    overlap: Worker<InputsKey, Arc<OverlapResult>>,
+}
+
+/// The analysis side panel: what the person chose, and the results of the background jobs.
 pub struct AnalysisPanel {
     pub tab: AnalysisTab,
-    /// The report the statistics table shows.
-    pub report: Report,
-    /// Rows whose name contains this text (any case) are shown.
+    /// The report the statistics table shows (its nsys name).
+    pub report: &'static str,
+    /// Rows with a text cell containing this text (any case) are shown.
     pub name_filter: String,
-    /// `None` keeps the report's own order (total time, largest first).
+    /// `None` keeps the report's own order.
     pub sort: Option<Sort>,
     /// The one toggle: exclude what the warm-up rules choose.
     pub exclude_warmup: bool,
@@ -228,6 +270,8 @@ pub struct AnalysisPanel {
     /// The kinds "Export selection" writes, in [`EventKind::ALL`] order.
     pub export_kinds: [bool; 6],
     chosen: Option<RowKey>,
+    /// The finding last clicked: (rule, row index), outlined in its list.
+    chosen_finding: Option<(&'static str, usize)>,
     /// The rules in force, and the form being edited.
     applied: WarmupSettings,
     draft: WarmupSettings,
@@ -238,11 +282,11 @@ pub struct AnalysisPanel {
     /// What the range analyses depend on, as of the last [`Self::sync`].
     inputs: Option<InputsKey>,
     exclusion: ExclusionCache,
-    stats: StatsCache,
-    order: OrderCache,
-    chosen_cache: Option<ChosenRow>,
-    gaps: GapsCache,
-    overlap: OverlapCache,
+    jobs: Jobs,
+    /// The shown rows of the current table: (table, name filter, sort) → rows.
+    order: Option<(Arc<Table>, String, Option<Sort>, Vec<usize>)>,
+    /// Called by a worker when it finishes (wakes the window up).
+    repaint: Option<egui::Context>,
     message: Option<Message>,
     computations: usize,
 }
@@ -251,7 +295,7 @@ impl Default for AnalysisPanel {
     fn default() -> Self {
         Self {
             tab: AnalysisTab::default(),
-            report: Report::Kernels,
+            report: "cuda_gpu_kern_sum",
             name_filter: String::new(),
             sort: None,
             exclude_warmup: false,
@@ -259,6 +303,7 @@ impl Default for AnalysisPanel {
             per_stream: false,
             export_kinds: [true; 6],
             chosen: None,
+            chosen_finding: None,
             applied: WarmupSettings::default(),
             draft: WarmupSettings::default(),
             draft_check: None,
@@ -266,11 +311,9 @@ impl Default for AnalysisPanel {
             trace_generation: 0,
             inputs: None,
             exclusion: ExclusionCache::default(),
-            stats: StatsCache::default(),
-            order: OrderCache::default(),
-            chosen_cache: None,
-            gaps: GapsCache::default(),
-            overlap: OverlapCache::default(),
+            jobs: Jobs::default(),
+            order: None,
+            repaint: None,
             message: None,
             computations: 0,
         }
@@ -280,6 +323,14 @@ impl Default for AnalysisPanel {
 const HISTOGRAM_BINS: usize = 40;
 const ERROR_COLOR: Color32 = Color32::from_rgb(0xe0, 0x5a, 0x4f);
 
+/// The filter of a job: the selection less what the exclusion drops.
+fn filter_of(selection: TimeRange, exclusion: Option<&WarmupExclusion>) -> Filter<'_> {
+    Filter {
+        range: selection,
+        excluded: exclusion.map(|e| &e.excluded),
+    }
+}
+
 impl AnalysisPanel {
     pub fn new() -> Self {
         Self::default()
@@ -287,35 +338,56 @@ impl AnalysisPanel {
 
     /// The warm-up exclusion in force, if the toggle is on (for shading excluded time).
     pub fn exclusion(&self) -> Option<&WarmupExclusion> {
-        self.exclusion.result.as_ref()
+        self.exclusion.result.as_deref()
     }
 
-    /// The idle gaps listed for the last selection, longest first (for hatching).
+    /// The idle gaps listed for the last selection, longest first (for hatching); empty until
+    /// the worker has computed them.
     pub fn gaps(&self) -> &[IdleGap] {
-        &self.gaps.gaps
+        self.gaps_result().map_or(&[], |g| &g.gaps)
     }
 
     /// Busy and idle time of each GPU over the last selection.
     pub fn activity(&self) -> &[DeviceActivity] {
-        &self.gaps.activity
+        self.gaps_result().map_or(&[], |g| &g.activity)
+    }
+
+    fn gaps_result(&self) -> Option<&GapsResult> {
+        let key = (self.inputs?, self.gap_options());
+        self.jobs.gaps.status(&key).latest().map(Arc::as_ref)
     }
 
     /// Copy/compute overlap per GPU and per copy kind, once the Overlap section has been shown.
     pub fn overlap(&self) -> (&[CopyComputeOverlap], &[CopyKindOverlap]) {
-        (&self.overlap.per_gpu, &self.overlap.per_kind)
+        match self
+            .inputs
+            .and_then(|k| self.jobs.overlap.status(&k).ready())
+        {
+            Some(o) => (&o.per_gpu, &o.per_kind),
+            None => (&[], &[]),
+        }
+    }
+
+    /// Every rule's findings over the last selection, once computed.
+    pub fn findings(&self) -> Option<&Findings> {
+        let key = self.inputs?;
+        self.jobs.findings.status(&key).ready().map(Arc::as_ref)
     }
 
     /// The report computed over the last selection, once it has been shown.
-    pub fn report_table(&self, report: Report) -> Option<&ReportTable> {
-        self.stats.tables.get(&report)
+    pub fn report_table(&self, report: &str) -> Option<&Table> {
+        let key = self.inputs?;
+        (self.jobs.tables_key == Some(key))
+            .then(|| self.jobs.tables.get(report).map(Arc::as_ref))
+            .flatten()
     }
 
     /// The current statistics table as shown: its filtered rows in their shown order.
-    pub fn visible_table(&self) -> Option<ReportTable> {
-        let table = self.stats.tables.get(&self.report)?;
+    pub fn visible_table(&self) -> Option<Table> {
+        let table = self.report_table(self.report)?;
         let rows = visible_rows(table, &self.name_filter, self.sort);
-        Some(ReportTable {
-            report: table.report,
+        Some(Table {
+            columns: table.columns.clone(),
             rows: rows
                 .into_iter()
                 .filter_map(|i| table.rows.get(i).cloned())
@@ -325,8 +397,8 @@ impl AnalysisPanel {
 
     /// The chosen statistics row, its events (what was highlighted) and their histogram.
     pub fn chosen_row(&self) -> Option<&ChosenRow> {
-        let key = self.chosen.as_ref()?;
-        self.chosen_cache.as_ref().filter(|c| &c.key == key)
+        let key = (self.inputs?, self.chosen.clone()?);
+        self.jobs.chosen.status(&key).ready()?.as_ref()
     }
 
     /// The filter every section uses: the selection less the excluded events.
@@ -356,15 +428,44 @@ impl AnalysisPanel {
         Ok(())
     }
 
-    /// How many analyses the panel has run since it was made: stays put while nothing the
+    /// How many analyses the panel has started since it was made: stays put while nothing the
     /// analyses depend on changes.
     pub fn computations(&self) -> usize {
+        let j = &self.jobs;
         self.computations
+            + j.report.started()
+            + j.chosen.started()
+            + j.findings.started()
+            + j.gaps.started()
+            + j.overlap.started()
+    }
+
+    /// Is any background job still running?
+    pub fn busy(&self) -> bool {
+        let j = &self.jobs;
+        j.report.busy() || j.chosen.busy() || j.findings.busy() || j.gaps.busy() || j.overlap.busy()
+    }
+
+    /// Blocks until every running job is done and their follow-ups are started and done (tests
+    /// and the bench; the window never waits).
+    pub fn wait_for_jobs(&mut self) {
+        let j = &mut self.jobs;
+        j.report.wait();
+        j.chosen.wait();
+        j.findings.wait();
+        j.gaps.wait();
+        j.overlap.wait();
     }
 
     /// Draws the panel for `selection` (`TimeRange::ALL` for the whole trace) and returns what
     /// the app should do.
-    pub fn ui(&mut self, ui: &mut Ui, trace: &Trace, selection: TimeRange) -> Vec<PanelAction> {
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        trace: &Arc<Trace>,
+        selection: TimeRange,
+    ) -> Vec<PanelAction> {
+        self.repaint = Some(ui.ctx().clone());
         let mut actions = Vec::new();
         self.sync(trace, selection, &mut actions);
 
@@ -380,10 +481,18 @@ impl AnalysisPanel {
                 self.sync(trace, selection, &mut actions);
             }
             ui.label(selection_text(selection));
+            if self.busy() {
+                ui.spinner().on_hover_text("Computing in the background…");
+            }
         });
+        let badge = self.findings().map(Findings::count);
         ui.horizontal_wrapped(|ui| {
             for tab in AnalysisTab::ALL {
-                ui.selectable_value(&mut self.tab, tab, tab.label());
+                let label = match (tab, badge) {
+                    (AnalysisTab::Findings, Some(n)) => format!("Findings ({n})"),
+                    _ => tab.label().to_string(),
+                };
+                ui.selectable_value(&mut self.tab, tab, label);
             }
         });
         ui.separator();
@@ -392,6 +501,7 @@ impl AnalysisPanel {
             .auto_shrink([false, false])
             .show(ui, |ui| match self.tab {
                 AnalysisTab::Statistics => self.statistics_ui(ui, trace, selection, &mut actions),
+                AnalysisTab::Findings => self.findings_ui(ui, trace, &mut actions),
                 AnalysisTab::Warmup => self.warmup_ui(ui, trace, selection, &mut actions),
                 AnalysisTab::Gaps => self.gaps_ui(ui, trace, selection, &mut actions),
                 AnalysisTab::Overlap => self.overlap_ui(ui, trace, selection),
@@ -400,17 +510,71 @@ impl AnalysisPanel {
         actions
     }
 
-    /// Brings every cache the app reads (exclusion, gaps, the chosen row) up to date with the
-    /// inputs, recomputing only what a changed input invalidates.
-    fn sync(&mut self, trace: &Trace, selection: TimeRange, actions: &mut Vec<PanelAction>) {
+    /// Brings the inputs up to date and makes sure every analysis the app reads (gaps,
+    /// findings, the shown report, the chosen row) is computed or being computed for them. Costs
+    /// the UI thread key comparisons and thread starts, never work that grows with the trace —
+    /// except the warm-up exclusion, recomputed here when its rules or the trace change (not when
+    /// the selection does).
+    pub fn sync(&mut self, trace: &Arc<Trace>, selection: TimeRange, actions: &mut Vec<PanelAction>) {
         if !self.trace_key.as_ref().is_some_and(|k| k.matches(trace)) {
             // A new trace: indices into the old one mean nothing.
             self.trace_key = Some(TraceKey::of(trace));
             self.trace_generation += 1;
             self.chosen = None;
-            self.chosen_cache = None;
+            self.chosen_finding = None;
+            if reports::find(self.report).is_none_or(|r| !reports::has_data(r, trace)) {
+                self.report = first_report_with_data(trace);
+            }
+        }
+        self.sync_exclusion(trace, actions);
+
+        let inputs = InputsKey {
+            trace_generation: self.trace_generation,
+            selection,
+            exclusion_generation: self.exclusion.generation,
+        };
+        self.inputs = Some(inputs);
+        let exclusion = self.exclusion.result.clone();
+        let repaint = self.repaint_fn();
+
+        let gap_key = (inputs, self.gap_options());
+        {
+            let (t, ex, options) = (trace.clone(), exclusion.clone(), gap_key.1);
+            let status = self.jobs.gaps.request(
+                &gap_key,
+                move || {
+                    let filter = filter_of(selection, ex.as_deref());
+                    Arc::new(GapsResult {
+                        gaps: analysis::gpu_idle_gaps(&t, &filter, &options),
+                        activity: analysis::gpu_activity(&t, &filter),
+                    })
+                },
+                repaint.clone(),
+            );
+            if !status.is_pending() && self.jobs.gaps_announced != Some(gap_key) {
+                self.jobs.gaps_announced = Some(gap_key);
+                actions.push(PanelAction::GapsChanged);
+            }
         }
 
+        {
+            let (t, ex) = (trace.clone(), exclusion.clone());
+            self.jobs.findings.request(
+                &inputs,
+                move || Arc::new(run_rules(&t, selection, ex.as_deref())),
+                repaint.clone(),
+            );
+        }
+
+        if self.jobs.tables_key != Some(inputs) {
+            self.jobs.tables.clear();
+            self.jobs.tables_key = Some(inputs);
+        }
+        self.ensure_report(trace, self.report);
+        self.refresh_chosen(trace, actions);
+    }
+
+    fn sync_exclusion(&mut self, trace: &Trace, actions: &mut Vec<PanelAction>) {
         let wanted = self.exclude_warmup.then_some(&self.applied);
         let fresh = self
             .exclusion
@@ -419,119 +583,99 @@ impl AnalysisPanel {
             .is_some_and(|(generation, settings)| {
                 *generation == self.trace_generation && settings.as_ref() == wanted
             });
-        if !fresh {
-            let settings = wanted.cloned();
-            let result = settings.as_ref().and_then(|s| {
-                let rules = s.rules().ok()?;
-                self.computations += 1;
-                Some(analysis::exclude_warmup(trace, &rules, s.scope))
-            });
-            let was_shown = self.exclusion.result.is_some();
-            let now_shown = result.is_some();
-            self.exclusion.summary = match (&settings, &result) {
-                (Some(settings), Some(ex)) => warmup_view::exclusion_summary(settings, ex),
-                _ => Vec::new(),
-            };
-            self.exclusion.key = Some((self.trace_generation, settings));
-            self.exclusion.result = result;
-            self.exclusion.generation += 1;
-            if was_shown || now_shown {
-                actions.push(PanelAction::ExclusionChanged);
+        if fresh {
+            return;
+        }
+        let settings = wanted.cloned();
+        let result = settings.as_ref().and_then(|s| {
+            let rules = s.rules().ok()?;
+            self.computations += 1;
+            Some(Arc::new(analysis::exclude_warmup(trace, &rules, s.scope)))
+        });
+        let was_shown = self.exclusion.result.is_some();
+        let now_shown = result.is_some();
+        self.exclusion.summary = match (&settings, &result) {
+            (Some(settings), Some(ex)) => warmup_view::exclusion_summary(settings, ex),
+            _ => Vec::new(),
+        };
+        self.exclusion.key = Some((self.trace_generation, settings));
+        self.exclusion.result = result;
+        self.exclusion.generation += 1;
+        if was_shown || now_shown {
+            actions.push(PanelAction::ExclusionChanged);
+        }
+    }
+
+    fn repaint_fn(&self) -> impl Fn() + Clone + Send + 'static {
+        let ctx = self.repaint.clone();
+        move || {
+            if let Some(ctx) = &ctx {
+                ctx.request_repaint();
             }
         }
-
-        let inputs = InputsKey {
-            trace_generation: self.trace_generation,
-            selection,
-            exclusion_generation: self.exclusion.generation,
-        };
-        let gap_key = (inputs, self.gap_options());
-        if self.gaps.key.as_ref() != Some(&gap_key) {
-            let filter = filter_of(selection, self.exclusion.result.as_ref());
-            let gaps = analysis::gpu_idle_gaps(trace, &filter, &gap_key.1);
-            let activity = analysis::gpu_activity(trace, &filter);
-            self.computations += 1;
-            self.gaps = GapsCache {
-                key: Some(gap_key),
-                gaps,
-                activity,
-            };
-            actions.push(PanelAction::GapsChanged);
-        }
-
-        self.inputs = Some(inputs);
-        if self.stats.key.as_ref() != Some(&inputs) {
-            self.stats.key = Some(inputs);
-            self.stats.tables.clear();
-            self.stats.generation += 1;
-        }
-        self.refresh_chosen(trace, selection, actions);
     }
 
-    /// Computes `report` over the selection unless it is cached.
-    fn ensure_table(&mut self, trace: &Trace, selection: TimeRange, report: Report) {
-        if self.stats.tables.contains_key(&report) {
-            return;
+    /// Starts computing `report` over the inputs unless it is computed or being computed;
+    /// collects it into the table cache when done. Returns what there is to show.
+    fn ensure_report(&mut self, trace: &Arc<Trace>, report: &'static str) -> Option<Arc<Table>> {
+        let inputs = self.inputs?;
+        if let Some(t) = self.jobs.tables.get(report) {
+            return Some(t.clone());
         }
-        let filter = filter_of(selection, self.exclusion.result.as_ref());
-        let table = analysis::compute(trace, report, &filter);
-        self.computations += 1;
-        self.stats.tables.insert(report, table);
+        let def = reports::find(report)?;
+        let (t, ex) = (trace.clone(), self.exclusion.result.clone());
+        let selection = inputs.selection;
+        let repaint = self.repaint_fn();
+        let key = (inputs, report);
+        let status = self.jobs.report.request(
+            &key,
+            move || Arc::new(compute_report(def, &t, selection, ex.as_deref())),
+            repaint,
+        );
+        let ready = status.ready().cloned();
+        if let Some(table) = &ready {
+            self.jobs.tables.insert(report, table.clone());
+        }
+        ready
     }
 
-    /// Recomputes the events of the chosen row after the statistics changed, and highlights them.
-    fn refresh_chosen(
-        &mut self,
-        trace: &Trace,
-        selection: TimeRange,
-        actions: &mut Vec<PanelAction>,
-    ) {
-        let Some(key) = self.chosen.clone() else {
+    /// Keeps the chosen row's events and histogram computed for the current table, and asks the
+    /// app to outline them when they change.
+    fn refresh_chosen(&mut self, _trace: &Arc<Trace>, actions: &mut Vec<PanelAction>) {
+        let (Some(inputs), Some(key)) = (self.inputs, self.chosen.clone()) else {
             return;
         };
-        if self
-            .chosen_cache
-            .as_ref()
-            .is_some_and(|c| c.key == key && c.stats_generation == self.stats.generation)
-        {
+        let Some(table) = self.jobs.tables.get(key.report).cloned() else {
             return;
+        };
+        let job_key = (inputs, key.clone());
+        let was_ready = self.jobs.chosen.status(&job_key).ready().is_some();
+        let t = _trace.clone();
+        let repaint = self.repaint_fn();
+        let status = self.jobs.chosen.request(
+            &job_key,
+            move || chosen_row(&t, &table, key),
+            repaint,
+        );
+        if !was_ready && let Some(chosen) = status.ready() {
+            actions.push(PanelAction::Highlight(
+                chosen.as_ref().map_or_else(Vec::new, |c| c.events.clone()),
+            ));
         }
-        self.ensure_table(trace, selection, key.report);
-        let filter = filter_of(selection, self.exclusion.result.as_ref());
-        let row = self.stats.tables.get(&key.report).and_then(|t| key.find(t));
-        let events = row.map_or_else(Vec::new, |row| row_events(trace, key.report, row, &filter));
-        let values: Vec<i64> = events
-            .iter()
-            .map(|&e| event_value(trace, key.report, e))
-            .collect();
-        let longest = events
-            .iter()
-            .filter_map(|&e| event_bounds(trace, e).map(|(s, end)| (e.0, s, end)))
-            .max_by_key(|&(_, s, e)| (e - s, std::cmp::Reverse(s)));
-        self.computations += 1;
-        actions.push(PanelAction::Highlight(events.clone()));
-        self.chosen_cache = Some(ChosenRow {
-            key,
-            stats_generation: self.stats.generation,
-            events,
-            histogram: Histogram::of(&values, HISTOGRAM_BINS),
-            longest,
-        });
     }
 
     fn choose_row(
         &mut self,
         key: Option<RowKey>,
-        trace: &Trace,
-        selection: TimeRange,
+        trace: &Arc<Trace>,
         actions: &mut Vec<PanelAction>,
     ) {
         self.chosen = key;
+        self.chosen_finding = None;
         if self.chosen.is_none() {
-            self.chosen_cache = None;
             actions.push(PanelAction::Highlight(Vec::new()));
         } else {
-            self.refresh_chosen(trace, selection, actions);
+            self.refresh_chosen(trace, actions);
         }
     }
 
@@ -578,13 +722,6 @@ impl AnalysisPanel {
     }
 }
 
-fn filter_of(selection: TimeRange, exclusion: Option<&WarmupExclusion>) -> Filter<'_> {
-    Filter {
-        range: selection,
-        excluded: exclusion.map(|e| &e.excluded),
-    }
-}
-
 fn save_dialog(file_name: &str) -> Option<PathBuf> {
     rfd::FileDialog::new()
         .set_title("Export as CSV")
@@ -605,4 +742,71 @@ fn selection_text(selection: TimeRange) -> String {
         (Some(s), None) => format!("Selection: from {}", format_duration(s as f64)),
         (None, Some(e)) => format!("Selection: until {}", format_duration(e as f64)),
     }
+}
+
+/// A report over the selection, with the events behind each row.
+fn compute_report(
+    report: &dyn StatsReport,
+    trace: &Trace,
+    selection: TimeRange,
+    exclusion: Option<&WarmupExclusion>,
+) -> Table {
+    report.compute(&ReportInput {
+        trace,
+        filter: &filter_of(selection, exclusion),
+        options: &ReportOptions::default(),
+        with_events: true,
+    })
+}
+
+/// Every rule over the selection, with nsys's default options but no row limit.
+fn run_rules(trace: &Trace, selection: TimeRange, exclusion: Option<&WarmupExclusion>) -> Findings {
+    let filter = filter_of(selection, exclusion);
+    let options = ReportOptions {
+        values: vec![("rows".into(), "-1".into())],
+    };
+    Findings {
+        rules: analysis::RULES
+            .iter()
+            .map(|&rule| RuleFindings {
+                rule,
+                table: rule.compute(&RuleInput {
+                    trace,
+                    filter: &filter,
+                    options: &options,
+                }),
+            })
+            .collect(),
+    }
+}
+
+/// The events of the row `key` names in `table`, their histogram and the longest of them.
+fn chosen_row(trace: &Trace, table: &Table, key: RowKey) -> Option<ChosenRow> {
+    let row = key.find(table)?;
+    let events = row_events(row);
+    let values: Vec<i64> = events.iter().map(|&e| event_duration(trace, e)).collect();
+    let mut longest = events
+        .iter()
+        .filter_map(|&e| event_bounds(trace, e).map(|(s, end)| (e.0, s, end)))
+        .max_by_key(|&(_, s, e)| (e - s, std::cmp::Reverse(s)));
+    if let RowEvents::Span {
+        start_ns, end_ns, ..
+    } = row.events
+    {
+        longest = Some((EventTable::Kernels, start_ns, end_ns));
+    }
+    Some(ChosenRow {
+        key,
+        histogram: Histogram::of(&values, HISTOGRAM_BINS),
+        events,
+        longest,
+    })
+}
+
+/// The report to show first: kernels when there are any, else the first with data.
+fn first_report_with_data(trace: &Trace) -> &'static str {
+    reports::REPORTS
+        .iter()
+        .find(|r| reports::has_data(**r, trace))
+        .map_or("cuda_gpu_kern_sum", |r| r.name())
 }

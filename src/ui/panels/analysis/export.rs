@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use crate::analysis::{Filter, ReportTable};
+use crate::analysis::{Filter, Table};
 use crate::export::events_csv::{self, EventKind};
 use crate::export::nsys_csv;
 use crate::trace::Trace;
@@ -53,9 +53,9 @@ pub fn export_selection(
 }
 
 /// Writes `table` to `path` as `nsys stats --format csv` would print it; returns its row count.
-pub fn export_table(path: &Path, table: &ReportTable) -> Result<usize, ExportError> {
+pub fn export_table(path: &Path, table: &Table) -> Result<usize, ExportError> {
     let out = create(path)?;
-    nsys_csv::write_csv(table, out).map_err(|source| ExportError::Write {
+    nsys_csv::write_table_csv(table, out).map_err(|source| ExportError::Write {
         path: path.to_path_buf(),
         source,
     })?;

@@ -1,9 +1,11 @@
 //! The Gaps and Overlap sections drawn: GPU busy % and idle time of the selection, the idle gaps
 //! longest first (a click zooms to one), and copy/compute overlap per GPU and per copy kind.
 
+use std::sync::Arc;
+
 use egui::{Button, RichText, Ui};
 
-use super::{AnalysisPanel, OverlapCache, PanelAction, filter_of};
+use super::{AnalysisPanel, OverlapResult, PanelAction, filter_of};
 use crate::analysis::{self, IdleGap, TimeRange};
 use crate::trace::Trace;
 use crate::ui::timeline::format_duration;
@@ -12,7 +14,7 @@ impl AnalysisPanel {
     pub(super) fn gaps_ui(
         &mut self,
         ui: &mut Ui,
-        trace: &Trace,
+        trace: &Arc<Trace>,
         selection: TimeRange,
         actions: &mut Vec<PanelAction>,
     ) {
@@ -27,7 +29,14 @@ impl AnalysisPanel {
             self.sync(trace, selection, actions);
         }
 
-        if self.gaps.activity.is_empty() {
+        let Some(result) = self.gaps_result_arc() else {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("Computing…");
+            });
+            return;
+        };
+        if result.activity.is_empty() {
             ui.label("No GPU work in the selection.");
             return;
         }
@@ -38,7 +47,7 @@ impl AnalysisPanel {
                     ui.label(RichText::new(title).strong());
                 }
                 ui.end_row();
-                for a in &self.gaps.activity {
+                for a in &result.activity {
                     ui.label(a.device.to_string())
                         .on_hover_text(trace.gpu_title(a.device));
                     ui.label(percent_text(a.busy_percent()));
@@ -47,10 +56,10 @@ impl AnalysisPanel {
                     ui.end_row();
                 }
             });
-        let idle: i64 = self.gaps.activity.iter().map(|a| a.idle_ns).sum();
+        let idle: i64 = result.activity.iter().map(|a| a.idle_ns).sum();
         ui.label(format!("Total idle: {}", format_duration(idle as f64)));
 
-        let gaps = &self.gaps.gaps;
+        let gaps = &result.gaps;
         let listed: i64 = gaps.iter().map(IdleGap::duration_ns).sum();
         ui.label(format!(
             "{} gaps of at least {} ({} in all), longest first:",
@@ -96,24 +105,41 @@ impl AnalysisPanel {
             });
     }
 
-    pub(super) fn overlap_ui(&mut self, ui: &mut Ui, trace: &Trace, selection: TimeRange) {
-        let inputs = self.inputs;
-        if inputs.is_some() && self.overlap.key != inputs {
-            let filter = filter_of(selection, self.exclusion.result.as_ref());
-            let per_gpu = analysis::copy_compute_overlap(trace, &filter);
-            let per_kind = analysis::overlap_by_copy_kind(trace, &filter);
-            self.computations += 1;
-            self.overlap = OverlapCache {
-                key: inputs,
-                per_gpu,
-                per_kind,
-            };
-        }
+    /// The gaps result to show (fresh, or the last one while the fresh one is computed).
+    fn gaps_result_arc(&self) -> Option<Arc<super::GapsResult>> {
+        let key = (self.inputs?, self.gap_options());
+        self.jobs.gaps.status(&key).latest().cloned()
+    }
+
+    pub(super) fn overlap_ui(&mut self, ui: &mut Ui, trace: &Arc<Trace>, selection: TimeRange) {
+        let Some(inputs) = self.inputs else {
+            return;
+        };
+        let (t, ex) = (trace.clone(), self.exclusion.result.clone());
+        let repaint = self.repaint_fn();
+        let status = self.jobs.overlap.request(
+            &inputs,
+            move || {
+                let filter = filter_of(selection, ex.as_deref());
+                Arc::new(OverlapResult {
+                    per_gpu: analysis::copy_compute_overlap(&t, &filter),
+                    per_kind: analysis::overlap_by_copy_kind(&t, &filter),
+                })
+            },
+            repaint,
+        );
+        let Some(overlap) = status.latest().cloned() else {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("Computing…");
+            });
+            return;
+        };
         ui.label(
             "Share of memcpy + memset busy time hidden under kernel busy time (unions over all \
              streams); weight streaming aims above 60 %.",
         );
-        if self.overlap.per_gpu.is_empty() {
+        if overlap.per_gpu.is_empty() {
             ui.label("No GPU work in the selection.");
             return;
         }
@@ -131,7 +157,7 @@ impl AnalysisPanel {
                     ui.label(RichText::new(title).strong());
                 }
                 ui.end_row();
-                for o in &self.overlap.per_gpu {
+                for o in &overlap.per_gpu {
                     ui.label(o.device.to_string())
                         .on_hover_text(trace.gpu_title(o.device));
                     ui.label(percent_text(o.busy_percent()));
@@ -142,7 +168,7 @@ impl AnalysisPanel {
                     ui.end_row();
                 }
             });
-        if self.overlap.per_kind.is_empty() {
+        if overlap.per_kind.is_empty() {
             return;
         }
         ui.add_space(6.0);
@@ -154,7 +180,7 @@ impl AnalysisPanel {
                     ui.label(RichText::new(title).strong());
                 }
                 ui.end_row();
-                for k in &self.overlap.per_kind {
+                for k in &overlap.per_kind {
                     ui.label(k.device.to_string());
                     ui.label(k.label());
                     ui.label(format_duration(k.memory_ns as f64));

@@ -1,15 +1,18 @@
-//! The Statistics section drawn: the report selector, the name filter, the sortable table (only
-//! the rows on screen are laid out, so a report of thousands of names costs what fits) and the
-//! histogram of the chosen row.
+//! The Statistics section drawn: the report selector (every `nsys stats` report the trace has
+//! data for), the name filter, the sortable table (only the rows on screen are laid out, so a
+//! row dump of millions costs what fits), CSV export, and the duration histogram of the chosen
+//! row. Tables are computed on a worker thread; while one is computed the last one stays, dimmed.
+
+use std::sync::Arc;
 
 use egui::{Align, Button, Layout, RichText, Ui};
 use egui_plot::{Bar, BarChart, Plot};
 
 use super::{
-    AnalysisPanel, ChosenRow, Message, PanelAction, RowKey, Sort, SortColumn, columns,
-    export_table, report_label, save_dialog, table_summary, visible_rows,
+    AnalysisPanel, ChosenRow, Message, PanelAction, RowKey, Sort, export_table,
+    is_numeric_column, save_dialog, table_summary, visible_rows,
 };
-use crate::analysis::{EventTable, Report, ReportTable, TimeRange};
+use crate::analysis::{EventTable, Table, TimeRange, reports};
 use crate::trace::Trace;
 use crate::ui::timeline::format_duration;
 
@@ -17,30 +20,36 @@ impl AnalysisPanel {
     pub(super) fn statistics_ui(
         &mut self,
         ui: &mut Ui,
-        trace: &Trace,
-        selection: TimeRange,
+        trace: &Arc<Trace>,
+        _selection: TimeRange,
         actions: &mut Vec<PanelAction>,
     ) {
-        ui.horizontal_wrapped(|ui| {
-            for report in Report::ALL {
-                let on = self.report == report;
-                if ui
-                    .selectable_label(on, report_label(report))
-                    .on_hover_text(report.title())
-                    .clicked()
-                    && !on
-                {
-                    self.report = report;
-                    let kept = columns(report);
-                    if self
-                        .sort
-                        .is_some_and(|s| !kept.iter().any(|(c, _)| *c == s.column))
-                    {
-                        self.sort = None;
+        let current = self.report;
+        let title = reports::find(current).map_or(current, |r| r.title());
+        let mut chosen_report = current;
+        ui.horizontal(|ui| {
+            ui.label("Report");
+            egui::ComboBox::from_id_salt("analysis_report")
+                .selected_text(format!("{title} ({current})"))
+                .width(300.0)
+                .height(600.0)
+                .show_ui(ui, |ui| {
+                    for r in reports::REPORTS {
+                        if !reports::has_data(*r, trace) {
+                            continue;
+                        }
+                        ui.selectable_value(
+                            &mut chosen_report,
+                            r.name(),
+                            format!("{} ({})", r.title(), r.name()),
+                        );
                     }
-                }
-            }
+                });
         });
+        if chosen_report != current {
+            self.report = chosen_report;
+            self.sort = None;
+        }
         let mut export_clicked = false;
         ui.horizontal(|ui| {
             let label = ui.label("Filter names");
@@ -56,44 +65,52 @@ impl AnalysisPanel {
                 .clicked();
         });
 
-        self.ensure_table(trace, selection, self.report);
-        let Some(table) = self.stats.tables.get(&self.report) else {
+        let fresh = self.ensure_report(trace, self.report);
+        let shown = fresh.clone().or_else(|| {
+            let inputs = self.inputs?;
+            self.jobs
+                .report
+                .status(&(inputs, self.report))
+                .latest()
+                .cloned()
+        });
+        let Some(table) = shown else {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("Computing…");
+            });
             return;
         };
-        let fresh = self.order.key.as_ref().is_some_and(|(g, r, f, s)| {
-            *g == self.stats.generation
-                && *r == self.report
-                && *f == self.name_filter
-                && *s == self.sort
+        let stale = fresh.is_none();
+        let fresh_order = self.order.as_ref().is_some_and(|(t, f, s, _)| {
+            Arc::ptr_eq(t, &table) && *f == self.name_filter && *s == self.sort
         });
-        if !fresh {
-            self.order.rows = visible_rows(table, &self.name_filter, self.sort);
-            self.order.key = Some((
-                self.stats.generation,
-                self.report,
-                self.name_filter.clone(),
-                self.sort,
-            ));
+        if !fresh_order {
+            let rows = visible_rows(&table, &self.name_filter, self.sort);
+            self.order = Some((table.clone(), self.name_filter.clone(), self.sort, rows));
         }
-        let rows = &self.order.rows;
+        let rows: &[usize] = self.order.as_ref().map_or(&[], |o| &o.3);
         if table.rows.is_empty() {
-            ui.label(format!(
-                "No {} in the selection.",
-                self.report.missing_data()
-            ));
+            let missing = reports::find(self.report).map_or("data", |r| r.missing_data());
+            ui.label(format!("No {missing} in the selection."));
         }
-        let click = draw_table(ui, table, rows, self.sort, self.chosen.as_ref());
-        ui.label(table_summary(table, rows));
+        let chosen = self.chosen.as_ref().filter(|k| k.report == self.report);
+        let click = ui
+            .add_enabled_ui(!stale, |ui| {
+                draw_table(ui, &table, rows, self.sort, self.report, chosen)
+            })
+            .inner;
+        ui.label(table_summary(&table, rows));
 
         if export_clicked {
-            let shown = ReportTable {
-                report: table.report,
+            let shown = Table {
+                columns: table.columns.clone(),
                 rows: rows
                     .iter()
                     .filter_map(|&i| table.rows.get(i).cloned())
                     .collect(),
             };
-            if let Some(path) = save_dialog(&format!("{}.csv", self.report.id())) {
+            if let Some(path) = save_dialog(&format!("{}.csv", self.report)) {
                 self.message = Some(match export_table(&path, &shown) {
                     Ok(n) => Message {
                         text: format!("Wrote {n} rows to {}", path.display()),
@@ -111,6 +128,7 @@ impl AnalysisPanel {
             .and_then(|i| table.rows.get(i))
             .map(|row| RowKey::of(self.report, row));
         if let Some(column) = click.header {
+            let numeric = is_numeric_column(&table, column);
             self.sort = Some(match self.sort {
                 Some(s) if s.column == column => Sort {
                     column,
@@ -118,13 +136,13 @@ impl AnalysisPanel {
                 },
                 _ => Sort {
                     column,
-                    descending: column.first_direction_descending(),
+                    descending: numeric,
                 },
             });
         }
         if let Some(key) = clicked_row {
             let next = (self.chosen.as_ref() != Some(&key)).then_some(key);
-            self.choose_row(next, trace, selection, actions);
+            self.choose_row(next, trace, actions);
         }
         self.message_ui(ui);
         self.chosen_ui(ui, actions);
@@ -137,7 +155,6 @@ impl AnalysisPanel {
             events,
             histogram,
             longest,
-            ..
         }) = self.chosen_row()
         else {
             return;
@@ -146,44 +163,43 @@ impl AnalysisPanel {
             return;
         }
         ui.separator();
-        let sizes = key.report == Report::MemorySize;
-        ui.label(RichText::new(format!("{} · {} events", key.name, events.len())).strong());
-        if events.is_empty() {
-            ui.label("None of its events is in the selection.");
-            return;
+        let name = key.text.last().cloned().unwrap_or_default();
+        ui.label(RichText::new(format!("{name} · {} events", events.len())).strong());
+        if !events.is_empty() {
+            let max = histogram.start as f64 + histogram.bin_width * histogram.counts.len() as f64;
+            let (unit, scale) = time_unit(max);
+            let bars: Vec<Bar> = histogram
+                .counts
+                .iter()
+                .enumerate()
+                .map(|(b, &n)| Bar::new(histogram.centre(b) / scale, n as f64))
+                .collect();
+            let chart = BarChart::new("events", bars).width(histogram.bin_width / scale * 0.95);
+            Plot::new("analysis_row_histogram")
+                .height(150.0)
+                .allow_zoom(false)
+                .allow_drag(false)
+                .allow_scroll(false)
+                .x_axis_label(format!("duration ({unit})"))
+                .y_axis_label("events")
+                .show(ui, |plot| plot.bar_chart(chart));
         }
-        let max = histogram.start as f64 + histogram.bin_width * histogram.counts.len() as f64;
-        let (unit, scale) = if sizes {
-            bytes_unit(max)
-        } else {
-            time_unit(max)
-        };
-        let bars: Vec<Bar> = histogram
-            .counts
-            .iter()
-            .enumerate()
-            .map(|(b, &n)| Bar::new(histogram.centre(b) / scale, n as f64))
-            .collect();
-        let chart = BarChart::new("events", bars).width(histogram.bin_width / scale * 0.95);
-        let what = if sizes { "size" } else { "duration" };
-        Plot::new("analysis_row_histogram")
-            .height(150.0)
-            .allow_zoom(false)
-            .allow_drag(false)
-            .allow_scroll(false)
-            .x_axis_label(format!("{what} ({unit})"))
-            .y_axis_label("events")
-            .show(ui, |plot| plot.bar_chart(chart));
-
         if let Some((table, start_ns, end_ns)) = *longest {
             ui.horizontal(|ui| {
-                if ui.button("Zoom to the longest").clicked() {
+                let what = if events.is_empty() {
+                    "Zoom to it"
+                } else {
+                    "Zoom to the longest"
+                };
+                if ui.button(what).clicked() {
                     actions.push(PanelAction::ZoomTo { start_ns, end_ns });
                 }
                 if table == EventTable::Nvtx && ui.button("Select the longest").clicked() {
                     actions.push(PanelAction::SetSelection { start_ns, end_ns });
                 }
             });
+        } else if events.is_empty() {
+            ui.label("None of its events is in the selection.");
         }
     }
 }
@@ -201,43 +217,34 @@ fn time_unit(max_ns: f64) -> (&'static str, f64) {
     }
 }
 
-/// A unit for sizes up to `max_bytes`, as (name, bytes per unit), decimal like nsys.
-fn bytes_unit(max_bytes: f64) -> (&'static str, f64) {
-    if max_bytes >= 1e9 {
-        ("GB", 1e9)
-    } else if max_bytes >= 1e6 {
-        ("MB", 1e6)
-    } else if max_bytes >= 1e3 {
-        ("kB", 1e3)
-    } else {
-        ("B", 1.0)
-    }
-}
-
-fn bytes_text(bytes: f64) -> String {
-    let (unit, scale) = bytes_unit(bytes);
-    if scale == 1.0 {
-        format!("{bytes:.0} {unit}")
-    } else {
-        format!("{:.3} {unit}", bytes / scale)
-    }
-}
-
 /// What a click on the table chose.
 #[derive(Default)]
 struct TableClick {
-    header: Option<SortColumn>,
+    header: Option<usize>,
     row: Option<usize>,
 }
 
-fn column_width(column: SortColumn) -> f32 {
-    match column {
-        SortColumn::Percent => 64.0,
-        SortColumn::Count => 70.0,
-        SortColumn::Style => 70.0,
-        SortColumn::Name => 280.0,
-        _ => 78.0,
-    }
+/// Widths of the columns: wide enough for the header and the widest of the first rows,
+/// text columns capped (their full text is in the tooltip).
+fn column_widths(ui: &Ui, table: &Table, rows: &[usize], numeric: &[bool]) -> Vec<f32> {
+    let char_w = ui
+        .fonts_mut(|f| f.glyph_width(&egui::TextStyle::Body.resolve(ui.style()), '0'))
+        .max(5.0);
+    (0..table.columns.len())
+        .map(|c| {
+            let header = table.columns[c].chars().count();
+            let widest = rows
+                .iter()
+                .take(200)
+                .filter_map(|&i| table.rows.get(i)?.cells.get(c))
+                .map(|cell| cell.csv_text().chars().count())
+                .max()
+                .unwrap_or(0);
+            let chars = header.max(widest) as f32 + 1.0;
+            let cap = if numeric[c] { 18.0 } else { 48.0 };
+            chars.min(cap) * char_w + 8.0
+        })
+        .collect()
 }
 
 /// One cell of `width` × `height`, numbers right-aligned.
@@ -255,57 +262,65 @@ fn cell<R>(ui: &mut Ui, width: f32, height: f32, right: bool, add: impl FnOnce(&
 }
 
 /// Draws the header and the `rows` of `table` (only those on screen); a click on a header asks
-/// to sort by it, a click on a name chooses the row.
+/// to sort by it, a click on a row's first text cell chooses the row.
 fn draw_table(
     ui: &mut Ui,
-    table: &ReportTable,
+    table: &Table,
     rows: &[usize],
     sort: Option<Sort>,
+    report: &'static str,
     chosen: Option<&RowKey>,
 ) -> TableClick {
     let mut click = TableClick::default();
-    let cols = columns(table.report);
     let height = ui.spacing().interact_size.y;
-    let sizes = table.report == Report::MemorySize;
-    let amount = |v: f64| {
-        if sizes {
-            bytes_text(v)
-        } else {
-            format_duration(v)
-        }
-    };
+    let numeric: Vec<bool> = (0..table.columns.len())
+        .map(|c| is_numeric_column(table, c))
+        .collect();
+    let widths = column_widths(ui, table, rows, &numeric);
+    // The row is chosen by clicking its name: the last text column. nsys prints the name last;
+    // the panel is narrow and the name is what a person looks for, so it is drawn first.
+    let name_column = (0..table.columns.len()).rev().find(|&c| !numeric[c]);
+    let order: Vec<usize> = name_column
+        .into_iter()
+        .chain((0..table.columns.len()).filter(|&c| Some(c) != name_column))
+        .collect();
     egui::ScrollArea::horizontal()
         .id_salt("analysis_stats_table")
         .auto_shrink([false, true])
         .show(ui, |ui| {
             ui.horizontal(|ui| {
-                for &(column, title) in &cols {
-                    // The sort arrow in the monospace font: the proportional default font
-                    // (Ubuntu-Light) has no arrows or triangles.
+                for &c in &order {
+                    let title = &table.columns[c];
+                    // The sort arrow in the monospace font: the proportional default font has
+                    // no arrows or triangles.
                     let arrow = match sort {
-                        Some(s) if s.column == column && s.descending => "▼",
-                        Some(s) if s.column == column => "▲",
+                        Some(s) if s.column == c && s.descending => "▼",
+                        Some(s) if s.column == c => "▲",
                         _ => "",
                     };
-                    let header = cell(ui, column_width(column), height, !column.is_text(), |ui| {
+                    let header = cell(ui, widths[c], height, numeric[c], |ui| {
                         let add_arrow = |ui: &mut Ui| {
                             if !arrow.is_empty() {
                                 ui.label(RichText::new(arrow).monospace());
                             }
                         };
-                        let title = Button::new(RichText::new(title).strong()).frame(false);
-                        if column.is_text() {
+                        let title = Button::new(RichText::new(title.as_str()).strong())
+                            .frame(false)
+                            .truncate();
+                        if numeric[c] {
+                            add_arrow(ui);
+                            ui.add(title)
+                        } else {
                             let r = ui.add(title);
                             add_arrow(ui);
                             r
-                        } else {
-                            // Right to left: the arrow first lands rightmost.
-                            add_arrow(ui);
-                            ui.add(title)
                         }
                     });
-                    if header.on_hover_text("Sort by this column").clicked() {
-                        click.header = Some(column);
+                    if header
+                        .on_hover_text(format!("{title}: click to sort"))
+                        .clicked()
+                    {
+                        click.header = Some(c);
                     }
                 }
             });
@@ -318,43 +333,37 @@ fn draw_table(
                         let Some(row) = table.rows.get(i) else {
                             continue;
                         };
-                        let s = &row.stats;
                         ui.horizontal(|ui| {
-                            for &(column, _) in &cols {
-                                let w = column_width(column);
-                                let text = match column {
-                                    SortColumn::Percent => format!("{:.1}", row.percent),
-                                    SortColumn::Total => amount(s.total as f64),
-                                    SortColumn::Count => s.count.to_string(),
-                                    SortColumn::Avg => amount(s.avg),
-                                    SortColumn::Median => amount(s.median),
-                                    SortColumn::Min => amount(s.min as f64),
-                                    SortColumn::Max => amount(s.max as f64),
-                                    SortColumn::StdDev => amount(s.stddev),
-                                    SortColumn::Style => {
-                                        row.style.map_or(String::new(), |st| st.label().into())
-                                    }
-                                    SortColumn::Name => {
-                                        let on = chosen.is_some_and(|k| {
-                                            k.report == table.report
-                                                && k.name == row.name
-                                                && k.style == row.style
-                                        });
-                                        let name = cell(ui, w, height, false, |ui| {
-                                            ui.add(
-                                                Button::selectable(on, row.name.as_str())
-                                                    .truncate(),
-                                            )
-                                        });
-                                        if name.on_hover_text(&row.name).clicked() {
-                                            click.row = Some(i);
-                                        }
-                                        continue;
-                                    }
+                            for &c in &order {
+                                let Some(value) = row.cells.get(c) else {
+                                    continue;
                                 };
-                                cell(ui, w, height, !column.is_text(), |ui| {
-                                    ui.add(egui::Label::new(text).truncate())
-                                });
+                                let w = widths.get(c).copied().unwrap_or(80.0);
+                                let text = value.csv_text();
+                                if Some(c) == name_column {
+                                    let on = chosen.is_some_and(|k| {
+                                        k.report == report && *k == RowKey::of(report, row)
+                                    });
+                                    let name = cell(ui, w, height, false, |ui| {
+                                        ui.add(Button::selectable(on, text.as_str()).truncate())
+                                    });
+                                    if name.on_hover_text(&text).clicked() {
+                                        click.row = Some(i);
+                                    }
+                                    continue;
+                                }
+                                let shown = match (numeric[c], value.number()) {
+                                    (true, Some(_)) => super::stats_table::pretty_number(
+                                        &table.columns[c],
+                                        value,
+                                        format_duration,
+                                    ),
+                                    _ => text.clone(),
+                                };
+                                cell(ui, w, height, numeric[c], |ui| {
+                                    ui.add(egui::Label::new(shown).truncate())
+                                })
+                                .on_hover_text(text);
                             }
                         });
                     }

@@ -12,7 +12,7 @@ impl AnalysisPanel {
     pub(super) fn warmup_ui(
         &mut self,
         ui: &mut Ui,
-        trace: &Trace,
+        trace: &std::sync::Arc<Trace>,
         selection: TimeRange,
         actions: &mut Vec<PanelAction>,
     ) {

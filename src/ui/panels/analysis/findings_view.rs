@@ -1,0 +1,165 @@
+//! The Findings section drawn: every `nsys analyze` rule run over the selection (in the
+//! background; the tab's badge counts the findings), each with nsys's advice and its findings.
+//! Clicking a finding zooms the timeline to its event or gap and outlines it.
+
+use std::sync::Arc;
+
+use egui::{Button, CollapsingHeader, RichText, Ui};
+
+use super::{AnalysisPanel, ERROR_COLOR, PanelAction, Findings, row_events};
+use crate::analysis::{EventTable, Row, RowEvents, Table};
+use crate::trace::Trace;
+
+/// At most this many findings of one rule are listed (the count says how many there are).
+const MAX_LISTED: usize = 500;
+
+impl AnalysisPanel {
+    pub(super) fn findings_ui(
+        &mut self,
+        ui: &mut Ui,
+        trace: &Arc<Trace>,
+        actions: &mut Vec<PanelAction>,
+    ) {
+        let Some(inputs) = self.inputs else {
+            return;
+        };
+        let status = self.jobs.findings.status(&inputs);
+        let stale = status.is_pending();
+        let Some(findings) = status.latest().cloned() else {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("Running the rules…");
+            });
+            return;
+        };
+        ui.label(format!(
+            "{} findings of {} rules over the selection{}",
+            findings.count(),
+            findings.rules.len(),
+            if stale { " (updating…)" } else { "" }
+        ));
+        let mut clicked: Option<(&'static str, usize)> = None;
+        for rf in &findings.rules {
+            let n = rf.table.as_ref().map_or(0, |t| t.rows.len());
+            let title = format!("{} · {n}", rf.rule.title());
+            CollapsingHeader::new(RichText::new(title).strong())
+                .id_salt(("finding_rule", rf.rule.name()))
+                .default_open(n > 0)
+                .show(ui, |ui| {
+                    ui.label(RichText::new(rf.rule.name()).monospace().weak());
+                    match &rf.table {
+                        Err(e) => {
+                            ui.colored_label(ERROR_COLOR, e);
+                        }
+                        Ok(t) if t.rows.is_empty() => {
+                            ui.label(rf.rule.no_result());
+                        }
+                        Ok(t) => {
+                            ui.label(rf.rule.advice());
+                            if let Some(i) =
+                                finding_list(ui, rf.rule.name(), t, self.chosen_finding)
+                            {
+                                clicked = Some((rf.rule.name(), i));
+                            }
+                        }
+                    }
+                });
+        }
+        if let Some((rule, i)) = clicked {
+            self.chosen_finding = Some((rule, i));
+            self.chosen = None;
+            if let Some(row) = finding_row(&findings, rule, i) {
+                act_on_finding(trace, row, actions);
+            }
+        }
+    }
+}
+
+fn finding_row<'f>(findings: &'f Findings, rule: &str, i: usize) -> Option<&'f Row> {
+    findings
+        .rules
+        .iter()
+        .find(|r| r.rule.name() == rule)?
+        .table
+        .as_ref()
+        .ok()?
+        .rows
+        .get(i)
+}
+
+/// Zoom to what a finding is about and outline it.
+fn act_on_finding(trace: &Trace, row: &Row, actions: &mut Vec<PanelAction>) {
+    match &row.events {
+        RowEvents::Span {
+            start_ns, end_ns, ..
+        } => {
+            actions.push(PanelAction::Highlight(Vec::new()));
+            actions.push(PanelAction::ZoomTo {
+                start_ns: *start_ns,
+                end_ns: *end_ns,
+            });
+            actions.push(PanelAction::SetSelection {
+                start_ns: *start_ns,
+                end_ns: *end_ns,
+            });
+        }
+        RowEvents::Events(_) => {
+            let events = row_events(row);
+            let bounds = events
+                .iter()
+                .filter_map(|&e| super::event_bounds(trace, e))
+                .fold(None, |acc: Option<(i64, i64)>, (s, e)| {
+                    Some(acc.map_or((s, e), |(a, b)| (a.min(s), b.max(e))))
+                });
+            actions.push(PanelAction::Highlight(events));
+            if let Some((start_ns, end_ns)) = bounds {
+                actions.push(PanelAction::ZoomTo { start_ns, end_ns });
+            }
+        }
+        RowEvents::None => {}
+    }
+}
+
+/// The findings of one rule, one line each (its cells, nsys's columns); returns the clicked one.
+fn finding_list(
+    ui: &mut Ui,
+    rule: &'static str,
+    table: &Table,
+    chosen: Option<(&'static str, usize)>,
+) -> Option<usize> {
+    let mut clicked = None;
+    let height = ui.spacing().interact_size.y;
+    ui.label(RichText::new(table.columns.join(" · ")).weak());
+    let listed = table.rows.len().min(MAX_LISTED);
+    egui::ScrollArea::vertical()
+        .id_salt(("finding_list", rule))
+        .max_height(220.0)
+        .auto_shrink([false, true])
+        .show_rows(ui, height, listed, |ui, range| {
+            for i in range {
+                let Some(row) = table.rows.get(i) else {
+                    continue;
+                };
+                let text: Vec<String> = row.cells.iter().map(|c| c.csv_text()).collect();
+                let on = chosen == Some((rule, i));
+                let what = match &row.events {
+                    RowEvents::Span { .. } => "click to zoom to the gap and select it",
+                    RowEvents::Events(e) if e.iter().any(|e| e.table == EventTable::ApiCalls) => {
+                        "click to zoom to the call and outline it"
+                    }
+                    RowEvents::Events(_) => "click to zoom to it and outline it",
+                    RowEvents::None => "",
+                };
+                let line = ui
+                    .add(Button::selectable(on, text.join(" · ")).truncate())
+                    .on_hover_text(what);
+                if line.clicked() {
+                    clicked = Some(i);
+                }
+            }
+        });
+    if table.rows.len() > listed {
+        ui.label(format!("… and {} more", table.rows.len() - listed));
+    }
+    clicked
+}
