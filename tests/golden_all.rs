@@ -247,3 +247,26 @@ fn shared_trace_outputs_equal_every_golden_file() {
         );
     }
 }
+
+/// The generated 500k-event trace against what nsys 2023.4.4 printed for it
+/// (tests/fixtures/golden_generated/README.txt): every report and rule at scale.
+#[test]
+fn generated_500k_trace_outputs_equal_nsys() {
+    let golden = common::fixtures().join("golden_generated/gen500k");
+    if std::env::var("GOLDEN_TRACE").is_ok_and(|t| !t.split(',').any(|t| t == "gen500k")) {
+        return;
+    }
+    let dir = common::scratch_dir("gen500k");
+    let trace = dir.join("gen500k.sqlite");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["gen-trace", "--events", "500000"])
+        .arg(&trace)
+        .status()
+        .expect("run gen-trace");
+    assert!(status.success());
+    let mut tally = Tally::default();
+    check_trace(&trace, &golden, &mut tally);
+    report("generated 500k-event trace", &tally);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(tally.failures.is_empty(), "{}", tally.failures.join("\n"));
+}

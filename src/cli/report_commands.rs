@@ -168,7 +168,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<i32> {
         }
         let title = match args.format {
             Format::Table => format!(
-                "{} ({}):\n\n {}\n",
+                "{} ({}):\n\n {}",
                 rule.title(),
                 rule.name(),
                 rule.advice()

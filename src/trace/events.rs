@@ -179,6 +179,8 @@ pub struct Memcpys {
     pub file_order: Vec<u32>,
     /// `greenContextId`, 0 when none.
     pub green_context: Vec<u32>,
+    /// `virtualAddress` of a unified-memory migration (the page range moved); 0 when none.
+    pub virtual_address: Vec<u64>,
 }
 
 /// Memory sets (`CUPTI_ACTIVITY_KIND_MEMSET`); `spans.name` is `[CUDA memset]`.
@@ -362,6 +364,7 @@ impl Memcpys {
         self.api_call.reserve(additional);
         self.file_order.reserve(additional);
         self.green_context.reserve(additional);
+        self.virtual_address.reserve(additional);
     }
 
     /// Moves every row of `other` to the end of `self`.
@@ -377,6 +380,7 @@ impl Memcpys {
         self.api_call.append(&mut other.api_call);
         self.file_order.append(&mut other.file_order);
         self.green_context.append(&mut other.green_context);
+        self.virtual_address.append(&mut other.virtual_address);
     }
 
     pub fn permute(&mut self, order: &[u32]) {
@@ -391,6 +395,7 @@ impl Memcpys {
         permute(&mut self.api_call, order);
         permute(&mut self.file_order, order);
         permute(&mut self.green_context, order);
+        permute(&mut self.virtual_address, order);
     }
 }
 

@@ -3,15 +3,21 @@
 
 pub mod events;
 pub mod ids;
+pub mod openacc;
+pub mod openmp;
 pub mod profiler_overhead;
 pub mod strings;
 mod tracks;
+pub mod unified_memory;
 
 pub use events::*;
 pub use ids::{GlobalTid, pid_of};
+pub use openacc::{OpenAccEvents, OpenAccKind};
+pub use openmp::OpenMpEvents;
 pub use profiler_overhead::ProfilerOverhead;
 pub use strings::{StrId, StringTable};
 pub use tracks::*;
+pub use unified_memory::{CpuPageFaults, GpuPageFaults, UnifiedMemory, UnifiedMemoryTables};
 
 use std::path::PathBuf;
 
@@ -82,6 +88,10 @@ pub struct Trace {
     pub syncs: SyncEvents,
     /// Time the profiler took in the profiled processes (`PROFILER_OVERHEAD`), in file order.
     pub profiler_overhead: ProfilerOverhead,
+    /// Unified-memory page faults (the migrations are in `memcpys`).
+    pub unified_memory: UnifiedMemory,
+    pub openacc: OpenAccEvents,
+    pub openmp: OpenMpEvents,
     /// GPU memory in use over time, per (pid, device), from `CUDA_GPU_MEMORY_USAGE_EVENTS`.
     pub memory_usage: Vec<MemoryUsageTrack>,
     pub gpus: Vec<GpuInfo>,

@@ -1,12 +1,17 @@
 //! Driving the real app with `egui_kittest`: a harness around [`SightlineApp`], waiting for the
-//! background load, and pointer gestures with or without modifier keys.
+//! background load and for the analysis panel's background jobs, pointer gestures with or without
+//! modifier keys, and a harness around the analysis panel alone.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use egui::{Event, Modifiers, PointerButton, Pos2, Vec2};
 use egui_kittest::Harness;
+use sightline::analysis::TimeRange;
+use sightline::trace::Trace;
 use sightline::ui::SightlineApp;
+use sightline::ui::panels::analysis::{AnalysisPanel, PanelAction};
 
 pub fn harness(path: Option<PathBuf>) -> Harness<'static, SightlineApp> {
     Harness::builder()
@@ -34,6 +39,34 @@ pub fn wait_for_load(h: &mut Harness<'static, SightlineApp>) {
     // One frame to lay the new trace out, one to draw with that layout.
     h.step();
     h.step();
+    settle(h);
+}
+
+/// Steps until the analysis panel has no job running and its results are on screen (the panel
+/// computes on worker threads: what a frame asks for shows on a later frame).
+pub fn settle(h: &mut Harness<'static, SightlineApp>) {
+    settle_with(h, |app| app.analysis.busy());
+}
+
+/// Steps `h` until `busy` has been false for two frames in a row (a finished job may start a
+/// follow-up, e.g. the chosen row's events once its table is in), sleeping between frames as a
+/// window would wait for the worker's repaint; fails the test after 60 s.
+pub fn settle_with<S>(h: &mut Harness<'static, S>, busy: impl Fn(&S) -> bool) {
+    let started = Instant::now();
+    let mut idle_frames = 0;
+    while idle_frames < 2 {
+        h.step();
+        if busy(h.state()) {
+            idle_frames = 0;
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the analysis panel's jobs did not finish"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        } else {
+            idle_frames += 1;
+        }
+    }
 }
 
 pub fn opened(name: &str) -> Harness<'static, SightlineApp> {
@@ -101,4 +134,39 @@ pub fn drag_with(
     h.step();
     h.event(Event::ModifiersChanged(Modifiers::NONE));
     h.step();
+}
+
+/// The analysis panel alone, as the app drives it: the trace and selection the app hands it, and
+/// every action it returned.
+pub struct PanelBench {
+    pub panel: AnalysisPanel,
+    pub trace: Arc<Trace>,
+    pub selection: TimeRange,
+    pub actions: Vec<PanelAction>,
+}
+
+pub fn panel_harness(trace: Trace, selection: TimeRange) -> Harness<'static, PanelBench> {
+    let mut h = Harness::builder()
+        .with_size(Vec2::new(1300.0, 1400.0))
+        .with_step_dt(0.01)
+        .with_max_steps(40)
+        .build_ui_state(
+            |ui, bench: &mut PanelBench| {
+                let actions = bench.panel.ui(ui, &bench.trace, bench.selection);
+                bench.actions.extend(actions);
+            },
+            PanelBench {
+                panel: AnalysisPanel::new(),
+                trace: Arc::new(trace),
+                selection,
+                actions: Vec::new(),
+            },
+        );
+    settle_panel(&mut h);
+    h
+}
+
+/// Steps until the panel's background jobs are done and their results drawn.
+pub fn settle_panel(h: &mut Harness<'static, PanelBench>) {
+    settle_with(h, |bench| bench.panel.busy());
 }

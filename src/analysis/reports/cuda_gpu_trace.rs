@@ -7,7 +7,7 @@ use super::kernel_names::KernelNaming;
 use super::{ReportInput, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
-use crate::trace::{StreamTrack, Trace, memory_kind_name};
+use crate::trace::{Spans, StreamTrack, Trace, memory_kind_name};
 
 pub struct CudaGpuTrace;
 
@@ -110,42 +110,57 @@ impl StatsReport for CudaGpuTrace {
             rows.extend(kept.into_iter().map(|i| (op, i as u32)));
         }
         // `ORDER BY start` over the union: ties by table in union order, then by rowid.
-        rows.sort_unstable_by_key(|&(op, i)| (start(op, i as usize), op, file_order(op, i as usize)));
+        rows.sort_unstable_by_key(|&(op, i)| {
+            (start(op, i as usize), op, file_order(op, i as usize))
+        });
 
         let streams = [
             stream_of_rows(trace, k.spans.len(), |s| &s.kernels),
             stream_of_rows(trace, m.spans.len(), |s| &s.memcpys),
             stream_of_rows(trace, ms.spans.len(), |s| &s.memsets),
         ];
-        let devices: Vec<String> = trace.streams.iter().map(|s| device_label(trace, s)).collect();
+        let devices: Vec<String> = trace
+            .streams
+            .iter()
+            .map(|s| device_label(trace, s))
+            .collect();
         let naming = KernelNaming::from_options(trace, input.options);
         let mut table = Table::new(&COLUMNS);
         table.rows.reserve(rows.len());
         for (op, i) in rows {
             let i = i as usize;
-            let Some(stream) = streams[op as usize]
-                .get(i)
-                .and_then(|&s| trace.streams.get(s as usize))
-            else {
+            let stream_index = streams[op as usize].get(i).copied().unwrap_or(u32::MAX);
+            let Some(stream) = trace.streams.get(stream_index as usize) else {
                 continue;
             };
-            let device = devices
-                .get(streams[op as usize][i] as usize)
-                .cloned()
-                .unwrap_or_default();
-            let mut cells = match op {
-                Op::Kernel => kernel_cells(trace, &naming, i),
-                Op::Memcpy => memcpy_cells(trace, i),
-                Op::Memset => memset_cells(trace, i),
+            let mut cells = Vec::with_capacity(COLUMNS.len());
+            let (green_context, name) = match op {
+                Op::Kernel => {
+                    push_kernel_cells(&mut cells, trace, i);
+                    (k.green_context.get(i), Cell::text(naming.kernel_name(i)))
+                }
+                Op::Memcpy => {
+                    let m = &trace.memcpys;
+                    push_memory_cells(&mut cells, &m.spans, i, m.correlation_id[i], m.bytes[i]);
+                    cells.push(memory_kind(m.src_kind.get(i)));
+                    cells.push(memory_kind(m.dst_kind.get(i)));
+                    (
+                        m.green_context.get(i),
+                        Cell::text(trace.str(m.spans.name[i])),
+                    )
+                }
+                Op::Memset => {
+                    push_memory_cells(&mut cells, &ms.spans, i, ms.correlation_id[i], ms.bytes[i]);
+                    cells.push(memory_kind(ms.mem_kind.get(i)));
+                    cells.push(Cell::Null);
+                    (
+                        ms.green_context.get(i),
+                        Cell::text(trace.str(ms.spans.name[i])),
+                    )
+                }
             };
-            let green_context = match op {
-                Op::Kernel => k.green_context.get(i),
-                Op::Memcpy => m.green_context.get(i),
-                Op::Memset => ms.green_context.get(i),
-            };
-            let name = cells.pop().unwrap_or(Cell::Null);
             cells.extend([
-                Cell::Text(device),
+                Cell::Text(devices[stream_index as usize].clone()),
                 Cell::Int(stream.key.context as i64),
                 // NULLIF(greenContextId, 0)
                 Cell::opt_int(green_context.filter(|&&g| g != 0).map(|&g| g as i64)),
@@ -170,12 +185,12 @@ fn device_label(trace: &Trace, stream: &StreamTrack) -> String {
     format!("{name} ({device})")
 }
 
-/// Start to `DstMemKd`, then the name (the caller puts the stream columns before it).
-fn kernel_cells(trace: &Trace, naming: &KernelNaming, i: usize) -> Vec<Cell> {
+/// A kernel's cells from `Start` to `DstMemKd`.
+fn push_kernel_cells(cells: &mut Vec<Cell>, trace: &Trace, i: usize) {
     let k = &trace.kernels;
     let [gx, gy, gz] = k.grid[i];
     let [bx, by, bz] = k.block[i];
-    vec![
+    cells.extend([
         Cell::Int(k.spans.start_ns[i]),
         Cell::Int(k.spans.duration_ns(i)),
         Cell::Int(k.correlation_id[i] as i64),
@@ -192,51 +207,31 @@ fn kernel_cells(trace: &Trace, naming: &KernelNaming, i: usize) -> Vec<Cell> {
         Cell::Null,
         Cell::Null,
         Cell::Null,
-        Cell::text(naming.kernel_name(i)),
-    ]
+    ]);
+}
+
+/// A memory copy's or set's cells from `Start` to `Throughput`.
+fn push_memory_cells(
+    cells: &mut Vec<Cell>,
+    spans: &Spans,
+    i: usize,
+    correlation_id: u32,
+    bytes: u64,
+) {
+    let duration = spans.duration_ns(i);
+    cells.extend([
+        Cell::Int(spans.start_ns[i]),
+        Cell::Int(duration),
+        Cell::Int(correlation_id as i64),
+    ]);
+    cells.extend(std::iter::repeat_n(Cell::Null, 9));
+    cells.push(megabytes(bytes as f64));
+    cells.push(throughput(bytes, duration));
 }
 
 fn memory_kind(kind: Option<&u8>) -> Cell {
     kind.and_then(|&k| memory_kind_name(k))
         .map_or(Cell::Null, Cell::text)
-}
-
-fn memcpy_cells(trace: &Trace, i: usize) -> Vec<Cell> {
-    let m = &trace.memcpys;
-    let duration = m.spans.duration_ns(i);
-    let mut cells = vec![
-        Cell::Int(m.spans.start_ns[i]),
-        Cell::Int(duration),
-        Cell::Int(m.correlation_id[i] as i64),
-    ];
-    cells.extend(std::iter::repeat_n(Cell::Null, 9));
-    cells.extend([
-        megabytes(m.bytes[i] as f64),
-        throughput(m.bytes[i], duration),
-        memory_kind(m.src_kind.get(i)),
-        memory_kind(m.dst_kind.get(i)),
-        Cell::text(trace.str(m.spans.name[i])),
-    ]);
-    cells
-}
-
-fn memset_cells(trace: &Trace, i: usize) -> Vec<Cell> {
-    let m = &trace.memsets;
-    let duration = m.spans.duration_ns(i);
-    let mut cells = vec![
-        Cell::Int(m.spans.start_ns[i]),
-        Cell::Int(duration),
-        Cell::Int(m.correlation_id[i] as i64),
-    ];
-    cells.extend(std::iter::repeat_n(Cell::Null, 9));
-    cells.extend([
-        megabytes(m.bytes[i] as f64),
-        throughput(m.bytes[i], duration),
-        memory_kind(m.mem_kind.get(i)),
-        Cell::Null,
-        Cell::text(trace.str(m.spans.name[i])),
-    ]);
-    cells
 }
 
 #[cfg(test)]
@@ -246,10 +241,7 @@ mod tests {
     #[test]
     fn throughput_divides_as_sqlite_integers() {
         // p2p_2gpu.sqlite: 33554432 bytes in 254494 ns print 131835.363 MB/s.
-        assert_eq!(
-            throughput(33_554_432, 254_494).csv_text(),
-            "131835.363"
-        );
+        assert_eq!(throughput(33_554_432, 254_494).csv_text(), "131835.363");
         assert_eq!(throughput(1, 0), Cell::Null);
         assert_eq!(megabytes(8192.0).csv_text(), "0.008");
     }

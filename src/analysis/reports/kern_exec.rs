@@ -110,3 +110,77 @@ pub fn launches(trace: &Trace, filter: &Filter) -> Vec<Launch> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{StreamKey, StreamTrack};
+
+    /// pid 7 launches kernels 0..3; the file repeats correlationId 2 (calls 1 and 2), pid 8 has
+    /// its own correlationId 1 (call 3), and call 4 (correlationId 3) comes from a DRIVER table.
+    fn small_trace() -> Trace {
+        let g = |pid: i64, tid: i64| (pid << 24) | tid;
+        let mut t = Trace::default();
+        let launch = t.strings.intern("cudaLaunchKernel");
+        let k = t.strings.intern("k");
+        for (start, end, tid, corr) in [
+            (100, 110, g(7, 71), 1),
+            (200, 210, g(7, 71), 2),
+            (205, 215, g(7, 72), 2),
+            (100, 110, g(8, 81), 1),
+            (300, 310, g(7, 71), 3),
+        ] {
+            t.api_calls.spans.push(start, end, launch);
+            t.api_calls.global_tid.push(tid);
+            t.api_calls.correlation_id.push(corr);
+        }
+        t.api_calls.file_order = vec![0, 1, 2, 3, 4];
+        t.api_calls.driver_rows_from = Some(4);
+        // Kernel 0 starts before its call returns; kernels 1 and 2 are in reverse file order.
+        for (start, corr, order) in [(105, 1, 0), (400, 2, 2), (230, 1, 1), (320, 3, 3)] {
+            t.kernels.spans.push(start, start + 50, k);
+            t.kernels.correlation_id.push(corr);
+            t.kernels.file_order.push(order);
+        }
+        let (s, e) = (
+            t.kernels.spans.start_ns.clone(),
+            t.kernels.spans.end_ns.clone(),
+        );
+        t.streams.push(StreamTrack {
+            key: StreamKey {
+                device: 0,
+                pid: 7,
+                context: 1,
+                stream: 7,
+            },
+            kernels: Slice::new(0..4, &s, &e),
+            ..Default::default()
+        });
+        t
+    }
+
+    #[test]
+    fn joins_every_runtime_call_of_the_process_in_file_order() {
+        let t = small_trace();
+        let pairs: Vec<(u32, u32)> = launches(&t, &Filter::all())
+            .iter()
+            .map(|l| (l.kernel, l.call))
+            .collect();
+        // Kernel 2 (file order 1) before kernel 1; pid 8's call 3 and the DRIVER row 4 join none.
+        assert_eq!(pairs, vec![(0, 0), (2, 0), (1, 1), (1, 2)]);
+    }
+
+    #[test]
+    fn queue_time_only_when_the_kernel_starts_after_the_call() {
+        let t = small_trace();
+        let early = Launch { kernel: 0, call: 0 }.phases(&t);
+        assert_eq!(early.queue_ns, None);
+        assert_eq!(early.total_ns, 55);
+        let queued = Launch { kernel: 1, call: 1 }.phases(&t);
+        assert_eq!(queued.queue_ns, Some(190));
+        assert_eq!(
+            (queued.api_ns, queued.kernel_ns, queued.total_ns),
+            (10, 50, 250)
+        );
+    }
+}

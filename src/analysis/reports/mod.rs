@@ -20,6 +20,7 @@ pub mod kernel_names;
 mod nvtx_gpu_proj_sum;
 mod nvtx_gpu_proj_trace;
 mod nvtx_kern_sum;
+mod nvtx_projection;
 mod nvtx_pushpop_sum;
 mod nvtx_pushpop_trace;
 mod nvtx_startend_sum;

@@ -30,6 +30,9 @@ impl StatsReport for NvtxPushpopTrace {
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
         let forest = RangeForest::build(trace, input.filter, RangeKinds::PushPop);
+        if forest.is_empty() {
+            return Table::default();
+        }
         let mut child_count = vec![0i64; forest.len()];
         let mut child_ns = vec![0i64; forest.len()];
         for p in 0..forest.len() {

@@ -180,8 +180,9 @@ impl RangeForest {
     ///
     /// Every range before `p` starts no later than it, so the candidates for its parent are the
     /// earlier ranges that end no earlier; a prefix-minimum tree over the ends, ranked from the
-    /// latest, gives the shortest of them. Equal duration goes to the earlier position, so of
-    /// two identical ranges the first is the parent of the second.
+    /// latest, gives the shortest of them. Equal durations go to the later position, so that
+    /// identical ranges nest in file order and a range inside them hangs from the last one
+    /// (nsys leaves such ties to SQLite's scan order).
     fn link_thread(&mut self, trace: &Trace, rows: Range<usize>) {
         let mut ends: Vec<i64> = self.end_ns[rows.clone()].to_vec();
         ends.sort_unstable_by_key(|&e| Reverse(e));
@@ -190,18 +191,21 @@ impl RangeForest {
         let mut shortest = PrefixMin::new(ends.len());
         for p in rows {
             let r = rank(self.end_ns[p]);
-            if let Some((_, parent)) = shortest.min_upto(r) {
+            if let Some((_, Reverse(parent))) = shortest.min_upto(r) {
                 self.parent[p] = parent;
                 self.level[p] = self.level[parent as usize] + 1;
             }
-            shortest.insert(r, (self.duration_ns(trace, p), p as u32));
+            shortest.insert(r, (self.duration_ns(trace, p), Reverse(p as u32)));
         }
     }
 }
 
+/// (duration, position) of a candidate parent: the least wins.
+type Candidate = (i64, Reverse<u32>);
+
 /// A Fenwick tree answering "least value among slots `0..=i`" under inserts.
 struct PrefixMin {
-    tree: Vec<Option<(i64, u32)>>,
+    tree: Vec<Option<Candidate>>,
 }
 
 impl PrefixMin {
@@ -211,7 +215,7 @@ impl PrefixMin {
         }
     }
 
-    fn insert(&mut self, slot: usize, value: (i64, u32)) {
+    fn insert(&mut self, slot: usize, value: Candidate) {
         let mut i = slot + 1;
         while i < self.tree.len() {
             let cell = &mut self.tree[i];
@@ -222,9 +226,9 @@ impl PrefixMin {
         }
     }
 
-    fn min_upto(&self, slot: usize) -> Option<(i64, u32)> {
+    fn min_upto(&self, slot: usize) -> Option<Candidate> {
         let mut i = (slot + 1).min(self.tree.len() - 1);
-        let mut best: Option<(i64, u32)> = None;
+        let mut best: Option<Candidate> = None;
         while i > 0 {
             if let Some(c) = self.tree[i] {
                 best = Some(best.map_or(c, |b| b.min(c)));
@@ -269,11 +273,21 @@ mod tests {
     #[test]
     fn nested_ranges_get_the_innermost_parent() {
         use NvtxStyle::PushPop as P;
-        let t = trace_of(&[(1, 0, 100, P), (1, 10, 50, P), (1, 20, 30, P), (1, 60, 90, P)]);
+        let t = trace_of(&[
+            (1, 0, 100, P),
+            (1, 10, 50, P),
+            (1, 20, 30, P),
+            (1, 60, 90, P),
+        ]);
         let f = RangeForest::build(&t, &Filter::all(), RangeKinds::PushPop);
         assert_eq!(
             parents(&f, &t),
-            vec![(1, None, 0), (2, Some(1), 1), (3, Some(2), 2), (4, Some(1), 1)]
+            vec![
+                (1, None, 0),
+                (2, Some(1), 1),
+                (3, Some(2), 2),
+                (4, Some(1), 1)
+            ]
         );
         assert_eq!(f.range_stack(&t, 2), ":1:2:3");
     }
@@ -282,7 +296,12 @@ mod tests {
     fn overlapping_start_end_ranges_pick_the_shortest_encloser() {
         use NvtxStyle::StartEnd as S;
         // 3 lies inside both 1 (length 100) and 2 (length 60): the shorter one is its parent.
-        let t = trace_of(&[(1, 0, 100, S), (1, 40, 100, S), (1, 50, 60, S), (2, 50, 60, S)]);
+        let t = trace_of(&[
+            (1, 0, 100, S),
+            (1, 40, 100, S),
+            (1, 50, 60, S),
+            (2, 50, 60, S),
+        ]);
         let f = RangeForest::build(&t, &Filter::all(), RangeKinds::SameThreadRanges);
         assert_eq!(
             parents(&f, &t),

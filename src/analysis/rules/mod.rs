@@ -5,12 +5,15 @@
 //! and a [`Filter`] as a [`Table`] with the columns `nsys analyze --format csv` (Nsight Systems
 //! 2023.4.4) prints. Each row points at the event or the span of time it is about.
 
+mod api_matches;
 mod cuda_api_sync;
 mod cuda_memcpy_async;
 mod cuda_memcpy_sync;
 mod cuda_memset_sync;
 mod gpu_gaps;
+mod gpu_ops;
 mod gpu_time_util;
+pub mod scope;
 
 use super::filter::Filter;
 use super::reports::{ReportOptions, parse_options};

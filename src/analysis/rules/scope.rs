@@ -46,7 +46,11 @@ impl RuleScope {
         // A negative id means "no filter" (nsys's default of -1).
         let process = int_option(options, "process")?.and_then(|p| u32::try_from(p).ok());
         let thread = int_option(options, "thread")?.and_then(|t| u32::try_from(t).ok());
-        if start.is_none() && end.is_none() && nvtx.is_none() && process.is_none() && thread.is_none()
+        if start.is_none()
+            && end.is_none()
+            && nvtx.is_none()
+            && process.is_none()
+            && thread.is_none()
         {
             return Ok(Self {
                 row_limit,
@@ -132,7 +136,9 @@ impl Window {
     /// `_CREATE_FILTERED_VIEW_QUERY`: the event starts in `[start, end)`, ends in it, or spans it.
     fn overlaps(&self, start_ns: i64, end_ns: i64) -> bool {
         let (s, e) = (self.start_ns, self.end_ns);
-        (start_ns >= s && start_ns < e) || (end_ns >= s && end_ns < e) || (start_ns < s && end_ns >= e)
+        (start_ns >= s && start_ns < e)
+            || (end_ns >= s && end_ns < e)
+            || (start_ns < s && end_ns >= e)
     }
 }
 
@@ -186,7 +192,9 @@ pub fn find_nvtx_range(trace: &Trace, spec: &str) -> Result<NvtxWindow, String> 
         .collect();
     matches.sort_by_key(|&i| (nv.spans.start_ns[i], nv.row_id.get(i).copied().unwrap_or(0)));
     let Some(&i) = matches.get(index) else {
-        return Err(format!("NVTX range '{spec}' could not be found in this trace."));
+        return Err(format!(
+            "NVTX range '{spec}' could not be found in this trace."
+        ));
     };
     Ok(NvtxWindow {
         start_ns: nv.spans.start_ns[i],

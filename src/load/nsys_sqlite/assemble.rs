@@ -27,6 +27,9 @@ pub struct Parts {
     pub session: (Option<i64>, Option<String>),
     pub memory: Vec<MemoryUsageTrack>,
     pub profiler_overhead: (ProfilerOverhead, LoadWarnings),
+    pub unified_memory: (UnifiedMemory, LoadWarnings),
+    pub openacc: (OpenAccEvents, LoadWarnings),
+    pub openmp: (OpenMpEvents, LoadWarnings),
     pub warnings: LoadWarnings,
 }
 
@@ -130,6 +133,9 @@ pub fn assemble(parts: Parts) -> Trace {
         session: (session_start_utc_ns, exporter_version),
         memory,
         profiler_overhead: (profiler_overhead, overhead_warnings),
+        unified_memory: (unified_memory, unified_memory_warnings),
+        openacc: (openacc, openacc_warnings),
+        openmp: (openmp, openmp_warnings),
         mut warnings,
     } = parts;
     for w in [
@@ -143,6 +149,9 @@ pub fn assemble(parts: Parts) -> Trace {
     warnings.extend(osrt_warnings);
     warnings.extend(sync_warnings);
     warnings.extend(overhead_warnings);
+    warnings.extend(unified_memory_warnings);
+    warnings.extend(openacc_warnings);
+    warnings.extend(openmp_warnings);
     warnings.extend(nvtx.warnings.clone());
 
     // NVTX text was interned in the reader's own table; bring it into the trace's.
@@ -344,6 +353,9 @@ pub fn assemble(parts: Parts) -> Trace {
         osrt,
         syncs,
         profiler_overhead,
+        unified_memory,
+        openacc,
+        openmp,
         memory_usage: memory,
         gpus,
         processes,

@@ -47,9 +47,10 @@ pub fn read_api_calls(
             part.global_tid.push(int(row, 2).unwrap_or(0));
             part.correlation_id
                 .push(int(row, 3).unwrap_or(0).clamp(0, u32::MAX as i64) as u32);
-            part.return_value.push(int(row, 5).map_or(ApiCalls::NO_RESULT, |v| {
-                v.clamp(ApiCalls::NO_RESULT as i64 + 1, i32::MAX as i64) as i32
-            }));
+            part.return_value
+                .push(int(row, 5).map_or(ApiCalls::NO_RESULT, |v| {
+                    v.clamp(ApiCalls::NO_RESULT as i64 + 1, i32::MAX as i64) as i32
+                }));
         })?;
         let first_of_table = calls.spans.len();
         let mut unnamed_total = 0u64;

@@ -60,7 +60,9 @@ fn memory_kind(v: Option<i64>) -> u8 {
 
 /// File order of `n` rows read in rowid order: 0, 1, 2, ...
 pub fn file_order(n: usize) -> Vec<u32> {
-    (0..n).map(|i| u32::try_from(i).unwrap_or(u32::MAX)).collect()
+    (0..n)
+        .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
+        .collect()
 }
 
 fn clamp_u16(v: Option<i64>) -> u16 {
@@ -114,6 +116,7 @@ pub const MEMCPY_COLUMNS: &[&str] = &[
     "srcDeviceId",
     "dstDeviceId",
     "greenContextId",
+    "virtualAddress",
 ];
 pub const MEMSET_COLUMNS: &[&str] = &[
     "start",
@@ -220,6 +223,7 @@ pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
         m.dst_device.push(clamp_u16(int(row, 12)));
         m.api_call.push(NO_INDEX);
         m.green_context.push(clamp_u32(int(row, 13)));
+        m.virtual_address.push(int(row, 14).map_or(0, |a| a as u64));
     })?;
     let Some((mut out, unknown_kind)) = join_chunks(chunks, Memcpys::append) else {
         return Ok(Read::new());

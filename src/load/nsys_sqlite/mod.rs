@@ -10,11 +10,13 @@ mod connection;
 mod cpu_calls;
 mod gpu_ops;
 mod nvtx;
+mod openacc_openmp;
 mod profiler_overhead;
 mod reader;
 mod scan;
 mod schema;
 mod system;
+mod unified_memory;
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -86,7 +88,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         (None, None, None, None, None);
     let (mut osrt, mut syncs, mut gpus, mut names, mut session, mut memory) =
         (None, None, None, None, None, None);
-    let mut overhead = None;
+    let (mut overhead, mut unified_memory, mut openacc, mut openmp) = (None, None, None, None);
     rayon::scope(|s| {
         let (r, st) = (&reader, &strings);
         let c = &collector;
@@ -107,6 +109,11 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
                 "profiler overhead",
             )
         });
+        s.spawn(|_| {
+            unified_memory = c.keep(unified_memory::read_unified_memory(r, st), "unified memory")
+        });
+        s.spawn(|_| openacc = c.keep(openacc_openmp::read_openacc(r, st), "OpenACC"));
+        s.spawn(|_| openmp = c.keep(openacc_openmp::read_openmp(r, st), "OpenMP"));
     });
     if control.is_cancelled() {
         return Err(LoadError::Cancelled);
@@ -133,6 +140,9 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         session: session.ok_or_else(missing)?,
         memory: memory.ok_or_else(missing)?,
         profiler_overhead: overhead.ok_or_else(missing)?,
+        unified_memory: unified_memory.ok_or_else(missing)?,
+        openacc: openacc.ok_or_else(missing)?,
+        openmp: openmp.ok_or_else(missing)?,
         warnings,
     };
     let mut trace = assemble::assemble(parts);

@@ -46,6 +46,19 @@ impl Schema {
         self.tables.get(table).is_some_and(|c| c.contains(column))
     }
 
+    /// The tables whose name starts with `prefix` and goes on (a family such as nsys's
+    /// `OPENMP_EVENT_KIND_*`), in name order.
+    pub fn tables_with_prefix(&self, prefix: &str) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .tables
+            .keys()
+            .map(String::as_str)
+            .filter(|t| t.len() > prefix.len() && t.starts_with(prefix))
+            .collect();
+        names.sort_unstable();
+        names
+    }
+
     /// The column itself when the table has it, else `NULL`, for building a SELECT list that
     /// reads the same positions whatever the version.
     pub fn column_or_null(&self, table: &str, column: &str) -> String {

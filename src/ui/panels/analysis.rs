@@ -37,7 +37,7 @@ use crate::ui::timeline::format_duration;
 pub use export::{ExportError, export_selection, export_table};
 pub use gpu_view::gap_label;
 pub use stats_table::{
-    Histogram, Sort, event_bounds, event_duration, is_numeric_column, row_events, visible_rows,
+    Histogram, RowOrder, Sort, event_bounds, event_duration, is_numeric_column, row_events, visible_rows,
 };
 pub use warmup_form::{FormProblems, WarmupSettings};
 pub use warmup_view::excluded_text;
@@ -93,7 +93,7 @@ impl AnalysisTab {
 }
 
 /// The line under a report table, e.g. `12 of 40 rows`.
-pub fn table_summary(table: &Table, rows: &[usize]) -> String {
+pub fn table_summary(table: &Table, rows: &RowOrder) -> String {
     format!("{} of {} rows", rows.len(), table.rows.len())
 }
 
@@ -270,6 +270,8 @@ pub struct AnalysisPanel {
     /// The kinds "Export selection" writes, in [`EventKind::ALL`] order.
     pub export_kinds: [bool; 6],
     chosen: Option<RowKey>,
+    /// The reports the trace has data for (decided once per trace).
+    available: Vec<&'static str>,
     /// The finding last clicked: (rule, row index), outlined in its list.
     chosen_finding: Option<(&'static str, usize)>,
     /// The rules in force, and the form being edited.
@@ -284,7 +286,7 @@ pub struct AnalysisPanel {
     exclusion: ExclusionCache,
     jobs: Jobs,
     /// The shown rows of the current table: (table, name filter, sort) → rows.
-    order: Option<(Arc<Table>, String, Option<Sort>, Vec<usize>)>,
+    order: Option<(Arc<Table>, String, Option<Sort>, RowOrder)>,
     /// Called by a worker when it finishes (wakes the window up).
     repaint: Option<egui::Context>,
     message: Option<Message>,
@@ -303,6 +305,7 @@ impl Default for AnalysisPanel {
             per_stream: false,
             export_kinds: [true; 6],
             chosen: None,
+            available: Vec::new(),
             chosen_finding: None,
             applied: WarmupSettings::default(),
             draft: WarmupSettings::default(),
@@ -372,6 +375,11 @@ impl AnalysisPanel {
     pub fn findings(&self) -> Option<&Findings> {
         let key = self.inputs?;
         self.jobs.findings.status(&key).ready().map(Arc::as_ref)
+    }
+
+    /// The reports the trace has data for, as the selector lists them.
+    pub fn available_reports(&self) -> &[&'static str] {
+        &self.available
     }
 
     /// The report computed over the last selection, once it has been shown.
@@ -522,8 +530,13 @@ impl AnalysisPanel {
             self.trace_generation += 1;
             self.chosen = None;
             self.chosen_finding = None;
-            if reports::find(self.report).is_none_or(|r| !reports::has_data(r, trace)) {
-                self.report = first_report_with_data(trace);
+            self.available = reports::REPORTS
+                .iter()
+                .filter(|r| reports::has_data(**r, trace))
+                .map(|r| r.name())
+                .collect();
+            if !self.available.contains(&self.report) {
+                self.report = self.available.first().copied().unwrap_or("cuda_gpu_kern_sum");
             }
         }
         self.sync_exclusion(trace, actions);
@@ -801,12 +814,4 @@ fn chosen_row(trace: &Trace, table: &Table, key: RowKey) -> Option<ChosenRow> {
         events,
         longest,
     })
-}
-
-/// The report to show first: kernels when there are any, else the first with data.
-fn first_report_with_data(trace: &Trace) -> &'static str {
-    reports::REPORTS
-        .iter()
-        .find(|r| reports::has_data(**r, trace))
-        .map_or("cuda_gpu_kern_sum", |r| r.name())
 }

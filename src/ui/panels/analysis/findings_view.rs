@@ -7,7 +7,8 @@ use std::sync::Arc;
 use egui::{Button, CollapsingHeader, RichText, Ui};
 
 use super::{AnalysisPanel, ERROR_COLOR, PanelAction, Findings, row_events};
-use crate::analysis::{EventTable, Row, RowEvents, Table};
+use crate::analysis::{Cell, EventTable, Row, RowEvents, Table};
+use crate::ui::timeline::format_duration;
 use crate::trace::Trace;
 
 /// At most this many findings of one rule are listed (the count says how many there are).
@@ -129,7 +130,6 @@ fn finding_list(
 ) -> Option<usize> {
     let mut clicked = None;
     let height = ui.spacing().interact_size.y;
-    ui.label(RichText::new(table.columns.join(" · ")).weak());
     let listed = table.rows.len().min(MAX_LISTED);
     egui::ScrollArea::vertical()
         .id_salt(("finding_list", rule))
@@ -140,7 +140,6 @@ fn finding_list(
                 let Some(row) = table.rows.get(i) else {
                     continue;
                 };
-                let text: Vec<String> = row.cells.iter().map(|c| c.csv_text()).collect();
                 let on = chosen == Some((rule, i));
                 let what = match &row.events {
                     RowEvents::Span { .. } => "click to zoom to the gap and select it",
@@ -150,9 +149,15 @@ fn finding_list(
                     RowEvents::Events(_) => "click to zoom to it and outline it",
                     RowEvents::None => "",
                 };
+                let full: Vec<String> = table
+                    .columns
+                    .iter()
+                    .zip(&row.cells)
+                    .map(|(c, v)| format!("{c}: {}", v.csv_text()))
+                    .collect();
                 let line = ui
-                    .add(Button::selectable(on, text.join(" · ")).truncate())
-                    .on_hover_text(what);
+                    .add(Button::selectable(on, finding_line(&table.columns, row)).truncate())
+                    .on_hover_text(format!("{}\n{what}", full.join("\n")));
                 if line.clicked() {
                     clicked = Some(i);
                 }
@@ -162,4 +167,33 @@ fn finding_list(
         ui.label(format!("… and {} more", table.rows.len() - listed));
     }
     clicked
+}
+
+/// A finding in words: durations and times in fitting units, sizes in MB, the GPU and stream,
+/// the call's name; ids that mean little at a glance (row number, pid, tid, context) are left to
+/// the tooltip.
+fn finding_line(columns: &[String], row: &Row) -> String {
+    let mut parts = Vec::new();
+    for (column, cell) in columns.iter().zip(&row.cells) {
+        if *cell == Cell::Null {
+            continue;
+        }
+        let text = cell.csv_text();
+        let part = match column.as_str() {
+            "Row#" | "PID" | "TID" | "Context ID" | "Green Context ID" => continue,
+            "Device ID" => format!("GPU {text}"),
+            "Stream ID" => format!("stream {text}"),
+            c if c.starts_with("Start") && c.ends_with("(ns)") => {
+                format!("at {}", format_duration(cell.number().unwrap_or(0.0)))
+            }
+            c if c.ends_with("(ns)") => format_duration(cell.number().unwrap_or(0.0)),
+            c if c.ends_with("(MB)") => format!("{text} MB"),
+            c if c.ends_with("(%)") => format!("{text} %"),
+            // The default proportional font has no arrows.
+            "Src Kind" => format!("{text} to"),
+            _ => text,
+        };
+        parts.push(part);
+    }
+    parts.join(" · ").replace(" to · ", " to ")
 }

@@ -10,8 +10,9 @@ use egui_plot::{Bar, BarChart, Plot};
 
 use super::{
     AnalysisPanel, ChosenRow, Message, PanelAction, RowKey, Sort, export_table,
-    is_numeric_column, save_dialog, table_summary, visible_rows,
+    is_numeric_column, save_dialog, table_summary,
 };
+use super::stats_table::RowOrder;
 use crate::analysis::{EventTable, Table, TimeRange, reports};
 use crate::trace::Trace;
 use crate::ui::timeline::format_duration;
@@ -35,7 +36,7 @@ impl AnalysisPanel {
                 .height(600.0)
                 .show_ui(ui, |ui| {
                     for r in reports::REPORTS {
-                        if !reports::has_data(*r, trace) {
+                        if !self.available.contains(&r.name()) {
                             continue;
                         }
                         ui.selectable_value(
@@ -86,10 +87,11 @@ impl AnalysisPanel {
             Arc::ptr_eq(t, &table) && *f == self.name_filter && *s == self.sort
         });
         if !fresh_order {
-            let rows = visible_rows(&table, &self.name_filter, self.sort);
+            let rows = RowOrder::of(&table, &self.name_filter, self.sort);
             self.order = Some((table.clone(), self.name_filter.clone(), self.sort, rows));
         }
-        let rows: &[usize] = self.order.as_ref().map_or(&[], |o| &o.3);
+        let none = RowOrder::All(0);
+        let rows: &RowOrder = self.order.as_ref().map_or(&none, |o| &o.3);
         if table.rows.is_empty() {
             let missing = reports::find(self.report).map_or("data", |r| r.missing_data());
             ui.label(format!("No {missing} in the selection."));
@@ -106,8 +108,8 @@ impl AnalysisPanel {
             let shown = Table {
                 columns: table.columns.clone(),
                 rows: rows
-                    .iter()
-                    .filter_map(|&i| table.rows.get(i).cloned())
+                    .slice(0..rows.len())
+                    .filter_map(|i| table.rows.get(i).cloned())
                     .collect(),
             };
             if let Some(path) = save_dialog(&format!("{}.csv", self.report)) {
@@ -226,7 +228,7 @@ struct TableClick {
 
 /// Widths of the columns: wide enough for the header and the widest of the first rows,
 /// text columns capped (their full text is in the tooltip).
-fn column_widths(ui: &Ui, table: &Table, rows: &[usize], numeric: &[bool]) -> Vec<f32> {
+fn column_widths(ui: &Ui, table: &Table, rows: &RowOrder, numeric: &[bool]) -> Vec<f32> {
     let char_w = ui
         .fonts_mut(|f| f.glyph_width(&egui::TextStyle::Body.resolve(ui.style()), '0'))
         .max(5.0);
@@ -234,14 +236,13 @@ fn column_widths(ui: &Ui, table: &Table, rows: &[usize], numeric: &[bool]) -> Ve
         .map(|c| {
             let header = table.columns[c].chars().count();
             let widest = rows
-                .iter()
-                .take(200)
-                .filter_map(|&i| table.rows.get(i)?.cells.get(c))
+                .slice(0..rows.len().min(200))
+                .filter_map(|i| table.rows.get(i)?.cells.get(c))
                 .map(|cell| cell.csv_text().chars().count())
                 .max()
                 .unwrap_or(0);
             let chars = header.max(widest) as f32 + 1.0;
-            let cap = if numeric[c] { 18.0 } else { 48.0 };
+            let cap = if numeric[c] { 16.0 } else { 34.0 };
             chars.min(cap) * char_w + 8.0
         })
         .collect()
@@ -266,7 +267,7 @@ fn cell<R>(ui: &mut Ui, width: f32, height: f32, right: bool, add: impl FnOnce(&
 fn draw_table(
     ui: &mut Ui,
     table: &Table,
-    rows: &[usize],
+    rows: &RowOrder,
     sort: Option<Sort>,
     report: &'static str,
     chosen: Option<&RowKey>,
@@ -329,7 +330,7 @@ fn draw_table(
                 .max_height(320.0)
                 .auto_shrink([false, true])
                 .show_rows(ui, height, rows.len(), |ui, range| {
-                    for &i in rows.get(range).unwrap_or_default() {
+                    for i in rows.slice(range) {
                         let Some(row) = table.rows.get(i) else {
                             continue;
                         };

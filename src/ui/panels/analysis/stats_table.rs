@@ -47,6 +47,50 @@ pub fn row_matches(row: &Row, needle: &str) -> bool {
         })
 }
 
+/// The rows shown and their order: every row in the report's order (no work, however long the
+/// table), or the indices the name filter and the sort left.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowOrder {
+    All(usize),
+    Some(Vec<usize>),
+}
+
+impl RowOrder {
+    /// The rows `name_filter` and `sort` leave (see [`visible_rows`]); with neither, all of them
+    /// without building an index.
+    pub fn of(table: &Table, name_filter: &str, sort: Option<Sort>) -> RowOrder {
+        if name_filter.trim().is_empty() && sort.is_none() {
+            RowOrder::All(table.rows.len())
+        } else {
+            RowOrder::Some(visible_rows(table, name_filter, sort))
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            RowOrder::All(n) => *n,
+            RowOrder::Some(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The table row shown at position `k`.
+    pub fn get(&self, k: usize) -> Option<usize> {
+        match self {
+            RowOrder::All(n) => (k < *n).then_some(k),
+            RowOrder::Some(v) => v.get(k).copied(),
+        }
+    }
+
+    /// The table rows shown at positions `range`.
+    pub fn slice(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
+        range.filter_map(move |k| self.get(k))
+    }
+}
+
 /// Indices into `table.rows` of the rows with a text cell containing `name_filter` (any case),
 /// ordered by `sort` (ties keep the report's order), or in the report's order without one.
 pub fn visible_rows(table: &Table, name_filter: &str, sort: Option<Sort>) -> Vec<usize> {
