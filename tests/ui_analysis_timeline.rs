@@ -8,18 +8,45 @@
 
 mod common;
 
-use common::ui::{click_at, click_with, drag, drag_with, opened};
+use common::ui::{click_at, click_with, drag, drag_with, opened, settle};
 use egui::{Modifiers, Pos2, Rect, Shape};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use sightline::analysis::{self, Filter, GapOptions, Report, TimeRange};
+use sightline::analysis::{
+    self, Filter, GapOptions, ReportInput, ReportOptions, Table, TimeRange, reports,
+};
 use sightline::load;
+use sightline::trace::Trace;
 use sightline::ui::SightlineApp;
 use sightline::ui::theme::Palette;
 use sightline::ui::timeline::{
     self, EventKind, EventRef, GapMark, OverlayInput, Overlays, RowKind, Ruler, TimeToX,
     TimelineModel, ViewState, build_shapes_with_overlays,
 };
+
+const KERNELS: &str = "cuda_gpu_kern_sum";
+
+/// `cuda_gpu_kern_sum` over `range`, with the events of each row, as the panel computes it.
+fn kernel_summary(trace: &Trace, range: TimeRange) -> Table {
+    reports::find(KERNELS)
+        .expect("registered report")
+        .compute(&ReportInput {
+            trace,
+            filter: &Filter::range(range),
+            options: &ReportOptions::default(),
+            with_events: true,
+        })
+}
+
+/// Kernels a kernel summary counts: the sum of its "Instances" column.
+fn instances(table: &Table) -> u64 {
+    let c = table.column("Instances").expect("Instances column");
+    table
+        .rows
+        .iter()
+        .map(|r| r.cells[c].number().expect("a count") as u64)
+        .sum()
+}
 
 #[test]
 fn shift_drag_selects_a_range_and_the_panel_statistics_follow_it() {
@@ -32,6 +59,7 @@ fn shift_drag_selects_a_range_and_the_panel_statistics_follow_it() {
     let y = area.bottom() - 20.0;
     let view_before = h.state().timeline.view.clone();
     drag_with(&mut h, Pos2::new(x0, y), Pos2::new(x1, y), Modifiers::SHIFT);
+    settle(&mut h);
     let app = h.state();
     // Selecting does not pan.
     assert_eq!(app.timeline.view.start_ns, view_before.start_ns);
@@ -49,21 +77,17 @@ fn shift_drag_selects_a_range_and_the_panel_statistics_follow_it() {
         map.t(x1)
     );
     let trace = app.trace().expect("trace");
-    let expected = analysis::compute(trace, Report::Kernels, &Filter::range(TimeRange::new(a, b)));
-    let shown = app
-        .analysis
-        .report_table(Report::Kernels)
-        .expect("kernel table");
+    let expected = kernel_summary(trace, TimeRange::new(a, b));
+    let shown = app.analysis.report_table(KERNELS).expect("kernel table");
     assert_eq!(shown, &expected);
-    let all = analysis::compute(trace, Report::Kernels, &Filter::all());
-    let count = |t: &analysis::ReportTable| t.rows.iter().map(|r| r.stats.count).sum::<u64>();
-    assert!(count(&expected) > 0 && count(&expected) < count(&all));
+    let all = kernel_summary(trace, TimeRange::ALL);
+    assert!(instances(&expected) > 0 && instances(&expected) < instances(&all));
     // Esc clears the selection; the panel goes back to the whole trace.
     h.key_press(egui::Key::Escape);
     h.step();
-    h.step();
+    settle(&mut h);
     assert_eq!(h.state().timeline.range_selection, None);
-    assert_eq!(h.state().analysis.report_table(Report::Kernels), Some(&all));
+    assert_eq!(h.state().analysis.report_table(KERNELS), Some(&all));
 }
 
 #[test]
@@ -72,7 +96,7 @@ fn warmup_checkbox_shades_the_warmup_range_and_drops_its_kernels() {
     assert!(h.state().timeline.overlays.excluded.is_empty());
     h.get_by_label("Exclude warm-up").click();
     h.step();
-    h.step();
+    settle(&mut h);
     let app = h.state();
     let trace = app.trace().expect("trace");
     // The shaded time is the NVTX range named "warmup".
@@ -91,8 +115,8 @@ fn warmup_checkbox_shades_the_warmup_range_and_drops_its_kernels() {
             !(ws..we).contains(&t)
         })
         .count() as u64;
-    let table = app.analysis.report_table(Report::Kernels).expect("table");
-    assert_eq!(table.rows.iter().map(|r| r.stats.count).sum::<u64>(), kept);
+    let table = app.analysis.report_table(KERNELS).expect("table");
+    assert_eq!(instances(table), kept);
     assert!(kept < trace.kernels.spans.len() as u64);
 }
 
@@ -307,7 +331,7 @@ fn alt_click_on_an_nvtx_range_or_its_select_range_button_selects_its_time() {
 
 /// Two kernels one after the other on one stream with idle time between them, both longer
 /// than `min_ns`: (first, second).
-fn consecutive_kernels(trace: &sightline::trace::Trace, min_ns: i64) -> (usize, usize) {
+fn consecutive_kernels(trace: &Trace, min_ns: i64) -> (usize, usize) {
     let k = &trace.kernels.spans;
     for s in &trace.streams {
         let r = s.kernels.range.clone();

@@ -167,12 +167,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<i32> {
             continue;
         }
         let title = match args.format {
-            Format::Table => format!(
-                "{} ({}):\n\n {}",
-                rule.title(),
-                rule.name(),
-                rule.advice()
-            ),
+            Format::Table => format!("{} ({}):\n\n {}", rule.title(), rule.name(), rule.advice()),
             Format::Csv => String::new(),
         };
         write_table(&table, &title, rule.name(), args.format, several, &mut out)?;

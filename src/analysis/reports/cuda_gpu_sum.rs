@@ -104,11 +104,19 @@ pub(super) fn gpu_summary<'t>(input: &ReportInput<'t>, with_api: bool) -> Table 
             EventRef::new(EventTable::Memsets, i)
         });
     }
-    add(sets.map_keys(|id| Cow::Borrowed(trace.str(id))), MEMORY_OPER);
+    add(
+        sets.map_keys(|id| Cow::Borrowed(trace.str(id))),
+        MEMORY_OPER,
+    );
 
     let (mut rows, grand_total) = all.summarize();
     // ORDER BY total DESC; equal totals keep the GROUP BY order (the name).
-    rows.sort_by(|a, b| b.stats.total.cmp(&a.stats.total).then_with(|| a.key.cmp(&b.key)));
+    rows.sort_by(|a, b| {
+        b.stats
+            .total
+            .cmp(&a.stats.total)
+            .then_with(|| a.key.cmp(&b.key))
+    });
     let mut table = Table::new(&header("Instances", &["Category", "Operation"]));
     for mut row in rows {
         let mut cells = row.leading_cells(grand_total);

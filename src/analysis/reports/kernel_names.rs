@@ -175,49 +175,128 @@ fn innermost_ranges_of_calls(trace: &Trace) -> Vec<StrId> {
                 });
             }
         }
-        // Equal starts: the shorter, then the deeper range is the inner one and comes later, so
-        // the sweep below prefers it.
-        ranges.sort_unstable_by(|a, b| {
-            a.start_ns
-                .cmp(&b.start_ns)
-                .then(b.end_ns.cmp(&a.end_ns))
-                .then(a.depth.cmp(&b.depth))
-                .then(a.row_id.cmp(&b.row_id))
-        });
-        // Calls come sorted by start (tables are sorted by track, then start). The stack holds
-        // the ranges started so far that no later-starting, longer-lasting range dominates:
-        // bottom to top, starts rise and ends fall strictly, so the innermost range enclosing
-        // a call is the topmost one that ends at or after the call's end.
-        stack.clear();
-        let mut next = 0;
-        for call in calls {
-            let (call_start, call_end) = (api.start_ns[call], api.end_ns[call]);
-            while let Some(r) = ranges.get(next).filter(|r| r.start_ns <= call_start) {
-                while stack.last().is_some_and(|&(end, _)| end <= r.end_ns) {
-                    stack.pop();
-                }
-                stack.push((r.end_ns, r.text));
-                next += 1;
-            }
-            let enclosing = stack.partition_point(|&(end, _)| end >= call_end);
-            if let Some(&(_, text)) = enclosing.checked_sub(1).and_then(|top| stack.get(top)) {
+        let (starts, ends) = (&api.start_ns[calls.clone()], &api.end_ns[calls.clone()]);
+        innermost_enclosing(
+            &mut ranges,
+            &mut stack,
+            starts.iter().copied().zip(ends.iter().copied()),
+            |call, text| {
                 // A range without text gives NULL in nsys's `COALESCE(nvtxName || '/' || ..)`.
-                out[call] = if text == StringTable::EMPTY {
-                    NO_RANGE
-                } else {
-                    text
-                };
-            }
-        }
+                if text != StringTable::EMPTY {
+                    out[calls.start + call] = text;
+                }
+            },
+        );
     }
     out
 }
 
+/// Calls `found(k, text)` for the `k`-th of `calls` (`(start, end)` sorted by start) with the
+/// text of the innermost range of `ranges` enclosing it, if any: the one starting last; of
+/// equal starts the shorter, then the deeper. O((ranges + calls) log).
+fn innermost_enclosing(
+    ranges: &mut [Range],
+    stack: &mut Vec<(i64, StrId)>,
+    calls: impl Iterator<Item = (i64, i64)>,
+    mut found: impl FnMut(usize, StrId),
+) {
+    // Of equal starts the inner range comes later, so the sweep below prefers it.
+    ranges.sort_unstable_by(|a, b| {
+        a.start_ns
+            .cmp(&b.start_ns)
+            .then(b.end_ns.cmp(&a.end_ns))
+            .then(a.depth.cmp(&b.depth))
+            .then(a.row_id.cmp(&b.row_id))
+    });
+    // The stack holds the ranges started so far that no later-starting, longer-lasting range
+    // dominates: bottom to top, starts rise and ends fall strictly, so the innermost range
+    // enclosing a call is the topmost one that ends at or after the call's end.
+    stack.clear();
+    let mut next = 0;
+    for (k, (call_start, call_end)) in calls.enumerate() {
+        while let Some(r) = ranges.get(next).filter(|r| r.start_ns <= call_start) {
+            while stack.last().is_some_and(|&(end, _)| end <= r.end_ns) {
+                stack.pop();
+            }
+            stack.push((r.end_ns, r.text));
+            next += 1;
+        }
+        let enclosing = stack.partition_point(|&(end, _)| end >= call_end);
+        if let Some(&(_, text)) = enclosing.checked_sub(1).and_then(|top| stack.get(top)) {
+            found(k, text);
+        }
+    }
+}
+
 /// An NVTX range as the sweep needs it.
+#[derive(Debug, Clone)]
 struct Range {
     start_ns: i64,
     end_ns: i64,
     depth: u16,
     row_id: i64,
     text: StrId,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The innermost enclosing range by definition: the latest start among those enclosing,
+    /// ties to the shorter, then the deeper, then the later row.
+    fn brute_force(ranges: &[Range], call: (i64, i64)) -> Option<StrId> {
+        ranges
+            .iter()
+            .filter(|r| r.start_ns <= call.0 && r.end_ns >= call.1)
+            .max_by(|a, b| {
+                a.start_ns
+                    .cmp(&b.start_ns)
+                    .then(b.end_ns.cmp(&a.end_ns))
+                    .then(a.depth.cmp(&b.depth))
+                    .then(a.row_id.cmp(&b.row_id))
+            })
+            .map(|r| r.text)
+    }
+
+    #[test]
+    fn sweep_finds_the_innermost_enclosing_range() {
+        // A small LCG: overlapping, nested and equal-start ranges on a coarse grid.
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |m: i64| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((seed >> 33) % m as u64) as i64
+        };
+        for _ in 0..200 {
+            let mut ranges: Vec<Range> = (0..next(12))
+                .map(|j| {
+                    let start_ns = next(40);
+                    Range {
+                        start_ns,
+                        end_ns: start_ns + next(30),
+                        depth: next(3) as u16,
+                        row_id: j,
+                        text: j as StrId + 1,
+                    }
+                })
+                .collect();
+            let mut calls: Vec<(i64, i64)> = (0..next(10))
+                .map(|_| {
+                    let s = next(50);
+                    (s, s + next(8))
+                })
+                .collect();
+            calls.sort_unstable();
+            let want: Vec<Option<StrId>> = calls.iter().map(|&c| brute_force(&ranges, c)).collect();
+            let mut got = vec![None; calls.len()];
+            innermost_enclosing(
+                &mut ranges,
+                &mut Vec::new(),
+                calls.iter().copied(),
+                |k, text| got[k] = Some(text),
+            );
+            assert_eq!(got, want, "calls {calls:?}");
+        }
+    }
 }

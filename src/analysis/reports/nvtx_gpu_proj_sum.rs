@@ -45,7 +45,10 @@ impl StatsReport for NvtxGpuProjSum {
                 continue;
             };
             let i = forest.nvtx_index(p);
-            let name = printed_name(trace, n.domain[i], n.spans.name[i]);
+            // The script keeps `WHERE name IS NOT NULL`.
+            let Some(name) = printed_name(trace, n.domain[i], n.spans.name[i]) else {
+                continue;
+            };
             let g = groups.entry((name, n.style[i])).or_default();
             g.projected.push(proj.end_ns - proj.start_ns);
             g.range_ns += forest.duration_ns(trace, p);

@@ -110,7 +110,7 @@ impl StatsReport for NvtxGpuProjTrace {
             let g = GlobalTid(n.global_tid[i]);
             let launches = gp.projection[p].map_or(0, |q| q.launches);
             let cells = vec![
-                Cell::text(printed_name(trace, n.domain[i], n.spans.name[i])),
+                printed_name(trace, n.domain[i], n.spans.name[i]).map_or(Cell::Null, Cell::Text),
                 Cell::Int(start),
                 Cell::Int(-minus_duration),
                 Cell::Int(forest.start_ns(trace, p)),

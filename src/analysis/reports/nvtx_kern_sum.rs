@@ -8,10 +8,16 @@
 //! Groups are (PID, TID, range name, style, kernel name); `NVTX Inst` and `Kern Inst` count
 //! distinct ranges and kernels, the durations every sample. Rows by range name, PID, TID (a
 //! missing value first), then total time descending, then style and kernel name.
+//!
+//! The samples are as many as nsys's join makes, so they are grouped one thread at a time, by
+//! sorting packed integer keys rather than hashing strings.
 
+use std::cmp::Reverse;
 use std::collections::HashMap;
 
-use super::kernel_names::KernelNaming;
+use rayon::prelude::*;
+
+use super::kernel_names::{KernelNameKey, KernelNaming};
 use super::nvtx_projection::{Launches, op_span};
 use super::nvtx_tree::{RangeForest, RangeKinds, printed_name};
 use super::{ReportInput, StatsReport};
@@ -19,7 +25,7 @@ use crate::analysis::filter::EventTable;
 use crate::analysis::rounding::sqlite_round;
 use crate::analysis::stats::Summary;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
-use crate::trace::{GlobalTid, NvtxStyle, StrId, Trace};
+use crate::trace::{GlobalTid, NO_INDEX, NvtxStyle, StrId, Trace};
 
 pub struct NvtxKernSum;
 
@@ -49,116 +55,253 @@ impl StatsReport for NvtxKernSum {
         let forest = RangeForest::build(trace, input.filter, RangeKinds::SameThreadRanges);
         let launches = Launches::build(trace, input.filter, &[EventTable::Kernels]);
         let naming = KernelNaming::from_options(trace, input.options);
+        let kernels = KernelNames::of(trace, &naming, &launches);
         let names = RangeNames::of(trace, &forest);
-        let mut groups: HashMap<GroupKey, Samples> = HashMap::new();
-        let mut add = |range: Option<usize>, thread: Option<i64>, op: EventRef| {
+        let mut grouper = Grouper {
+            forest: &forest,
+            with_events: input.with_events,
+            samples: Vec::new(),
+            rows: Vec::new(),
+        };
+        let sample = |range: Option<usize>, op: EventRef| {
             let k = op.index as usize;
-            let key = GroupKey {
-                range: range.map(|p| (names.id[p], trace.nvtx.style[forest.nvtx_index(p)])),
-                thread: thread.map(|g| (GlobalTid(g).pid(), GlobalTid(g).tid())),
-                kernel: naming.key(k).kernel,
-            };
             let (s, e) = op_span(trace, op);
-            let g = groups.entry(key).or_default();
-            g.durations.push(e - s);
-            g.kernels.push(op.index);
-            if let Some(p) = range {
-                g.ranges.push(p as u32);
+            let key = match range {
+                Some(p) => {
+                    let style = match trace.nvtx.style[forest.nvtx_index(p)] {
+                        NvtxStyle::PushPop => 1,
+                        _ => 2,
+                    };
+                    u64::from(names.rank[p]) << 34 | style << 32
+                }
+                None => 0,
+            };
+            Sample {
+                key: key | u64::from(kernels.rank[k]),
+                duration_ns: e - s,
+                range: range.map_or(NO_INDEX, |p| p as u32),
+                kernel: op.index,
             }
         };
-        let call_thread = |c: usize| trace.api_calls.global_tid[launches.calls[c] as usize];
-        launches.for_each_enclosed_call(trace, &forest, |p, c| {
-            let l = launches.launch_of_call[c] as usize;
-            for &op in launches.ops_of(l) {
-                add(Some(p), Some(call_thread(c)), op);
-            }
-        });
-        for (c, enclosed) in launches.enclosed(trace, &forest).into_iter().enumerate() {
-            if !enclosed {
+        let thread_of = |g: i64| Some((GlobalTid(g).pid(), GlobalTid(g).tid()));
+        // Ranges of each thread and the kernels launched inside them.
+        for ((tid, ranges), calls) in forest
+            .threads
+            .iter()
+            .zip(launches.calls_by_forest_thread(&forest))
+        {
+            launches.for_each_enclosed_call_of_thread(
+                trace,
+                &forest,
+                ranges.clone(),
+                calls,
+                |p, c| {
+                    let l = launches.launch_of_call[c] as usize;
+                    for &op in launches.ops_of(l) {
+                        grouper.samples.push(sample(Some(p), op));
+                    }
+                },
+            );
+            grouper.flush(thread_of(*tid));
+        }
+        // Launching calls inside no range, by thread; then kernels with no launching call.
+        let enclosed = launches.enclosed(trace, &forest);
+        for (tid, calls) in &launches.threads {
+            for c in calls.clone().filter(|&c| !enclosed[c]) {
                 let l = launches.launch_of_call[c] as usize;
                 for &op in launches.ops_of(l) {
-                    add(None, Some(call_thread(c)), op);
+                    grouper.samples.push(sample(None, op));
                 }
             }
+            grouper.flush(thread_of(*tid));
         }
         for &op in &launches.unlaunched {
-            add(None, None, op);
+            grouper.samples.push(sample(None, op));
         }
-        rows(input, trace, &forest, &names, &naming, groups)
+        grouper.flush(None);
+        let mut rows = grouper.rows;
+        rows.sort_unstable_by_key(|r| {
+            (
+                r.key >> 34,
+                r.thread,
+                Reverse(r.stats.total),
+                r.key >> 32 & 3,
+                r.key & u64::from(u32::MAX),
+            )
+        });
+        to_table(input, &names, &kernels, rows)
     }
 }
 
-/// What a row groups by: the range's printed name and style, the launching thread, the kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct GroupKey {
-    range: Option<(u32, NvtxStyle)>,
+/// One (range, call, kernel) sample. `key` packs the group within a thread: the rank of the
+/// range's printed name (0 for none: no range, or a range without text) in bits 34.., its style
+/// (0 none, 1 push/pop, 2 start/end) in bits 32..34, the rank of the kernel's name in bits
+/// 0..32 — so integer order is nsys's order, SQL NULL first.
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    key: u64,
+    duration_ns: i64,
+    /// Forest position, or [`NO_INDEX`].
+    range: u32,
+    kernel: u32,
+}
+
+/// One summarised group.
+struct GroupRow {
+    key: u64,
     thread: Option<(u32, u32)>,
-    kernel: StrId,
+    stats: Summary,
+    ranges: usize,
+    kernels: usize,
+    events: Vec<EventRef>,
 }
 
-/// The samples of one group: positions of its ranges, its kernels, one duration per sample.
-#[derive(Debug, Default)]
-struct Samples {
-    ranges: Vec<u32>,
-    kernels: Vec<u32>,
-    durations: Vec<i64>,
+/// Turns the samples of one thread at a time into rows.
+struct Grouper<'a> {
+    forest: &'a RangeForest,
+    with_events: bool,
+    samples: Vec<Sample>,
+    rows: Vec<GroupRow>,
 }
 
-/// The printed names of the ranges of a forest, numbered so that equal names get one number.
+impl Grouper<'_> {
+    fn flush(&mut self, thread: Option<(u32, u32)>) {
+        let samples = &mut self.samples;
+        samples.par_sort_unstable_by_key(|s| (s.key, s.duration_ns));
+        let mut durations: Vec<i64> = Vec::new();
+        let mut ranges: Vec<u32> = Vec::new();
+        let mut kernels: Vec<u32> = Vec::new();
+        for group in samples.chunk_by(|a, b| a.key == b.key) {
+            durations.clear();
+            durations.extend(group.iter().map(|s| s.duration_ns));
+            ranges.clear();
+            ranges.extend(group.iter().map(|s| s.range).filter(|&r| r != NO_INDEX));
+            ranges.sort_unstable();
+            ranges.dedup();
+            kernels.clear();
+            kernels.extend(group.iter().map(|s| s.kernel));
+            kernels.sort_unstable();
+            kernels.dedup();
+            let events = if self.with_events {
+                let r = ranges
+                    .iter()
+                    .map(|&p| EventRef::new(EventTable::Nvtx, self.forest.nvtx_index(p as usize)));
+                let k = kernels
+                    .iter()
+                    .map(|&k| EventRef::new(EventTable::Kernels, k as usize));
+                r.chain(k).collect()
+            } else {
+                Vec::new()
+            };
+            self.rows.push(GroupRow {
+                key: group[0].key,
+                thread,
+                stats: Summary::of(&mut durations),
+                ranges: ranges.len(),
+                kernels: kernels.len(),
+                events,
+            });
+        }
+        samples.clear();
+    }
+}
+
+/// The printed names of the ranges of a forest, ranked in byte order from 1 (0: no name).
 struct RangeNames {
     /// Per forest position.
-    id: Vec<u32>,
+    rank: Vec<u32>,
+    /// Name of rank `r` at `r - 1`.
     text: Vec<String>,
 }
 
 impl RangeNames {
     fn of(trace: &Trace, forest: &RangeForest) -> RangeNames {
         let n = &trace.nvtx;
-        let mut by_ids: HashMap<(StrId, StrId), u32> = HashMap::new();
-        let mut by_text: HashMap<String, u32> = HashMap::new();
-        let mut text: Vec<String> = Vec::new();
-        let id = (0..forest.len())
+        let mut by_ids: HashMap<(StrId, StrId), usize> = HashMap::new();
+        let mut pairs: Vec<Option<String>> = Vec::new();
+        let pair_of: Vec<usize> = (0..forest.len())
             .map(|p| {
                 let i = forest.nvtx_index(p);
                 *by_ids
                     .entry((n.domain[i], n.spans.name[i]))
                     .or_insert_with(|| {
-                        let name = printed_name(trace, n.domain[i], n.spans.name[i]);
-                        *by_text.entry(name.clone()).or_insert_with(|| {
-                            text.push(name);
-                            text.len() as u32 - 1
-                        })
+                        pairs.push(printed_name(trace, n.domain[i], n.spans.name[i]));
+                        pairs.len() - 1
                     })
             })
             .collect();
-        RangeNames { id, text }
+        // Different (domain, text) pairs can print alike: equal names share a rank.
+        let mut text: Vec<String> = pairs.iter().flatten().cloned().collect();
+        text.sort_unstable();
+        text.dedup();
+        let rank_of_pair: Vec<u32> = pairs
+            .iter()
+            .map(|name| {
+                name.as_ref()
+                    .map_or(0, |name| text.partition_point(|t| t < name) as u32 + 1)
+            })
+            .collect();
+        RangeNames {
+            rank: pair_of.iter().map(|&k| rank_of_pair[k]).collect(),
+            text,
+        }
+    }
+
+    fn name(&self, rank: u32) -> Option<&str> {
+        let r = rank.checked_sub(1)?;
+        self.text.get(r as usize).map(String::as_str)
     }
 }
 
-fn rows(
+/// The printed names of the kernels (under the report's naming options), ranked in byte order.
+struct KernelNames {
+    /// Per kernel (index into `trace.kernels`); only the kernels of the report are set.
+    rank: Vec<u32>,
+    text: Vec<String>,
+}
+
+impl KernelNames {
+    fn of(trace: &Trace, naming: &KernelNaming, launches: &Launches) -> KernelNames {
+        let kernel_ops = (0..launches.launch_count())
+            .flat_map(|l| launches.ops_of(l))
+            .chain(&launches.unlaunched)
+            .map(|op| op.index as usize);
+        let mut ids: Vec<(usize, StrId)> = kernel_ops.map(|k| (k, naming.key(k).kernel)).collect();
+        let mut distinct: Vec<StrId> = ids.iter().map(|&(_, id)| id).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let mut text: Vec<String> = distinct
+            .iter()
+            .map(|&id| {
+                naming
+                    .name_of(KernelNameKey {
+                        nvtx: None,
+                        kernel: id,
+                    })
+                    .into_owned()
+            })
+            .collect();
+        let by_id: HashMap<StrId, String> = distinct.iter().copied().zip(text.clone()).collect();
+        text.sort_unstable();
+        text.dedup();
+        let rank_of: HashMap<StrId, u32> = by_id
+            .iter()
+            .map(|(&id, name)| (id, text.partition_point(|t| t < name) as u32))
+            .collect();
+        let mut rank = vec![0u32; trace.kernels.spans.len()];
+        for (k, id) in ids.drain(..) {
+            rank[k] = rank_of.get(&id).copied().unwrap_or(0);
+        }
+        KernelNames { rank, text }
+    }
+}
+
+fn to_table(
     input: &ReportInput,
-    trace: &Trace,
-    forest: &RangeForest,
     names: &RangeNames,
-    naming: &KernelNaming,
-    groups: HashMap<GroupKey, Samples>,
+    kernels: &KernelNames,
+    rows: Vec<GroupRow>,
 ) -> Table {
-    let mut rows: Vec<(GroupKey, Samples, Summary)> = groups
-        .into_iter()
-        .map(|(key, mut s)| {
-            let summary = Summary::of(&mut s.durations);
-            (key, s, summary)
-        })
-        .collect();
-    let range_name = |k: &GroupKey| k.range.map(|(id, _)| names.text[id as usize].as_str());
-    rows.sort_by(|(a, _, sa), (b, _, sb)| {
-        range_name(a)
-            .cmp(&range_name(b))
-            .then(a.thread.cmp(&b.thread))
-            .then(sb.total.cmp(&sa.total))
-            .then(a.range.map(|r| r.1).cmp(&b.range.map(|r| r.1)))
-            .then_with(|| trace.str(a.kernel).cmp(trace.str(b.kernel)))
-    });
     let mut table = Table::new(&[
         "NVTX Range",
         "Style",
@@ -175,40 +318,36 @@ fn rows(
         "Kernel Name",
     ]);
     let round = |x: f64| Cell::Float(sqlite_round(x, 1));
-    for (key, mut samples, s) in rows {
-        samples.ranges.sort_unstable();
-        samples.ranges.dedup();
-        samples.kernels.sort_unstable();
-        samples.kernels.dedup();
+    for row in rows {
+        let s = &row.stats;
+        let name = names.name((row.key >> 34) as u32);
+        let style = match row.key >> 32 & 3 {
+            0 => None,
+            1 => Some(NvtxStyle::PushPop),
+            _ => Some(NvtxStyle::StartEnd),
+        };
+        let kernel = kernels
+            .text
+            .get((row.key & u64::from(u32::MAX)) as usize)
+            .cloned()
+            .unwrap_or_default();
         let cells = vec![
-            range_name(&key).map_or(Cell::Null, Cell::text),
-            key.range
-                .map_or(Cell::Null, |(_, style)| Cell::text(style.label())),
-            Cell::opt_int(key.thread.map(|t| i64::from(t.0))),
-            Cell::opt_int(key.thread.map(|t| i64::from(t.1))),
-            Cell::Int(samples.ranges.len() as i64),
-            Cell::Int(samples.kernels.len() as i64),
+            name.map_or(Cell::Null, Cell::text),
+            style.map_or(Cell::Null, |s| Cell::text(s.label())),
+            Cell::opt_int(row.thread.map(|t| i64::from(t.0))),
+            Cell::opt_int(row.thread.map(|t| i64::from(t.1))),
+            Cell::Int(row.ranges as i64),
+            Cell::Int(row.kernels as i64),
             Cell::Int(s.total),
             round(s.avg),
             round(s.median),
             Cell::Int(s.min),
             Cell::Int(s.max),
             round(s.stddev),
-            Cell::text(naming.name_of(super::kernel_names::KernelNameKey {
-                nvtx: None,
-                kernel: key.kernel,
-            })),
+            Cell::Text(kernel),
         ];
-        let events = if input.with_events {
-            let ranges = samples
-                .ranges
-                .iter()
-                .map(|&p| EventRef::new(EventTable::Nvtx, forest.nvtx_index(p as usize)));
-            let kernels = samples
-                .kernels
-                .iter()
-                .map(|&k| EventRef::new(EventTable::Kernels, k as usize));
-            RowEvents::Events(ranges.chain(kernels).collect())
+        let events = if input.with_events && !row.events.is_empty() {
+            RowEvents::Events(row.events)
         } else {
             RowEvents::None
         };

@@ -144,14 +144,13 @@ impl Launches {
         }
         // The loader links an operation to the first call with its (process, correlationId);
         // that call stands for the launch, and every call with the same key is a member.
-        let mut by_key = LaunchByKey::default();
-        for (l, &c) in launch_call.iter().enumerate() {
-            by_key.insert(
-                GlobalTid(api.global_tid[c as usize]).pid(),
-                out.correlation_id[l],
-                l as u32,
-            );
-        }
+        let keys: Vec<(u32, u32, u32)> = launch_call
+            .iter()
+            .zip(&out.correlation_id)
+            .enumerate()
+            .map(|(l, (&c, &corr))| (GlobalTid(api.global_tid[c as usize]).pid(), corr, l as u32))
+            .collect();
+        let by_key = LaunchByKey::new(&keys);
         let mut members: Vec<(i64, i64, u32, u32)> = Vec::new();
         let mut sorted = true;
         for j in 0..calls {
@@ -197,7 +196,7 @@ impl Launches {
     }
 
     /// The entries of `calls` on each thread of `forest`, by the forest's thread order.
-    fn calls_by_forest_thread(&self, forest: &RangeForest) -> Vec<Range<usize>> {
+    pub fn calls_by_forest_thread(&self, forest: &RangeForest) -> Vec<Range<usize>> {
         let by_tid: HashMap<i64, Range<usize>> = self.threads.iter().cloned().collect();
         forest
             .threads
@@ -237,24 +236,37 @@ impl Launches {
         forest: &RangeForest,
         mut f: impl FnMut(usize, usize),
     ) {
-        let starts = &trace.api_calls.spans.start_ns;
         for ((_, ranges), calls) in forest
             .threads
             .iter()
             .zip(self.calls_by_forest_thread(forest))
         {
-            let thread_calls = &self.calls[calls.clone()];
-            for p in ranges.clone() {
-                let (rs, re) = (forest.start_ns(trace, p), forest.end_ns[p]);
-                let lo = thread_calls.partition_point(|&j| starts[j as usize] < rs);
-                for c in calls.start + lo..calls.end {
-                    let (s, e) = self.call_span(trace, c);
-                    if s > re {
-                        break;
-                    }
-                    if e <= re {
-                        f(p, c);
-                    }
+            self.for_each_enclosed_call_of_thread(trace, forest, ranges.clone(), calls, &mut f);
+        }
+    }
+
+    /// [`Self::for_each_enclosed_call`] for one thread: the positions `ranges` of the forest and
+    /// the entries `calls` (see [`Self::calls_by_forest_thread`]).
+    pub fn for_each_enclosed_call_of_thread(
+        &self,
+        trace: &Trace,
+        forest: &RangeForest,
+        ranges: Range<usize>,
+        calls: Range<usize>,
+        mut f: impl FnMut(usize, usize),
+    ) {
+        let starts = &trace.api_calls.spans.start_ns;
+        let thread_calls = &self.calls[calls.clone()];
+        for p in ranges {
+            let (rs, re) = (forest.start_ns(trace, p), forest.end_ns[p]);
+            let lo = thread_calls.partition_point(|&j| starts[j as usize] < rs);
+            for c in calls.start + lo..calls.end {
+                let (s, e) = self.call_span(trace, c);
+                if s > re {
+                    break;
+                }
+                if e <= re {
+                    f(p, c);
                 }
             }
         }
@@ -341,58 +353,60 @@ impl Launches {
 
 /// The launch of each (process, correlationId): per process a table indexed by correlationId
 /// when the ids are dense (nsys numbers them from 1 per process), else a map.
-#[derive(Default)]
 struct LaunchByKey {
-    by_pid: HashMap<u32, HashMap<u32, u32>>,
-    dense: HashMap<u32, Vec<u32>>,
-    /// The last process looked up, with its dense table (calls come in runs of one thread).
-    last: Option<(u32, Vec<u32>)>,
+    tables: HashMap<u32, KeyTable>,
+}
+
+enum KeyTable {
+    Dense(Vec<u32>),
+    Sparse(HashMap<u32, u32>),
 }
 
 impl LaunchByKey {
-    fn insert(&mut self, pid: u32, correlation_id: u32, launch: u32) {
-        self.by_pid
-            .entry(pid)
-            .or_default()
-            .entry(correlation_id)
-            .or_insert(launch);
-    }
-
-    fn get(&mut self, pid: u32, correlation_id: u32) -> Option<u32> {
-        if self.last.as_ref().is_none_or(|(p, _)| *p != pid) {
-            if let Some((p, table)) = self.last.take() {
-                self.dense.insert(p, table);
+    /// From (pid, correlationId, launch) triples; the first launch of a key wins.
+    fn new(keys: &[(u32, u32, u32)]) -> Self {
+        let mut extent: HashMap<u32, (u32, usize)> = HashMap::new();
+        for &(pid, corr, _) in keys {
+            let e = extent.entry(pid).or_default();
+            e.0 = e.0.max(corr);
+            e.1 += 1;
+        }
+        let mut tables: HashMap<u32, KeyTable> = extent
+            .into_iter()
+            .map(|(pid, (max, count))| {
+                let table = if (max as usize) < 4 * count + 4096 {
+                    KeyTable::Dense(vec![NO_INDEX; max as usize + 1])
+                } else {
+                    KeyTable::Sparse(HashMap::with_capacity(count))
+                };
+                (pid, table)
+            })
+            .collect();
+        for &(pid, corr, l) in keys {
+            match tables.get_mut(&pid) {
+                Some(KeyTable::Dense(v)) => {
+                    let slot = &mut v[corr as usize];
+                    if *slot == NO_INDEX {
+                        *slot = l;
+                    }
+                }
+                Some(KeyTable::Sparse(m)) => {
+                    m.entry(corr).or_insert(l);
+                }
+                None => {}
             }
-            let table = match self.dense.remove(&pid) {
-                Some(t) => t,
-                None => self.densify(pid),
-            };
-            self.last = Some((pid, table));
         }
-        let (_, table) = self.last.as_ref()?;
-        if table.is_empty() {
-            return self.by_pid.get(&pid)?.get(&correlation_id).copied();
-        }
-        table
-            .get(correlation_id as usize)
-            .copied()
-            .filter(|&l| l != NO_INDEX)
+        Self { tables }
     }
 
-    /// The dense table of `pid`, empty when its ids are too sparse for one (or it has none).
-    fn densify(&self, pid: u32) -> Vec<u32> {
-        let Some(map) = self.by_pid.get(&pid) else {
-            return Vec::new();
-        };
-        let max = map.keys().copied().max().unwrap_or(0) as usize;
-        if max >= 4 * map.len() + 4096 {
-            return Vec::new();
+    fn get(&self, pid: u32, correlation_id: u32) -> Option<u32> {
+        match self.tables.get(&pid)? {
+            KeyTable::Dense(v) => v
+                .get(correlation_id as usize)
+                .copied()
+                .filter(|&l| l != NO_INDEX),
+            KeyTable::Sparse(m) => m.get(&correlation_id).copied(),
         }
-        let mut table = vec![NO_INDEX; max + 1];
-        for (&corr, &l) in map {
-            table[corr as usize] = l;
-        }
-        table
     }
 }
 
@@ -478,7 +492,9 @@ pub struct GpuProjection {
 pub struct OutsideRanges {
     pub projection: Projection,
     /// The launching thread nsys prints: SQLite takes the bare `globalTid` of this group from
-    /// its last row, i.e. the last operation in (kernels, memcpys, memsets) table order.
+    /// its last row, the last operation in (kernels, memcpys, memsets) table order; within a
+    /// table the model keeps no rowid, so the latest start stands for the last row (exports
+    /// write GPU activity about in time order; stress.sqlite checks a two-thread case).
     pub global_tid: i64,
 }
 

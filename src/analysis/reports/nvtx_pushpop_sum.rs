@@ -60,7 +60,7 @@ pub fn summary_of_style(input: &ReportInput, style: NvtxStyle) -> Table {
     let mut table = Table::new(&header("Instances", &["Range"]));
     for mut row in rows {
         let mut cells = row.leading_cells(grand_total);
-        cells.push(Cell::text(std::mem::take(&mut row.key)));
+        cells.push(row.key.take().map_or(Cell::Null, Cell::Text));
         let events = row.take_events();
         table.push(cells, events);
     }

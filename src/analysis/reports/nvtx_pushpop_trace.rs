@@ -6,7 +6,7 @@
 //! An unclosed range ends at the largest timestamp of any push/pop range (the script's
 //! `NVTX_EVENTS_MINMAXTS`), not at the largest NVTX timestamp as in `nvtx_sum`.
 
-use super::nvtx_tree::{RangeForest, RangeKinds};
+use super::nvtx_tree::{RangeForest, RangeKinds, printed_name};
 use super::{ReportInput, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
@@ -70,7 +70,7 @@ impl StatsReport for NvtxPushpopTrace {
             let i = forest.nvtx_index(p);
             let start = forest.start_ns(trace, p);
             let duration = forest.duration_ns(trace, p);
-            let name = super::nvtx_tree::printed_name(trace, n.domain[i], n.spans.name[i]);
+            let name = printed_name(trace, n.domain[i], n.spans.name[i]);
             let level = forest.level[p];
             let tid = GlobalTid(n.global_tid[i]);
             let cells = vec![
@@ -79,7 +79,7 @@ impl StatsReport for NvtxPushpopTrace {
                 Cell::Int(duration),
                 Cell::Int(child_ns[p]),
                 Cell::Int(duration - child_ns[p]),
-                Cell::text(name.clone()),
+                name.clone().map_or(Cell::Null, Cell::Text),
                 Cell::Int(i64::from(tid.pid())),
                 Cell::Int(i64::from(tid.tid())),
                 Cell::Int(i64::from(level)),
@@ -87,7 +87,10 @@ impl StatsReport for NvtxPushpopTrace {
                 Cell::Int(forest.range_id(trace, p)),
                 Cell::opt_int(forest.parent_of(p).map(|q| forest.range_id(trace, q))),
                 Cell::text(forest.range_stack(trace, p)),
-                Cell::text("--".repeat(level as usize) + &name),
+                // SQL: `tab || NULL` is NULL.
+                name.map_or(Cell::Null, |name| {
+                    Cell::Text("--".repeat(level as usize) + &name)
+                }),
             ];
             let events = if input.with_events {
                 RowEvents::Events(vec![EventRef::new(EventTable::Nvtx, i)])

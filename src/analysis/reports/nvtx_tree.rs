@@ -17,13 +17,17 @@ use std::ops::Range;
 use crate::analysis::filter::{EventTable, Filter};
 use crate::trace::{NO_INDEX, NvtxStyle, StrId, StringTable, Trace};
 
-/// `domain:text`, or `text` in the default domain: the name the NVTX reports print (the same
-/// rule as [`super::classic::nvtx_printed_name`], from the ids).
-pub fn printed_name(trace: &Trace, domain: StrId, text: StrId) -> String {
-    if domain == StringTable::EMPTY {
-        trace.str(text).to_string()
+/// `domain:text`, or `text` in the default domain: the name the NVTX reports print (the rule
+/// of [`super::classic::nvtx_printed_name`], from the ids). `None` for a range without text,
+/// which nsys's `d.name || ':' || text` makes NULL even in a named domain; the model keeps no
+/// difference between a NULL and an empty text, so an empty one is taken for NULL.
+pub fn printed_name(trace: &Trace, domain: StrId, text: StrId) -> Option<String> {
+    if text == StringTable::EMPTY {
+        None
+    } else if domain == StringTable::EMPTY {
+        Some(trace.str(text).to_string())
     } else {
-        format!("{}:{}", trace.str(domain), trace.str(text))
+        Some(format!("{}:{}", trace.str(domain), trace.str(text)))
     }
 }
 

@@ -13,7 +13,7 @@ mod cuda_memset_sync;
 mod gpu_gaps;
 mod gpu_ops;
 mod gpu_time_util;
-pub mod scope;
+mod scope;
 
 use super::filter::Filter;
 use super::reports::{ReportOptions, parse_options};

@@ -163,7 +163,8 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         });
         k.spans.push(s, e, name);
         k.short_name.push(short.unwrap_or(name));
-        k.mangled_name.push(strings.get(int(row, 18)).unwrap_or(name));
+        k.mangled_name
+            .push(strings.get(int(row, 18)).unwrap_or(name));
         out.streams.push(stream_key(row, 2));
         k.correlation_id.push(clamp_u32(int(row, 6)));
         k.grid.push([

@@ -27,8 +27,8 @@ use egui::{Button, Color32, Ui};
 
 use crate::analysis::{
     self, CopyComputeOverlap, CopyKindOverlap, DeviceActivity, EventTable, Filter, GapOptions,
-    IdleGap, ReportInput, ReportOptions, RowEvents, Rule, RuleInput, StatsReport, Table,
-    TimeRange, WarmupExclusion, reports,
+    IdleGap, ReportInput, ReportOptions, RowEvents, Rule, RuleInput, StatsReport, Table, TimeRange,
+    WarmupExclusion, reports,
 };
 use crate::export::events_csv::EventKind;
 use crate::trace::Trace;
@@ -37,7 +37,8 @@ use crate::ui::timeline::format_duration;
 pub use export::{ExportError, export_selection, export_table};
 pub use gpu_view::gap_label;
 pub use stats_table::{
-    Histogram, RowOrder, Sort, event_bounds, event_duration, is_numeric_column, row_events, visible_rows,
+    Histogram, RowOrder, Sort, event_bounds, event_duration, is_numeric_column, row_events,
+    visible_rows,
 };
 pub use warmup_form::{FormProblems, WarmupSettings};
 pub use warmup_view::excluded_text;
@@ -272,6 +273,8 @@ pub struct AnalysisPanel {
     chosen: Option<RowKey>,
     /// The reports the trace has data for (decided once per trace).
     available: Vec<&'static str>,
+    /// The chosen row whose events were last outlined, for the inputs they were computed for.
+    highlighted: Option<(InputsKey, RowKey)>,
     /// The finding last clicked: (rule, row index), outlined in its list.
     chosen_finding: Option<(&'static str, usize)>,
     /// The rules in force, and the form being edited.
@@ -306,6 +309,7 @@ impl Default for AnalysisPanel {
             export_kinds: [true; 6],
             chosen: None,
             available: Vec::new(),
+            highlighted: None,
             chosen_finding: None,
             applied: WarmupSettings::default(),
             draft: WarmupSettings::default(),
@@ -523,7 +527,12 @@ impl AnalysisPanel {
     /// the UI thread key comparisons and thread starts, never work that grows with the trace —
     /// except the warm-up exclusion, recomputed here when its rules or the trace change (not when
     /// the selection does).
-    pub fn sync(&mut self, trace: &Arc<Trace>, selection: TimeRange, actions: &mut Vec<PanelAction>) {
+    pub fn sync(
+        &mut self,
+        trace: &Arc<Trace>,
+        selection: TimeRange,
+        actions: &mut Vec<PanelAction>,
+    ) {
         if !self.trace_key.as_ref().is_some_and(|k| k.matches(trace)) {
             // A new trace: indices into the old one mean nothing.
             self.trace_key = Some(TraceKey::of(trace));
@@ -536,7 +545,11 @@ impl AnalysisPanel {
                 .map(|r| r.name())
                 .collect();
             if !self.available.contains(&self.report) {
-                self.report = self.available.first().copied().unwrap_or("cuda_gpu_kern_sum");
+                self.report = self
+                    .available
+                    .first()
+                    .copied()
+                    .unwrap_or("cuda_gpu_kern_sum");
             }
         }
         self.sync_exclusion(trace, actions);
@@ -654,7 +667,7 @@ impl AnalysisPanel {
 
     /// Keeps the chosen row's events and histogram computed for the current table, and asks the
     /// app to outline them when they change.
-    fn refresh_chosen(&mut self, _trace: &Arc<Trace>, actions: &mut Vec<PanelAction>) {
+    fn refresh_chosen(&mut self, trace: &Arc<Trace>, actions: &mut Vec<PanelAction>) {
         let (Some(inputs), Some(key)) = (self.inputs, self.chosen.clone()) else {
             return;
         };
@@ -662,18 +675,21 @@ impl AnalysisPanel {
             return;
         };
         let job_key = (inputs, key.clone());
-        let was_ready = self.jobs.chosen.status(&job_key).ready().is_some();
-        let t = _trace.clone();
+        let t = trace.clone();
         let repaint = self.repaint_fn();
-        let status = self.jobs.chosen.request(
-            &job_key,
-            move || chosen_row(&t, &table, key),
-            repaint,
-        );
-        if !was_ready && let Some(chosen) = status.ready() {
+        let status =
+            self.jobs
+                .chosen
+                .request(&job_key, move || chosen_row(&t, &table, key), repaint);
+        // Outline the row's events once per (inputs, row): when they first arrive, and again
+        // when the row is chosen anew after something else was outlined.
+        if let Some(chosen) = status.ready()
+            && self.highlighted.as_ref() != Some(&job_key)
+        {
             actions.push(PanelAction::Highlight(
                 chosen.as_ref().map_or_else(Vec::new, |c| c.events.clone()),
             ));
+            self.highlighted = Some(job_key);
         }
     }
 
@@ -685,6 +701,7 @@ impl AnalysisPanel {
     ) {
         self.chosen = key;
         self.chosen_finding = None;
+        self.highlighted = None;
         if self.chosen.is_none() {
             actions.push(PanelAction::Highlight(Vec::new()));
         } else {

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use egui::{Button, CollapsingHeader, RichText, Ui};
 
-use super::{AnalysisPanel, ERROR_COLOR, PanelAction, Findings, row_events};
+use super::{AnalysisPanel, ERROR_COLOR, Findings, PanelAction, row_events};
 use crate::analysis::{Cell, EventTable, Row, RowEvents, Table};
-use crate::ui::timeline::format_duration;
 use crate::trace::Trace;
+use crate::ui::timeline::format_duration;
 
 /// At most this many findings of one rule are listed (the count says how many there are).
 const MAX_LISTED: usize = 500;
@@ -69,6 +69,7 @@ impl AnalysisPanel {
         if let Some((rule, i)) = clicked {
             self.chosen_finding = Some((rule, i));
             self.chosen = None;
+            self.highlighted = None;
             if let Some(row) = finding_row(&findings, rule, i) {
                 act_on_finding(trace, row, actions);
             }

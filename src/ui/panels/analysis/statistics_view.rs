@@ -8,11 +8,11 @@ use std::sync::Arc;
 use egui::{Align, Button, Layout, RichText, Ui};
 use egui_plot::{Bar, BarChart, Plot};
 
-use super::{
-    AnalysisPanel, ChosenRow, Message, PanelAction, RowKey, Sort, export_table,
-    is_numeric_column, save_dialog, table_summary,
-};
 use super::stats_table::RowOrder;
+use super::{
+    AnalysisPanel, ChosenRow, Message, PanelAction, RowKey, Sort, export_table, is_numeric_column,
+    save_dialog, table_summary,
+};
 use crate::analysis::{EventTable, Table, TimeRange, reports};
 use crate::trace::Trace;
 use crate::ui::timeline::format_duration;
@@ -29,7 +29,7 @@ impl AnalysisPanel {
         let title = reports::find(current).map_or(current, |r| r.title());
         let mut chosen_report = current;
         ui.horizontal(|ui| {
-            ui.label("Report");
+            let label = ui.label("Report");
             egui::ComboBox::from_id_salt("analysis_report")
                 .selected_text(format!("{title} ({current})"))
                 .width(300.0)
@@ -45,7 +45,9 @@ impl AnalysisPanel {
                             format!("{} ({})", r.title(), r.name()),
                         );
                     }
-                });
+                })
+                .response
+                .labelled_by(label.id);
         });
         if chosen_report != current {
             self.report = chosen_report;
