@@ -111,9 +111,11 @@ fn options_give_what_nsys_printed() {
         for file in std::fs::read_dir(&dir).expect("trace dir") {
             let file = file.expect("entry").path();
             let name = file.file_name().unwrap().to_string_lossy().to_string();
-            let Some(spec) = name.strip_suffix(".csv") else {
+            // The file is named after the spec with its ':' written '+' (README.txt there).
+            let Some(spec) = name.strip_suffix(".csv").map(|s| s.replace('+', ":")) else {
                 continue;
             };
+            let spec = spec.as_str();
             // `<report>:<options>` files are report options, checked by tests/report_options.rs.
             if sightline::analysis::reports::find(spec.split(':').next().unwrap_or_default())
                 .is_some()

@@ -1,6 +1,6 @@
 //! The kernel-naming report options (`base`, `mangled`, `nvtx-name` and the combinations nsys
 //! allows) against the real Nsight Systems 2023.4.4: every file under
-//! `tests/fixtures/golden_options/<trace>/<report>:<options>.csv|.sha256|.skipped` whose name
+//! `tests/fixtures/golden_options/<trace>/<report>+<options>.csv|.sha256|.skipped` whose name
 //! starts with a registered report was written by `nsys stats --report <report>:<options>
 //! --format csv` (see the README.txt there), and our output must equal it byte for byte.
 //! Files for rules (`analyze` specs) in the same folder belong to another test.
@@ -83,6 +83,9 @@ fn report_options_match_nsys() {
             let Some((spec, kind)) = file.rsplit_once('.') else {
                 continue;
             };
+            // The file is named after the spec with its ':' written '+' (README.txt there).
+            let spec = spec.replace('+', ":");
+            let spec = spec.as_str();
             let report = spec.split(':').next().unwrap_or_default();
             if reports::find(report).is_none() {
                 continue; // a rule's oracle file

@@ -79,6 +79,10 @@ pub trait StatsReport: Sync {
     fn options(&self) -> &'static [&'static str] {
         &[]
     }
+    /// Refuses option values nsys would refuse (`um_sum:rows=x`), with the reason.
+    fn check_options(&self, _options: &ReportOptions) -> Result<(), String> {
+        Ok(())
+    }
     /// The report; no rows when the trace (or the filtered part) has no such data.
     fn compute(&self, input: &ReportInput) -> Table;
 }
@@ -208,6 +212,8 @@ mod tests {
         assert_eq!(r.name(), "cuda_gpu_kern_sum");
         assert!(o.has("base"));
         assert!(parse_spec("cuda_gpu_kern_sum:nonsense").is_err());
+        assert!(parse_spec("um_sum:rows=5").is_ok());
+        assert!(parse_spec("um_sum:rows=many").is_err());
         assert!(parse_spec("no_such_report").is_err());
     }
 }

@@ -93,6 +93,15 @@ impl StatsReport for UmSum {
         &["rows"]
     }
 
+    fn check_options(&self, options: &ReportOptions) -> Result<(), String> {
+        match options.value("rows") {
+            Some(v) if v.trim().parse::<i64>().is_err() => {
+                Err(format!("rows={v}: not a whole number (-1 for all rows)"))
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
         let um = &trace.unified_memory;
