@@ -6,7 +6,9 @@
 //! (`endGlobalTid`), a payload start/end range (eventType 71) and a late mark and start/end range
 //! (so the largest NVTX, range and push/pop timestamps all differ: each report ends an unclosed
 //! range at its own one). The CSVs beside it are what `nsys stats --report NAME --format csv`
-//! of 2023.4.4 printed for that export (made with the same SQL through Python's sqlite3).
+//! of 2023.4.4 printed for that export (made with the same SQL through Python's sqlite3);
+//! `nvtx_sum.csv` by nsys 2023.4.4 itself (`nsys stats --report nvtx_sum --format csv
+//! --force-export=false` on the edited copy, which has the greenContextId column it needs).
 //!
 //! Also: the panel's path (`with_events`) gives the same cells and points at the right events,
 //! and a time range keeps only what starts in it.
@@ -23,7 +25,8 @@ use sightline::export::nsys_csv;
 use sightline::load;
 use sightline::trace::Trace;
 
-const REPORTS: [&str; 6] = [
+const REPORTS: [&str; 7] = [
+    "nvtx_sum",
     "nvtx_pushpop_sum",
     "nvtx_startend_sum",
     "nvtx_pushpop_trace",

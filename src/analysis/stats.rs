@@ -301,11 +301,10 @@ fn nvtx_groups(trace: &Trace, filter: &Filter) -> Vec<Group> {
     // Different (domain, text) pairs can print the same name; nsys groups by the printed name.
     let mut merged: HashMap<(String, NvtxStyle), (StrId, Vec<i64>)> = HashMap::new();
     for ((domain, text, style), values) in by_key {
-        let name = if domain == crate::trace::StringTable::EMPTY {
-            trace.str(text).to_string()
-        } else {
-            format!("{}:{}", trace.str(domain), trace.str(text))
-        };
+        // nsys names a range `domain || ':' || text`, NULL (printed empty) without text even
+        // in a named domain; the model keeps an absent text as the empty string.
+        let name = crate::analysis::reports::nvtx_tree::printed_name(trace, domain, text)
+            .unwrap_or_default();
         let e = merged
             .entry((name, style))
             .or_insert_with(|| (text, Vec::new()));

@@ -12,7 +12,7 @@ use crate::analysis::filter::EventTable;
 use crate::analysis::rounding::sqlite_round;
 use crate::analysis::stats::{self, Report, ReportTable};
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
-use crate::trace::{NvtxStyle, StringTable, Trace};
+use crate::trace::{NvtxStyle, Trace};
 
 macro_rules! classic_report {
     ($ty:ident, $report:expr) => {
@@ -225,12 +225,9 @@ fn events_of_rows(input: &ReportInput, table: &ReportTable) -> Vec<Vec<EventRef>
     out
 }
 
-/// `domain:text`, or `text` in the default domain: the name NVTX reports print.
+/// `domain:text`, or `text` in the default domain: the name NVTX reports print; empty for a range
+/// without text, even in a named domain (see [`super::nvtx_tree::printed_name`]).
 pub fn nvtx_printed_name(trace: &Trace, i: usize) -> String {
     let n = &trace.nvtx;
-    if n.domain[i] == StringTable::EMPTY {
-        trace.str(n.spans.name[i]).to_string()
-    } else {
-        format!("{}:{}", trace.str(n.domain[i]), trace.str(n.spans.name[i]))
-    }
+    super::nvtx_tree::printed_name(trace, n.domain[i], n.spans.name[i]).unwrap_or_default()
 }

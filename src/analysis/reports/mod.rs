@@ -24,7 +24,7 @@ mod nvtx_projection;
 mod nvtx_pushpop_sum;
 mod nvtx_pushpop_trace;
 mod nvtx_startend_sum;
-mod nvtx_tree;
+pub mod nvtx_tree;
 mod openacc_sum;
 mod openmp_sum;
 mod osrt_sum;

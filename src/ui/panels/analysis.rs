@@ -593,7 +593,7 @@ impl AnalysisPanel {
         }
 
         if self.jobs.tables_key != Some(inputs) {
-            self.jobs.tables.clear();
+            worker::drop_elsewhere(std::mem::take(&mut self.jobs.tables));
             self.jobs.tables_key = Some(inputs);
         }
         self.ensure_report(trace, self.report);

@@ -96,7 +96,7 @@ impl<K: Clone + PartialEq + Send + 'static, T: Send + 'static> Worker<K, T> {
         match rx.try_recv() {
             Ok(result) => {
                 if let Some((key, _)) = self.running.take() {
-                    self.done = Some((key, result));
+                    drop_elsewhere(self.done.replace((key, result)));
                 }
             }
             Err(TryRecvError::Empty) => {}
@@ -123,10 +123,18 @@ impl<K: Clone + PartialEq + Send + 'static, T: Send + 'static> Worker<K, T> {
     pub fn wait(&mut self) {
         if let Some((key, rx)) = self.running.take() {
             match rx.recv() {
-                Ok(result) => self.done = Some((key, result)),
+                Ok(result) => drop_elsewhere(self.done.replace((key, result))),
                 Err(_) => self.running = None,
             }
         }
+    }
+}
+
+/// Drops `value` on a thread of its own: the result a new one replaces can be a table of
+/// millions of rows, whose freeing would otherwise stall the frame that collects the new one.
+pub fn drop_elsewhere<T: Send + 'static>(value: T) {
+    if std::mem::needs_drop::<T>() {
+        std::thread::spawn(move || drop(value));
     }
 }
 
