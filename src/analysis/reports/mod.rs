@@ -138,8 +138,9 @@ pub fn parse_spec(spec: &str) -> Result<(&'static dyn StatsReport, ReportOptions
             known.join(", ")
         ));
     };
-    let options =
-        parse_options(parts, report.options()).map_err(|e| format!("report {name}: {e}"))?;
+    let options = parse_options(parts, report.options())
+        .and_then(|o| report.check_options(&o).map(|()| o))
+        .map_err(|e| format!("report {name}: {e}"))?;
     Ok((report, options))
 }
 
