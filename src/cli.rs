@@ -104,13 +104,14 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
     let rules = args.exclusion.rules()?;
     let mut code = 0;
     let several_files = args.traces.len() > 1;
+    // A bad report name is said before any trace is loaded.
+    let requests = if overlap && other_reports.is_empty() {
+        Vec::new()
+    } else {
+        report_commands::parse_reports(&other_reports)?
+    };
     for path in &args.traces {
         let trace = load::load_file(path)?;
-        let requests = if overlap && other_reports.is_empty() {
-            Vec::new()
-        } else {
-            report_commands::parse_reports(&other_reports, &trace)?
-        };
         let exclusion = analysis_commands::apply_exclusion(&trace, &rules);
         let filter = Filter {
             range,

@@ -270,3 +270,60 @@ fn generated_500k_trace_outputs_equal_nsys() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(tally.failures.is_empty(), "{}", tally.failures.join("\n"));
 }
+
+/// The panel lists the reports `has_data` accepts: it must accept every report that has rows
+/// over the whole trace, and a report it refuses must have none.
+#[test]
+fn has_data_agrees_with_the_reports() {
+    let mut checked = 0;
+    for name in [
+        "transformer",
+        "moe",
+        "ws_baseline",
+        "p2p_2gpu",
+        "cpu_side",
+        "gpu_metrics",
+        "stress",
+    ] {
+        let trace = load::load_file(&common::fixture(name)).expect("load fixture");
+        checked += check_has_data(name, &trace);
+    }
+    if let Some(dir) = common::shared_traces() {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .expect("read shared traces")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "sqlite"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let trace = load::load_file(&path).expect("load shared trace");
+            checked += check_has_data(&path.display().to_string(), &trace);
+        }
+    }
+    println!("has_data checked against {checked} computed reports");
+}
+
+fn check_has_data(name: &str, trace: &Trace) -> usize {
+    let mut checked = 0;
+    {
+        for report in reports::REPORTS {
+            let rows = report
+                .compute(&ReportInput {
+                    trace,
+                    filter: &Filter::all(),
+                    options: &Default::default(),
+                    with_events: false,
+                })
+                .rows
+                .len();
+            assert_eq!(
+                reports::has_data(*report, trace),
+                rows > 0,
+                "{name} {}: {rows} rows",
+                report.name()
+            );
+            checked += 1;
+        }
+    }
+    checked
+}

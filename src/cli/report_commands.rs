@@ -24,7 +24,7 @@ pub struct ReportRequest {
 }
 
 /// Parses a `--report` list; `all` is every registered report.
-pub fn parse_reports(text: &str, _trace: &Trace) -> Result<Vec<ReportRequest>> {
+pub fn parse_reports(text: &str) -> Result<Vec<ReportRequest>> {
     let mut out = Vec::new();
     for spec in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         if spec == "all" {

@@ -93,6 +93,11 @@ pub fn launches(trace: &Trace, filter: &Filter) -> Vec<Launch> {
         let Some(stream) = trace.streams.get(stream_of_kernel[i] as usize) else {
             continue;
         };
+        // Correlation id 0 is how the loader keeps a NULL one: SQL's `=` never pairs NULLs, and
+        // pairing them all would make one launch of every such kernel and call.
+        if k.correlation_id[i] == 0 {
+            continue;
+        }
         let key = (stream.key.pid, k.correlation_id[i]);
         let first = calls.partition_point(|&c| {
             let c = c as usize;

@@ -120,13 +120,6 @@ pub fn find(name: &str) -> Option<&'static dyn StatsReport> {
     REPORTS.iter().copied().find(|r| r.name() == name)
 }
 
-/// A report with its options, as parsed from `name[:opt[=value]]…`.
-#[derive(Clone, Copy)]
-pub struct ReportRequest<'a> {
-    pub report: &'static dyn StatsReport,
-    pub options: &'a ReportOptions,
-}
-
 /// Parses `name[:opt[=value]]…` against [`REPORTS`]; the error says what is known.
 pub fn parse_spec(spec: &str) -> Result<(&'static dyn StatsReport, ReportOptions), String> {
     let mut parts = spec.trim().split(':');
@@ -182,14 +175,39 @@ pub fn has_data(report: &dyn StatsReport, trace: &Trace) -> bool {
         "cuda_gpu_kern_sum" | "cuda_gpu_kern_gb_sum" => kernels,
         "cuda_kern_exec_sum" | "cuda_kern_exec_trace" => kernels && api,
         "cuda_gpu_mem_time_sum" | "cuda_gpu_mem_size_sum" => mem,
-        "cuda_gpu_sum" | "cuda_gpu_trace" => kernels || mem,
+        "cuda_gpu_sum" => kernels || mem,
+        // nsys prints the device by name, from TARGET_INFO_GPU: nothing without it.
+        "cuda_gpu_trace" => (kernels || mem) && !trace.gpus.is_empty(),
         "cuda_api_gpu_sum" => api || kernels || mem,
         "nvtx_sum" => ranges,
         "nvtx_pushpop_sum" | "nvtx_pushpop_trace" => nvtx_style(crate::trace::NvtxStyle::PushPop),
         "nvtx_startend_sum" => nvtx_style(crate::trace::NvtxStyle::StartEnd),
         "nvtx_kern_sum" | "nvtx_gpu_proj_sum" | "nvtx_gpu_proj_trace" => ranges && (kernels || mem),
         "osrt_sum" => !trace.osrt.spans.is_empty(),
-        // Reports over tables the checks above do not cover: computing says.
+        // As nsys: both need the three unified-memory tables; the totals print a row even when
+        // they are empty.
+        "um_total_sum" => {
+            let t = &trace.unified_memory.tables;
+            t.memcpy && t.cpu_page_faults && t.gpu_page_faults
+        }
+        "um_sum" => {
+            let um = &trace.unified_memory;
+            let t = &um.tables;
+            t.memcpy
+                && t.cpu_page_faults
+                && t.gpu_page_faults
+                && (!um.cpu_page_faults.spans.is_empty()
+                    || !um.gpu_page_faults.spans.is_empty()
+                    || trace
+                        .memcpys
+                        .copy_kind
+                        .iter()
+                        .any(|k| (11..=13).contains(&k.0)))
+        }
+        "um_cpu_page_faults_sum" => !trace.unified_memory.cpu_page_faults.spans.is_empty(),
+        "openacc_sum" => !trace.openacc.spans.is_empty(),
+        "openmp_sum" => !trace.openmp.spans.is_empty(),
+        // A report the checks above do not know: computing it says.
         _ => true,
     }
 }

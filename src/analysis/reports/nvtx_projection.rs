@@ -155,6 +155,10 @@ impl Launches {
         let mut sorted = true;
         for j in 0..calls {
             let tid = api.global_tid[j];
+            // Correlation id 0 stands for NULL, which SQL's `=` never pairs.
+            if api.correlation_id[j] == 0 {
+                continue;
+            }
             if let Some(l) = by_key.get(GlobalTid(tid).pid(), api.correlation_id[j]) {
                 let m = (tid, api.spans.start_ns[j], j as u32, l);
                 sorted &= members.last().is_none_or(|last| *last <= m);

@@ -57,7 +57,8 @@ pub fn ops_with_calls(
         let ok = *name_ok
             .entry(name)
             .or_insert_with(|| name_matches(trace.str(name)));
-        if ok {
+        // Correlation id 0 stands for NULL, which SQL's `=` never pairs.
+        if ok && calls.correlation_id[j] != 0 {
             calls_by_correlation
                 .entry(calls.correlation_id[j])
                 .or_default()

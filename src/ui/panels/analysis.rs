@@ -1,13 +1,14 @@
-//! The analysis side panel beside the timeline (issue 4): range statistics (the five `nsys stats`
-//! reports as sortable tables, with a duration histogram of the chosen row), warm-up exclusion,
-//! GPU idle gaps, copy/compute overlap and CSV export, all over the current range selection.
+//! The analysis side panel beside the timeline: range statistics (every `nsys stats` report the
+//! trace has data for, as sortable tables, with a duration histogram of the chosen row), the
+//! findings of every `nsys analyze` rule, warm-up exclusion, GPU idle gaps, copy/compute overlap
+//! and CSV export, all over the current range selection.
 //!
 //! The panel is a self-contained widget. The app owns an [`AnalysisPanel`], calls
 //! [`AnalysisPanel::ui`] every frame with the trace and the selection, and acts on the
 //! [`PanelAction`]s it returns (zoom, select, highlight, re-read [`AnalysisPanel::exclusion`] to
-//! shade or [`AnalysisPanel::gaps`] to hatch). Every analysis is cached under a key made of what
-//! it depends on (the trace, the selection, the exclusion, the gap options) and recomputed only
-//! when that key changes, never per frame. Every analysis uses the same filter,
+//! shade or [`AnalysisPanel::gaps`] to hatch). Every analysis runs on a worker thread
+//! ([`worker`]) under a key made of what it depends on (the trace, the selection, the exclusion,
+//! the gap options) and is recomputed only when that key changes, never per frame. Every analysis uses the same filter,
 //! `Filter { range: selection, excluded: exclusion }`, so all sections follow warm-up exclusion.
 
 mod export;
@@ -37,8 +38,8 @@ use crate::ui::timeline::format_duration;
 pub use export::{ExportError, export_selection, export_table};
 pub use gpu_view::gap_label;
 pub use stats_table::{
-    Histogram, RowOrder, Sort, event_bounds, event_duration, is_numeric_column, row_events,
-    visible_rows,
+    Histogram, RowOrder, Sort, TableLayout, event_bounds, event_duration, is_numeric_column,
+    row_events, visible_rows,
 };
 pub use warmup_form::{FormProblems, WarmupSettings};
 pub use warmup_view::excluded_text;
@@ -186,34 +187,49 @@ impl Findings {
     }
 }
 
-/// Names a row across recomputations: its report and its text cells (name, style, …).
+/// What a table's layout depends on: the table (by its inputs and report), the name filter and
+/// the sort.
+type LayoutKey = (InputsKey, &'static str, String, Option<Sort>);
+
+/// Names a row across recomputations: its report and its text cells (name, style, …), and where
+/// it was when chosen, which tells apart rows whose text is the same (the rows of a dump, one
+/// kernel launched from two threads).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RowKey {
     pub report: &'static str,
     pub text: Vec<String>,
+    pub index: usize,
+}
+
+/// The text cells of a row.
+fn row_text(row: &analysis::Row) -> impl Iterator<Item = &str> {
+    row.cells.iter().filter_map(|c| match c {
+        analysis::Cell::Text(t) => Some(t.as_str()),
+        _ => None,
+    })
 }
 
 impl RowKey {
-    pub fn of(report: &'static str, row: &analysis::Row) -> Self {
+    pub fn of(report: &'static str, row: &analysis::Row, index: usize) -> Self {
         Self {
             report,
-            text: row
-                .cells
-                .iter()
-                .filter_map(|c| match c {
-                    analysis::Cell::Text(t) => Some(t.clone()),
-                    _ => None,
-                })
-                .collect(),
+            text: row_text(row).map(str::to_string).collect(),
+            index,
         }
     }
 
-    /// The row of `table` this key names, if it is still there.
+    fn names(&self, row: &analysis::Row) -> bool {
+        row_text(row).eq(self.text.iter().map(String::as_str))
+    }
+
+    /// The row of `table` this key names: the one at its index when that one still has its
+    /// text, else the first with its text (after a new selection the rows move).
     pub fn find<'t>(&self, table: &'t Table) -> Option<&'t analysis::Row> {
         table
             .rows
-            .iter()
-            .find(|r| RowKey::of(self.report, r).text == self.text)
+            .get(self.index)
+            .filter(|r| self.names(r))
+            .or_else(|| table.rows.iter().find(|r| self.names(r)))
     }
 }
 
@@ -244,6 +260,9 @@ struct Jobs {
     /// Reports already computed for `tables_key`.
     tables: HashMap<&'static str, Arc<Table>>,
     tables_key: Option<InputsKey>,
+    /// The shown rows' order and the columns' kinds and widths, for (inputs, report, name
+    /// filter, sort).
+    layout: Worker<LayoutKey, Arc<TableLayout>>,
     /// The chosen row's events and histogram.
     chosen: Worker<(InputsKey, RowKey), Option<ChosenRow>>,
     findings: Worker<InputsKey, Arc<Findings>>,
@@ -288,8 +307,6 @@ pub struct AnalysisPanel {
     inputs: Option<InputsKey>,
     exclusion: ExclusionCache,
     jobs: Jobs,
-    /// The shown rows of the current table: (table, name filter, sort) → rows.
-    order: Option<(Arc<Table>, String, Option<Sort>, RowOrder)>,
     /// Called by a worker when it finishes (wakes the window up).
     repaint: Option<egui::Context>,
     message: Option<Message>,
@@ -319,7 +336,6 @@ impl Default for AnalysisPanel {
             inputs: None,
             exclusion: ExclusionCache::default(),
             jobs: Jobs::default(),
-            order: None,
             repaint: None,
             message: None,
             computations: 0,
@@ -446,6 +462,7 @@ impl AnalysisPanel {
         let j = &self.jobs;
         self.computations
             + j.report.started()
+            + j.layout.started()
             + j.chosen.started()
             + j.findings.started()
             + j.gaps.started()
@@ -455,7 +472,12 @@ impl AnalysisPanel {
     /// Is any background job still running?
     pub fn busy(&self) -> bool {
         let j = &self.jobs;
-        j.report.busy() || j.chosen.busy() || j.findings.busy() || j.gaps.busy() || j.overlap.busy()
+        j.report.busy()
+            || j.layout.busy()
+            || j.chosen.busy()
+            || j.findings.busy()
+            || j.gaps.busy()
+            || j.overlap.busy()
     }
 
     /// Blocks until every running job is done and their follow-ups are started and done (tests
@@ -463,6 +485,7 @@ impl AnalysisPanel {
     pub fn wait_for_jobs(&mut self) {
         let j = &mut self.jobs;
         j.report.wait();
+        j.layout.wait();
         j.chosen.wait();
         j.findings.wait();
         j.gaps.wait();

@@ -8,9 +8,8 @@ use std::sync::Arc;
 use egui::{Align, Button, Layout, RichText, Ui};
 use egui_plot::{Bar, BarChart, Plot};
 
-use super::stats_table::RowOrder;
 use super::{
-    AnalysisPanel, ChosenRow, Message, PanelAction, RowKey, Sort, export_table, is_numeric_column,
+    AnalysisPanel, ChosenRow, Message, PanelAction, RowKey, Sort, TableLayout, export_table,
     save_dialog, table_summary,
 };
 use crate::analysis::{EventTable, Table, TimeRange, reports};
@@ -69,31 +68,49 @@ impl AnalysisPanel {
         });
 
         let fresh = self.ensure_report(trace, self.report);
-        let shown = fresh.clone().or_else(|| {
-            let inputs = self.inputs?;
-            self.jobs
-                .report
-                .status(&(inputs, self.report))
-                .latest()
-                .cloned()
-        });
-        let Some(table) = shown else {
-            ui.horizontal(|ui| {
-                ui.spinner();
-                ui.label("Computing…");
-            });
+        let Some(inputs) = self.inputs else {
             return;
         };
-        let stale = fresh.is_none();
-        let fresh_order = self.order.as_ref().is_some_and(|(t, f, s, _)| {
-            Arc::ptr_eq(t, &table) && *f == self.name_filter && *s == self.sort
+        // While the fresh table is computed, the last one of the same report stays, dimmed.
+        let shown = fresh.clone().or_else(|| {
+            let status = self.jobs.report.status(&(inputs, self.report));
+            let same_report = self
+                .jobs
+                .report
+                .done_key()
+                .is_some_and(|k| k.1 == self.report);
+            status.latest().filter(|_| same_report).cloned()
         });
-        if !fresh_order {
-            let rows = RowOrder::of(&table, &self.name_filter, self.sort);
-            self.order = Some((table.clone(), self.name_filter.clone(), self.sort, rows));
+        let Some(table) = shown else {
+            if self.jobs.report.failed(&(inputs, self.report)) {
+                ui.colored_label(
+                    super::ERROR_COLOR,
+                    "Computing this report failed: a bug in Sightline (the message is on stderr).",
+                );
+            } else {
+                spinner(ui);
+            }
+            return;
+        };
+        let layout_key = (inputs, self.report, self.name_filter.clone(), self.sort);
+        if let Some(fresh) = &fresh {
+            let (t, filter, sort) = (fresh.clone(), self.name_filter.clone(), self.sort);
+            let repaint = self.repaint_fn();
+            self.jobs.layout.request(
+                &layout_key,
+                move || Arc::new(TableLayout::of(&t, &filter, sort)),
+                repaint,
+            );
         }
-        let none = RowOrder::All(0);
-        let rows: &RowOrder = self.order.as_ref().map_or(&none, |o| &o.3);
+        let layout_status = self.jobs.layout.status(&layout_key);
+        let stale = fresh.is_none() || layout_status.is_pending();
+        // A layout made for another report's columns is no use meanwhile.
+        let fits = |l: &&Arc<TableLayout>| l.numeric.len() == table.columns.len();
+        let Some(layout) = layout_status.latest().filter(fits).cloned() else {
+            spinner(ui);
+            return;
+        };
+        let rows = &layout.order;
         if table.rows.is_empty() {
             let missing = reports::find(self.report).map_or("data", |r| r.missing_data());
             ui.label(format!("No {missing} in the selection."));
@@ -101,7 +118,7 @@ impl AnalysisPanel {
         let chosen = self.chosen.as_ref().filter(|k| k.report == self.report);
         let click = ui
             .add_enabled_ui(!stale, |ui| {
-                draw_table(ui, &table, rows, self.sort, self.report, chosen)
+                draw_table(ui, &table, &layout, self.sort, self.report, chosen)
             })
             .inner;
         ui.label(table_summary(&table, rows));
@@ -129,10 +146,9 @@ impl AnalysisPanel {
         }
         let clicked_row = click
             .row
-            .and_then(|i| table.rows.get(i))
-            .map(|row| RowKey::of(self.report, row));
+            .and_then(|i| Some(RowKey::of(self.report, table.rows.get(i)?, i)));
         if let Some(column) = click.header {
-            let numeric = is_numeric_column(&table, column);
+            let numeric = layout.numeric.get(column).copied().unwrap_or(false);
             self.sort = Some(match self.sort {
                 Some(s) if s.column == column => Sort {
                     column,
@@ -167,7 +183,12 @@ impl AnalysisPanel {
             return;
         }
         ui.separator();
-        let name = key.text.last().cloned().unwrap_or_default();
+        let name = key
+            .text
+            .iter()
+            .max_by_key(|t| t.chars().count())
+            .cloned()
+            .unwrap_or_default();
         ui.label(RichText::new(format!("{name} · {} events", events.len())).strong());
         if !events.is_empty() {
             let max = histogram.start as f64 + histogram.bin_width * histogram.counts.len() as f64;
@@ -228,26 +249,28 @@ struct TableClick {
     row: Option<usize>,
 }
 
-/// Widths of the columns: wide enough for the header and the widest of the first rows,
-/// text columns capped (their full text is in the tooltip).
-fn column_widths(ui: &Ui, table: &Table, rows: &RowOrder, numeric: &[bool]) -> Vec<f32> {
+/// Widths of the columns in points, from their widths in characters: text columns capped
+/// (their full text is in the tooltip).
+fn column_widths(ui: &Ui, layout: &TableLayout) -> Vec<f32> {
     let char_w = ui
         .fonts_mut(|f| f.glyph_width(&egui::TextStyle::Body.resolve(ui.style()), '0'))
         .max(5.0);
-    (0..table.columns.len())
-        .map(|c| {
-            let header = table.columns[c].chars().count();
-            let widest = rows
-                .slice(0..rows.len().min(200))
-                .filter_map(|i| table.rows.get(i)?.cells.get(c))
-                .map(|cell| cell.csv_text().chars().count())
-                .max()
-                .unwrap_or(0);
-            let chars = header.max(widest) as f32 + 1.0;
-            let cap = if numeric[c] { 16.0 } else { 34.0 };
-            chars.min(cap) * char_w + 8.0
+    layout
+        .width_chars
+        .iter()
+        .zip(&layout.numeric)
+        .map(|(&chars, &numeric)| {
+            let cap = if numeric { 16.0 } else { 34.0 };
+            (chars as f32 + 1.0).min(cap) * char_w + 8.0
         })
         .collect()
+}
+
+fn spinner(ui: &mut Ui) {
+    ui.horizontal(|ui| {
+        ui.spinner();
+        ui.label("Computing…");
+    });
 }
 
 /// One cell of `width` × `height`, numbers right-aligned.
@@ -269,20 +292,20 @@ fn cell<R>(ui: &mut Ui, width: f32, height: f32, right: bool, add: impl FnOnce(&
 fn draw_table(
     ui: &mut Ui,
     table: &Table,
-    rows: &RowOrder,
+    layout: &TableLayout,
     sort: Option<Sort>,
     report: &'static str,
     chosen: Option<&RowKey>,
 ) -> TableClick {
     let mut click = TableClick::default();
     let height = ui.spacing().interact_size.y;
-    let numeric: Vec<bool> = (0..table.columns.len())
-        .map(|c| is_numeric_column(table, c))
-        .collect();
-    let widths = column_widths(ui, table, rows, &numeric);
-    // The row is chosen by clicking its name: the last text column. nsys prints the name last;
-    // the panel is narrow and the name is what a person looks for, so it is drawn first.
-    let name_column = (0..table.columns.len()).rev().find(|&c| !numeric[c]);
+    let numeric = &layout.numeric;
+    let rows = &layout.order;
+    let widths = column_widths(ui, layout);
+    // The row is chosen by clicking its name: the widest text column (a kernel or range name,
+    // not a style or a kind). The panel is narrow and the name is what a person looks for, so
+    // it is drawn first, wherever nsys prints it.
+    let name_column = layout.name_column;
     let order: Vec<usize> = name_column
         .into_iter()
         .chain((0..table.columns.len()).filter(|&c| Some(c) != name_column))
@@ -301,7 +324,9 @@ fn draw_table(
                         Some(s) if s.column == c => "▲",
                         _ => "",
                     };
-                    let header = cell(ui, widths[c], height, numeric[c], |ui| {
+                    let numeric = numeric.get(c).copied().unwrap_or(false);
+                    let width = widths.get(c).copied().unwrap_or(80.0);
+                    let header = cell(ui, width, height, numeric, |ui| {
                         let add_arrow = |ui: &mut Ui| {
                             if !arrow.is_empty() {
                                 ui.label(RichText::new(arrow).monospace());
@@ -310,7 +335,7 @@ fn draw_table(
                         let title = Button::new(RichText::new(title.as_str()).strong())
                             .frame(false)
                             .truncate();
-                        if numeric[c] {
+                        if numeric {
                             add_arrow(ui);
                             ui.add(title)
                         } else {
@@ -345,7 +370,7 @@ fn draw_table(
                                 let text = value.csv_text();
                                 if Some(c) == name_column {
                                     let on = chosen.is_some_and(|k| {
-                                        k.report == report && *k == RowKey::of(report, row)
+                                        k.report == report && *k == RowKey::of(report, row, i)
                                     });
                                     let name = cell(ui, w, height, false, |ui| {
                                         ui.add(Button::selectable(on, text.as_str()).truncate())
@@ -355,7 +380,8 @@ fn draw_table(
                                     }
                                     continue;
                                 }
-                                let shown = match (numeric[c], value.number()) {
+                                let numeric = numeric.get(c).copied().unwrap_or(false);
+                                let shown = match (numeric, value.number()) {
                                     (true, Some(_)) => super::stats_table::pretty_number(
                                         &table.columns[c],
                                         value,
@@ -363,7 +389,7 @@ fn draw_table(
                                     ),
                                     _ => text.clone(),
                                 };
-                                cell(ui, w, height, numeric[c], |ui| {
+                                cell(ui, w, height, numeric, |ui| {
                                     ui.add(egui::Label::new(shown).truncate())
                                 })
                                 .on_hover_text(text);

@@ -15,15 +15,59 @@ pub struct Sort {
     pub descending: bool,
 }
 
-/// Is column `c` of `table` numeric (every non-empty cell a number)?
+/// Is column `c` of `table` numeric (every non-empty cell of its first rows a number)?
 pub fn is_numeric_column(table: &Table, c: usize) -> bool {
     table
         .rows
         .iter()
+        .take(256)
         .filter_map(|r| r.cells.get(c))
         .filter(|cell| **cell != Cell::Null)
-        .take(64)
         .all(|cell| cell.number().is_some())
+}
+
+/// How a table is shown, computed off the UI thread whenever the table, the name filter or the
+/// sort changes: the rows and their order, which columns are numbers, which is the name (drawn
+/// first), and how wide each column is in characters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableLayout {
+    pub order: RowOrder,
+    pub numeric: Vec<bool>,
+    pub name_column: Option<usize>,
+    pub width_chars: Vec<usize>,
+}
+
+impl TableLayout {
+    pub fn of(table: &Table, name_filter: &str, sort: Option<Sort>) -> TableLayout {
+        let order = RowOrder::of(table, name_filter, sort);
+        let columns = table.columns.len();
+        let numeric: Vec<bool> = (0..columns).map(|c| is_numeric_column(table, c)).collect();
+        // The widest text of each column among the first rows shown.
+        let widest: Vec<usize> = (0..columns)
+            .map(|c| {
+                order
+                    .slice(0..order.len().min(200))
+                    .filter_map(|i| table.rows.get(i)?.cells.get(c))
+                    .map(|cell| cell.csv_text().chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        // The name is the text column with the longest texts (a kernel or range name, not a
+        // style or a kind); ties go to the leftmost.
+        let name_column = (0..columns)
+            .filter(|&c| !numeric[c])
+            .max_by_key(|&c| (widest[c], std::cmp::Reverse(c)));
+        let width_chars = (0..columns)
+            .map(|c| widest[c].max(table.columns[c].chars().count()))
+            .collect();
+        TableLayout {
+            order,
+            numeric,
+            name_column,
+            width_chars,
+        }
+    }
 }
 
 fn compare(a: &Row, b: &Row, column: usize) -> Ordering {

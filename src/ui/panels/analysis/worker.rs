@@ -10,6 +10,8 @@ use std::sync::mpsc::{Receiver, TryRecvError, channel};
 pub struct Worker<K, T> {
     running: Option<(K, Receiver<T>)>,
     done: Option<(K, T)>,
+    /// The inputs whose job panicked (a bug): not started again for them.
+    failed: Option<K>,
     /// Jobs started, for tests and the bench.
     started: usize,
 }
@@ -19,6 +21,7 @@ impl<K, T> Default for Worker<K, T> {
         Self {
             running: None,
             done: None,
+            failed: None,
             started: 0,
         }
     }
@@ -66,7 +69,7 @@ impl<K: Clone + PartialEq + Send + 'static, T: Send + 'static> Worker<K, T> {
     ) -> Status<'_, T> {
         self.poll();
         let have = self.done.as_ref().is_some_and(|(k, _)| k == key);
-        if !have && self.running.is_none() {
+        if !have && self.running.is_none() && self.failed.as_ref() != Some(key) {
             let (tx, rx) = channel();
             std::thread::spawn(move || {
                 let result = job();
@@ -100,9 +103,15 @@ impl<K: Clone + PartialEq + Send + 'static, T: Send + 'static> Worker<K, T> {
                 }
             }
             Err(TryRecvError::Empty) => {}
-            // The job panicked: forget it so the next request starts afresh.
-            Err(TryRecvError::Disconnected) => self.running = None,
+            // The job panicked: remember for which inputs, so that it is not run again for them
+            // on every frame; other inputs start afresh.
+            Err(TryRecvError::Disconnected) => self.failed = self.running.take().map(|(k, _)| k),
         }
+    }
+
+    /// Did the job for `key` panic?
+    pub fn failed(&self, key: &K) -> bool {
+        self.failed.as_ref() == Some(key)
     }
 
     /// Is a job running?
@@ -124,7 +133,7 @@ impl<K: Clone + PartialEq + Send + 'static, T: Send + 'static> Worker<K, T> {
         if let Some((key, rx)) = self.running.take() {
             match rx.recv() {
                 Ok(result) => drop_elsewhere(self.done.replace((key, result))),
-                Err(_) => self.running = None,
+                Err(_) => self.failed = Some(key),
             }
         }
     }
@@ -155,5 +164,18 @@ mod tests {
         w.wait();
         assert_eq!(w.status(&2).ready(), Some(&20));
         assert_eq!(w.started(), 2);
+    }
+
+    #[test]
+    fn a_job_that_panics_is_not_started_again_for_the_same_inputs() {
+        let mut w: Worker<u32, u32> = Worker::default();
+        let _ = w.request(&1, || panic!("a bug"), || {});
+        w.wait();
+        assert!(w.failed(&1));
+        assert!(w.request(&1, || 10, || {}).is_pending());
+        assert!(!w.busy(), "not restarted");
+        let _ = w.request(&2, || 20, || {});
+        w.wait();
+        assert_eq!(w.status(&2).ready(), Some(&20));
     }
 }
