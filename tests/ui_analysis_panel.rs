@@ -67,8 +67,17 @@ fn selector_text(report: &str) -> String {
 
 /// Opens the report selector and clicks `report`'s entry, as a person would.
 fn choose_report(h: &mut Bench, report: &str) {
-    h.get_by_role(Role::ComboBox).click();
-    h.run();
+    // The popup can take a frame or two to appear while background jobs finish: open it, let
+    // the panel settle, and look again (at most a few times) before clicking the entry.
+    for _ in 0..5 {
+        if h.query_by_label(&selector_text(report)).is_some()
+            && h.state().panel.report != report
+        {
+            break;
+        }
+        h.get_by_role(Role::ComboBox).click();
+        settle_panel(h);
+    }
     h.get_by_label(&selector_text(report)).click();
     settle_panel(h);
     assert_eq!(h.state().panel.report, report);

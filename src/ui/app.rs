@@ -214,7 +214,7 @@ impl SightlineApp {
             let range = self.panel_range;
             egui::Panel::right("sightline_analysis")
                 .resizable(true)
-                .default_size(430.0)
+                .default_size(540.0)
                 .show(ui, |ui| {
                     if let Some(d) = &self.document {
                         let panel = &mut self.analysis;
