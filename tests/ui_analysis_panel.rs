@@ -70,9 +70,7 @@ fn choose_report(h: &mut Bench, report: &str) {
     // The popup can take a frame or two to appear while background jobs finish: open it, let
     // the panel settle, and look again (at most a few times) before clicking the entry.
     for _ in 0..5 {
-        if h.query_by_label(&selector_text(report)).is_some()
-            && h.state().panel.report != report
-        {
+        if h.query_by_label(&selector_text(report)).is_some() && h.state().panel.report != report {
             break;
         }
         h.get_by_role(Role::ComboBox).click();
