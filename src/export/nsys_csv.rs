@@ -1,85 +1,23 @@
-//! Formats a [`ReportTable`] cell for cell as `nsys stats --format csv` (Nsight Systems 2023.4)
-//! prints it: SQLite's `round(x, 1)` for averages, medians, deviations and percentages, Python's
-//! `repr` of the resulting float, and sizes converted to decimal MB with 3 decimals.
+//! Writes reports and rule findings cell for cell as `nsys stats` / `nsys analyze --format csv`
+//! (Nsight Systems 2023.4) print them: each [`crate::analysis::Cell`] knows its text (SQLite's
+//! `round(x, 1)` where nsys rounds, Python's `repr` of floats, MB with 3 decimals), this module
+//! adds Python's `csv.writer` quoting.
 
 use std::io::Write;
 
 pub use crate::analysis::rounding::{py_float, sqlite_round};
 use crate::analysis::{Report, ReportTable, Table};
 
-/// Header of each report, as nsys prints it.
+/// Header of each classic report, as nsys prints it.
 pub fn header(report: Report) -> Vec<&'static str> {
-    let ns = |count: &'static str, name: &'static str| {
-        vec![
-            "Time (%)",
-            "Total Time (ns)",
-            count,
-            "Avg (ns)",
-            "Med (ns)",
-            "Min (ns)",
-            "Max (ns)",
-            "StdDev (ns)",
-            name,
-        ]
-    };
-    match report {
-        Report::Kernels => ns("Instances", "Name"),
-        Report::CudaApi => ns("Num Calls", "Name"),
-        Report::MemoryTime => ns("Count", "Operation"),
-        Report::MemorySize => vec![
-            "Total (MB)",
-            "Count",
-            "Avg (MB)",
-            "Med (MB)",
-            "Min (MB)",
-            "Max (MB)",
-            "StdDev (MB)",
-            "Operation",
-        ],
-        Report::Nvtx => {
-            let mut h = ns("Instances", "Style");
-            h.push("Range");
-            h
-        }
-    }
+    crate::analysis::reports::classic::header(report)
 }
 
-/// The cells of every row, as strings.
+/// The cells of every row of a classic report, as nsys prints them.
 pub fn rows(table: &ReportTable) -> Vec<Vec<String>> {
-    table
-        .rows
+    crate::analysis::reports::classic::cells(table)
         .iter()
-        .map(|row| {
-            let s = &row.stats;
-            if table.report == Report::MemorySize {
-                let mb = |bytes: f64| format!("{:.3}", bytes / 1e6);
-                return vec![
-                    mb(s.total as f64),
-                    s.count.to_string(),
-                    mb(s.avg),
-                    mb(s.median),
-                    mb(s.min as f64),
-                    mb(s.max as f64),
-                    mb(s.stddev),
-                    row.name.clone(),
-                ];
-            }
-            let mut cells = vec![
-                py_float(sqlite_round(row.percent, 1)),
-                s.total.to_string(),
-                s.count.to_string(),
-                py_float(sqlite_round(s.avg, 1)),
-                py_float(sqlite_round(s.median, 1)),
-                s.min.to_string(),
-                s.max.to_string(),
-                py_float(sqlite_round(s.stddev, 1)),
-            ];
-            if let Some(style) = row.style {
-                cells.push(style.label().to_string());
-            }
-            cells.push(row.name.clone());
-            cells
-        })
+        .map(|row| row.iter().map(|c| c.csv_text()).collect())
         .collect()
 }
 

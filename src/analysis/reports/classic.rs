@@ -70,23 +70,11 @@ classic_report!(NvtxSum, Report::Nvtx);
 
 /// Header of each classic report, as nsys prints it.
 pub fn header(report: Report) -> Vec<&'static str> {
-    let ns = |count: &'static str, name: &'static str| {
-        vec![
-            "Time (%)",
-            "Total Time (ns)",
-            count,
-            "Avg (ns)",
-            "Med (ns)",
-            "Min (ns)",
-            "Max (ns)",
-            "StdDev (ns)",
-            name,
-        ]
-    };
+    use super::duration_summary::header as durations;
     match report {
-        Report::Kernels => ns("Instances", "Name"),
-        Report::CudaApi => ns("Num Calls", "Name"),
-        Report::MemoryTime => ns("Count", "Operation"),
+        Report::Kernels => durations("Instances", &["Name"]),
+        Report::CudaApi => durations("Num Calls", &["Name"]),
+        Report::MemoryTime => durations("Count", &["Operation"]),
         Report::MemorySize => vec![
             "Total (MB)",
             "Count",
@@ -97,11 +85,7 @@ pub fn header(report: Report) -> Vec<&'static str> {
             "StdDev (MB)",
             "Operation",
         ],
-        Report::Nvtx => {
-            let mut h = ns("Instances", "Style");
-            h.push("Range");
-            h
-        }
+        Report::Nvtx => durations("Instances", &["Style", "Range"]),
     }
 }
 
