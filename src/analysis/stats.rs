@@ -94,7 +94,9 @@ impl Summary {
                 stddev: 0.0,
             };
         }
-        let total: i64 = values.iter().sum();
+        // Summed wide: a damaged file's huge values must not wrap around.
+        let wide: i128 = values.iter().map(|&v| i128::from(v)).sum();
+        let total = i64::try_from(wide).unwrap_or(if wide < 0 { i64::MIN } else { i64::MAX });
         let avg = total as f64 / n as f64;
         let median = if n % 2 == 1 {
             values[n / 2] as f64
@@ -188,7 +190,9 @@ pub fn compute(trace: &Trace, report: Report, filter: &Filter) -> ReportTable {
             (row, g)
         })
         .collect();
-    let grand_total: i64 = rows.iter().map(|r| r.0.stats.total).sum();
+    let grand_total = rows
+        .iter()
+        .fold(0i64, |sum, r| sum.saturating_add(r.0.stats.total));
     for (row, _) in &mut rows {
         row.percent = if grand_total == 0 {
             0.0

@@ -25,7 +25,8 @@ impl Spans {
     }
 
     pub fn duration_ns(&self, i: usize) -> i64 {
-        self.end_ns[i] - self.start_ns[i]
+        // Saturating: the timestamps come from the user's file.
+        self.end_ns[i].saturating_sub(self.start_ns[i])
     }
 
     pub fn push(&mut self, start_ns: i64, end_ns: i64, name: StrId) {

@@ -89,7 +89,9 @@ impl<K: Hash + Eq> Groups<K> {
                 events: d.events,
             })
             .collect();
-        let grand_total = rows.iter().map(|r| r.stats.total).sum();
+        let grand_total = rows
+            .iter()
+            .fold(0i64, |sum, r| sum.saturating_add(r.stats.total));
         (rows, grand_total)
     }
 }
