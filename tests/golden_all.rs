@@ -53,6 +53,7 @@ fn output_of(trace: &Trace, name: &str) -> Result<String, String> {
             filter: &filter,
             options: &options,
             with_events: false,
+            row_limit: None,
         })
     };
     if table.is_empty() {
@@ -313,6 +314,7 @@ fn check_has_data(name: &str, trace: &Trace) -> usize {
                     filter: &Filter::all(),
                     options: &Default::default(),
                     with_events: false,
+                    row_limit: None,
                 })
                 .rows
                 .len();
@@ -326,4 +328,35 @@ fn check_has_data(name: &str, trace: &Trace) -> usize {
         }
     }
     checked
+}
+
+/// The panel's bound on a row dump keeps the first rows, exactly as the full dump has them, and
+/// counts the rest.
+#[test]
+fn a_row_limit_keeps_the_first_rows_of_a_dump() {
+    let trace = load::load_file(&common::fixture("stress")).expect("load stress");
+    for name in [
+        "cuda_api_trace",
+        "cuda_gpu_trace",
+        "cuda_kern_exec_trace",
+        "nvtx_pushpop_trace",
+        "nvtx_gpu_proj_trace",
+    ] {
+        let report = reports::find(name).expect("registered");
+        let compute = |row_limit| {
+            report.compute(&ReportInput {
+                trace: &trace,
+                filter: &Filter::all(),
+                options: &Default::default(),
+                with_events: true,
+                row_limit,
+            })
+        };
+        let all = compute(None);
+        let first = compute(Some(1000));
+        assert!(all.rows.len() > 1000, "{name}: {} rows", all.rows.len());
+        assert_eq!(all.omitted, 0);
+        assert_eq!(first.rows.as_slice(), &all.rows[..1000], "{name}");
+        assert_eq!(first.omitted, all.rows.len() - 1000, "{name}");
+    }
 }

@@ -42,6 +42,7 @@ fn compute(trace: &Trace, name: &str, filter: &Filter, with_events: bool) -> Tab
         filter,
         options: &options,
         with_events,
+        row_limit: None,
     })
 }
 

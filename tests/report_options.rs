@@ -28,6 +28,7 @@ fn csv_of(trace: &Trace, spec: &str) -> String {
         filter: &Filter::all(),
         options: &options,
         with_events: false,
+        row_limit: None,
     });
     if table.is_empty() {
         return String::new();

@@ -56,6 +56,7 @@ fn report_over(trace: &Trace, report: &str, filter: &Filter) -> Table {
             filter,
             options: &ReportOptions::default(),
             with_events: true,
+            row_limit: None,
         })
 }
 

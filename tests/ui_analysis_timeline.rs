@@ -35,6 +35,7 @@ fn kernel_summary(trace: &Trace, range: TimeRange) -> Table {
             filter: &Filter::range(range),
             options: &ReportOptions::default(),
             with_events: true,
+            row_limit: None,
         })
 }
 

@@ -108,18 +108,41 @@ impl Row {
 pub struct Table {
     pub columns: Vec<String>,
     pub rows: Vec<Row>,
+    /// Rows not kept because of [`Table::limited`] (the panel keeps the first rows of a row
+    /// dump of millions; the command line keeps all).
+    pub omitted: usize,
+    limit: Option<usize>,
 }
 
 impl Table {
     pub fn new(columns: &[&str]) -> Self {
         Self {
             columns: columns.iter().map(|c| c.to_string()).collect(),
-            rows: Vec::new(),
+            ..Self::default()
         }
+    }
+
+    /// A table of these columns and rows.
+    pub fn from_parts(columns: Vec<String>, rows: Vec<Row>) -> Self {
+        Self {
+            columns,
+            rows,
+            ..Self::default()
+        }
+    }
+
+    /// Keeps at most `limit` rows; the others are only counted in [`Table::omitted`].
+    pub fn limited(mut self, limit: Option<usize>) -> Self {
+        self.limit = limit;
+        self
     }
 
     pub fn push(&mut self, cells: Vec<Cell>, events: RowEvents) {
         debug_assert_eq!(cells.len(), self.columns.len());
+        if self.limit.is_some_and(|l| self.rows.len() >= l) {
+            self.omitted += 1;
+            return;
+        }
         self.rows.push(Row { cells, events });
     }
 
@@ -147,5 +170,16 @@ mod tests {
         assert_eq!(Cell::text("a,b").csv_text(), "a,b");
         assert_eq!(Cell::Fixed(2.5, 1).number(), Some(2.5));
         assert_eq!(Cell::text("x").number(), None);
+    }
+
+    #[test]
+    fn a_limited_table_keeps_the_first_rows_and_counts_the_rest() {
+        let mut t = Table::new(&["n"]).limited(Some(2));
+        for i in 0..5 {
+            t.push(vec![Cell::Int(i)], RowEvents::None);
+        }
+        assert_eq!(t.rows.len(), 2);
+        assert_eq!(t.rows[1].cells, vec![Cell::Int(1)]);
+        assert_eq!(t.omitted, 3);
     }
 }

@@ -262,6 +262,7 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
             filter: &Filter::all(),
             options: &no_options,
             with_events: false,
+            row_limit: None,
         }));
     }
     let reports_ms = ms(t.elapsed());

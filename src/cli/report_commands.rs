@@ -65,6 +65,7 @@ pub fn print_reports(
             filter,
             options: &request.options,
             with_events: false,
+            row_limit: None,
         });
         if table.is_empty() {
             if request.named || !several {

@@ -53,7 +53,7 @@ impl StatsReport for CudaApiTrace {
             )
         });
         let thread_of_call = thread_of_calls(&trace.threads, api.spans.len());
-        let mut table = Table::new(&COLUMNS);
+        let mut table = Table::new(&COLUMNS).limited(input.row_limit);
         table.rows.reserve(calls.len());
         for i in calls {
             let g = GlobalTid(api.global_tid[i]);

@@ -125,7 +125,7 @@ impl StatsReport for CudaGpuTrace {
             .map(|s| device_label(trace, s))
             .collect();
         let naming = KernelNaming::from_options(trace, input.options);
-        let mut table = Table::new(&COLUMNS);
+        let mut table = Table::new(&COLUMNS).limited(input.row_limit);
         table.rows.reserve(rows.len());
         for (op, i) in rows {
             let i = i as usize;

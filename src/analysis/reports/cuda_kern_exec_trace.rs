@@ -56,7 +56,7 @@ impl StatsReport for CudaKernExecTrace {
         let stream_of_kernel = stream_of_rows(trace, trace.kernels.spans.len(), |s| &s.kernels);
         let k = &trace.kernels;
         let api = &trace.api_calls;
-        let mut table = Table::new(&COLUMNS);
+        let mut table = Table::new(&COLUMNS).limited(input.row_limit);
         table.rows.reserve(launches.len());
         for launch in launches {
             let (i, c) = (launch.kernel as usize, launch.call as usize);

@@ -44,6 +44,8 @@ pub struct ReportInput<'a> {
     pub options: &'a ReportOptions,
     /// Fill [`super::table::Row::events`] (the panel wants them; the command line does not).
     pub with_events: bool,
+    /// Build at most this many rows of a row dump (the panel's bound on memory); `None`: all.
+    pub row_limit: Option<usize>,
 }
 
 /// Options given after the report name, nsys-style: `name:opt[:opt=value]…`.

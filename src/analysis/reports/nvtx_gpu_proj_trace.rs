@@ -51,7 +51,8 @@ impl StatsReport for NvtxGpuProjTrace {
             "RangeId",
             "ParentId",
             "RangeStack",
-        ]);
+        ])
+        .limited(input.row_limit);
         // The script's `ORDER BY "Projected Start", …` names no column (the columns are
         // "Projected Start:ts_ns", …), so SQLite orders by two constant strings: rows come in
         // the projection's `GROUP BY rt.rangeId` order, the row with no range first.

@@ -64,7 +64,8 @@ impl StatsReport for NvtxPushpopTrace {
             "ParentId",
             "RangeStack",
             "NameTree",
-        ]);
+        ])
+        .limited(input.row_limit);
         let n = &trace.nvtx;
         for p in order {
             let i = forest.nvtx_index(p);

@@ -344,6 +344,9 @@ impl Default for AnalysisPanel {
 }
 
 const HISTOGRAM_BINS: usize = 40;
+/// The most rows of a report the panel builds: a row dump of a 10M-event trace would take
+/// gigabytes as cells; `sightline summary --report NAME` prints all of them.
+pub const PANEL_ROW_LIMIT: usize = 200_000;
 const ERROR_COLOR: Color32 = Color32::from_rgb(0xe0, 0x5a, 0x4f);
 
 /// The filter of a job: the selection less what the exclusion drops.
@@ -414,13 +417,12 @@ impl AnalysisPanel {
     pub fn visible_table(&self) -> Option<Table> {
         let table = self.report_table(self.report)?;
         let rows = visible_rows(table, &self.name_filter, self.sort);
-        Some(Table {
-            columns: table.columns.clone(),
-            rows: rows
-                .into_iter()
+        Some(Table::from_parts(
+            table.columns.clone(),
+            rows.into_iter()
                 .filter_map(|i| table.rows.get(i).cloned())
                 .collect(),
-        })
+        ))
     }
 
     /// The chosen statistics row, its events (what was highlighted) and their histogram.
@@ -809,6 +811,7 @@ fn compute_report(
         filter: &filter_of(selection, exclusion),
         options: &ReportOptions::default(),
         with_events: true,
+        row_limit: Some(PANEL_ROW_LIMIT),
     })
 }
 

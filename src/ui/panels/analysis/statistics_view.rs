@@ -122,15 +122,23 @@ impl AnalysisPanel {
             })
             .inner;
         ui.label(table_summary(&table, rows));
+        if table.omitted > 0 {
+            ui.label(format!(
+                "Only the first {} of {} rows are kept here; `sightline summary TRACE --report {}` \
+                 prints them all.",
+                table.rows.len(),
+                table.rows.len() + table.omitted,
+                self.report
+            ));
+        }
 
         if export_clicked {
-            let shown = Table {
-                columns: table.columns.clone(),
-                rows: rows
-                    .slice(0..rows.len())
+            let shown = Table::from_parts(
+                table.columns.clone(),
+                rows.slice(0..rows.len())
                     .filter_map(|i| table.rows.get(i).cloned())
                     .collect(),
-            };
+            );
             if let Some(path) = save_dialog(&format!("{}.csv", self.report)) {
                 self.message = Some(match export_table(&path, &shown) {
                     Ok(n) => Message {
