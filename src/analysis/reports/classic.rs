@@ -114,12 +114,8 @@ pub fn cells(table: &ReportTable) -> Vec<Vec<Cell>> {
                 round(row.percent),
                 Cell::Int(s.total),
                 Cell::Int(s.count as i64),
-                round(s.avg),
-                round(s.median),
-                Cell::Int(s.min),
-                Cell::Int(s.max),
-                round(s.stddev),
             ];
+            cells.extend(super::duration_summary::spread_cells(s));
             if let Some(style) = row.style {
                 cells.push(Cell::text(style.label()));
             }

@@ -74,7 +74,7 @@ impl StatsReport for CudaKernExecSum {
         let stream_of_kernel = stream_of_rows(trace, trace.kernels.spans.len(), |s| &s.kernels);
         let api = &trace.api_calls;
         let mut groups: BTreeMap<GroupKey, Vec<Launch>> = BTreeMap::new();
-        for launch in kern_exec::launches(trace, input.filter) {
+        for launch in kern_exec::launches(trace, input.filter, &stream_of_kernel) {
             let (i, c) = (launch.kernel as usize, launch.call as usize);
             let Some(stream) = trace.streams.get(stream_of_kernel[i] as usize) else {
                 continue;

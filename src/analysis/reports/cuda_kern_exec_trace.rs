@@ -48,12 +48,12 @@ impl StatsReport for CudaKernExecTrace {
 
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
-        let mut launches = kern_exec::launches(trace, input.filter);
+        let stream_of_kernel = stream_of_rows(trace, trace.kernels.spans.len(), |s| &s.kernels);
+        let mut launches = kern_exec::launches(trace, input.filter, &stream_of_kernel);
         // `ORDER BY` the call's start; SQLite's sort is stable, so equal starts (the kernels of
         // one graph launch) keep the join's order.
         launches.sort_by_key(|l| trace.api_calls.spans.start_ns[l.call as usize]);
         let naming = KernelNaming::from_options(trace, input.options);
-        let stream_of_kernel = stream_of_rows(trace, trace.kernels.spans.len(), |s| &s.kernels);
         let k = &trace.kernels;
         let api = &trace.api_calls;
         let mut table = Table::new(&COLUMNS).limited(input.row_limit);

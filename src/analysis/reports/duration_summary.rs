@@ -114,16 +114,9 @@ impl<K> SummaryRow<K> {
         } else {
             round(s.total as f64 * 100.0 / grand_total as f64)
         };
-        vec![
-            percent,
-            Cell::Int(s.total),
-            Cell::Int(s.count as i64),
-            round(s.avg),
-            round(s.median),
-            Cell::Int(s.min),
-            Cell::Int(s.max),
-            round(s.stddev),
-        ]
+        let mut cells = vec![percent, Cell::Int(s.total), Cell::Int(s.count as i64)];
+        cells.extend(spread_cells(s));
+        cells
     }
 
     /// The row's events for the panel (none when they were not collected).
@@ -134,6 +127,19 @@ impl<K> SummaryRow<K> {
             RowEvents::Events(std::mem::take(&mut self.events))
         }
     }
+}
+
+/// `Avg`, `Med`, `Min`, `Max`, `StdDev` of a summary as nsys prints them: the averages and the
+/// deviation rounded to 0.1 in SQL, the extremes exact.
+pub fn spread_cells(s: &Summary) -> [Cell; 5] {
+    let round = |x: f64| Cell::Float(sqlite_round(x, 1));
+    [
+        round(s.avg),
+        round(s.median),
+        Cell::Int(s.min),
+        Cell::Int(s.max),
+        round(s.stddev),
+    ]
 }
 
 /// The header of a duration summary: the eight leading columns (`count` names the third),

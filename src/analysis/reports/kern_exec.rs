@@ -70,8 +70,9 @@ pub fn stream_of_rows(
 
 /// Every (kernel, launching call) pair of the kernels `filter` keeps, in kernel file order and,
 /// for one kernel, call file order: the order SQLite's plan (scan the kernels, look each up in an
-/// automatic index on the calls' correlationId) produces them in.
-pub fn launches(trace: &Trace, filter: &Filter) -> Vec<Launch> {
+/// automatic index on the calls' correlationId) produces them in. `stream_of_kernel` is
+/// [`stream_of_rows`] of the kernels, which the callers need too.
+pub fn launches(trace: &Trace, filter: &Filter, stream_of_kernel: &[u32]) -> Vec<Launch> {
     let api = &trace.api_calls;
     let k = &trace.kernels;
     let pid_of_call = |i: usize| GlobalTid(api.global_tid[i]).pid();
@@ -85,12 +86,14 @@ pub fn launches(trace: &Trace, filter: &Filter) -> Vec<Launch> {
         let c = c as usize;
         (pid_of_call(c), api.correlation_id[c], call_order(c))
     });
-    let stream_of_kernel = stream_of_rows(trace, k.spans.len(), |s| &s.kernels);
     let mut kernels = filter.indices(trace, EventTable::Kernels);
     kernels.sort_by_key(|&i| k.file_order.get(i).copied().unwrap_or(i as u32));
     let mut out = Vec::with_capacity(kernels.len());
     for i in kernels {
-        let Some(stream) = trace.streams.get(stream_of_kernel[i] as usize) else {
+        let Some(stream) = stream_of_kernel
+            .get(i)
+            .and_then(|&s| trace.streams.get(s as usize))
+        else {
             continue;
         };
         // Correlation id 0 is how the loader keeps a NULL one: SQL's `=` never pairs NULLs, and
@@ -167,10 +170,14 @@ mod tests {
     #[test]
     fn joins_every_runtime_call_of_the_process_in_file_order() {
         let t = small_trace();
-        let pairs: Vec<(u32, u32)> = launches(&t, &Filter::all())
-            .iter()
-            .map(|l| (l.kernel, l.call))
-            .collect();
+        let pairs: Vec<(u32, u32)> = launches(
+            &t,
+            &Filter::all(),
+            &stream_of_rows(&t, t.kernels.spans.len(), |s| &s.kernels),
+        )
+        .iter()
+        .map(|l| (l.kernel, l.call))
+        .collect();
         // Kernel 2 (file order 1) before kernel 1; pid 8's call 3 and the DRIVER row 4 join none.
         assert_eq!(pairs, vec![(0, 0), (2, 0), (1, 1), (1, 2)]);
     }

@@ -92,22 +92,20 @@ impl StatsReport for NvtxGpuProjSum {
         let round = |x: f64| Cell::Float(sqlite_round(x, 1));
         for ((name, style), mut g, s) in rows {
             let count = s.count as f64;
-            let cells = vec![
+            let mut cells = vec![
                 Cell::text(name),
                 Cell::text(style.label()),
                 Cell::Int(s.total),
                 Cell::Int(g.range_ns),
                 Cell::Int(s.count as i64),
-                round(s.avg),
-                round(s.median),
-                Cell::Int(s.min),
-                Cell::Int(s.max),
-                round(s.stddev),
+            ];
+            cells.extend(super::duration_summary::spread_cells(&s));
+            cells.extend([
                 Cell::Int(g.launches),
                 round(g.launches as f64 / count),
                 round(g.levels as f64 / count),
                 round(g.children as f64 / count),
-            ];
+            ]);
             let events = if g.events.is_empty() {
                 RowEvents::None
             } else {
