@@ -91,6 +91,16 @@ pub fn run(command: Command) -> Result<i32> {
     }
 }
 
+/// Loads a trace for a subcommand and says on stderr, one line per reason, what the loader
+/// skipped or repaired: numbers are trusted only when the tool says what it could not read.
+pub fn load_for_cli(path: &std::path::Path) -> Result<crate::trace::Trace> {
+    let trace = load::load_file(path)?;
+    for (table, what, rows) in &trace.warnings.entries {
+        eprintln!("warning: {}: {table}: {rows} {what}", path.display());
+    }
+    Ok(trace)
+}
+
 pub fn parse_range_arg(range: Option<&str>) -> Result<TimeRange> {
     match range {
         None => Ok(TimeRange::ALL),
@@ -111,7 +121,7 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
         report_commands::parse_reports(&other_reports)?
     };
     for path in &args.traces {
-        let trace = load::load_file(path)?;
+        let trace = load_for_cli(path)?;
         let exclusion = analysis_commands::apply_exclusion(&trace, &rules);
         let filter = Filter {
             range,

@@ -163,3 +163,38 @@ fn errors_are_one_clear_line_and_non_zero() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+#[test]
+fn rows_the_loader_skipped_are_named_on_stderr() {
+    // A copy of a real export where some copies end before they start.
+    let dir = common::scratch_dir("damaged-summary");
+    let path = dir.join("moe_damaged.sqlite");
+    std::fs::copy(common::fixture("moe"), &path).expect("copy fixture");
+    let conn = rusqlite::Connection::open(&path).expect("open copy");
+    let changed = conn
+        .execute(
+            "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET \"end\" = start - 5 WHERE rowid % 7 = 0",
+            [],
+        )
+        .expect("damage the copy");
+    drop(conn);
+    let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args([
+            "summary",
+            "--report",
+            "cuda_gpu_mem_time_sum",
+            "--format",
+            "csv",
+        ])
+        .arg(&path)
+        .output()
+        .expect("run sightline");
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = format!("CUPTI_ACTIVITY_KIND_MEMCPY: {changed} rows with end before start");
+    assert!(
+        stderr.contains("warning: ") && stderr.contains(&line),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

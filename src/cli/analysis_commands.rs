@@ -9,7 +9,6 @@ use anyhow::{Context, Result, bail};
 use super::{Format, parse_range_arg};
 use crate::analysis::{self, AttributionScope, ExclusionRule, Filter, GapOptions, WarmupExclusion};
 use crate::export::{events_csv, text_table};
-use crate::load;
 use crate::trace::Trace;
 
 /// Warm-up exclusion: drop everything attributed to chosen NVTX ranges (a GPU op by the CPU
@@ -253,7 +252,7 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
     }
     let range = parse_range_arg(args.range.as_deref())?;
     let rules = args.exclusion.rules()?;
-    let trace = load::load_file(&args.trace)?;
+    let trace = super::load_for_cli(&args.trace)?;
     let exclusion = apply_exclusion(&trace, &rules);
     let filter = filter_of(range, exclusion.as_ref());
     let options = GapOptions {
@@ -344,7 +343,7 @@ pub fn export(args: &ExportArgs) -> Result<i32> {
     let kinds = events_csv::parse_kinds(&args.kinds).map_err(anyhow::Error::msg)?;
     let range = parse_range_arg(args.range.as_deref())?;
     let rules = args.exclusion.rules()?;
-    let trace = load::load_file(&args.trace)?;
+    let trace = super::load_for_cli(&args.trace)?;
     let exclusion = apply_exclusion(&trace, &rules);
     let filter = filter_of(range, exclusion.as_ref());
     let file = std::fs::File::create(&args.out)

@@ -12,7 +12,6 @@ use crate::analysis::reports::{self, ReportOptions, StatsReport};
 use crate::analysis::rules::{self, Rule, RuleInput};
 use crate::analysis::{Filter, ReportInput, Table, TimeRange};
 use crate::export::{nsys_csv, text_table};
-use crate::load;
 use crate::trace::Trace;
 
 /// A report to print, with its options.
@@ -145,7 +144,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<i32> {
         bail!("no rule given (known: {})", rule_names());
     }
     let range = parse_range_arg(args.range.as_deref())?;
-    let trace = load::load_file(&args.trace)?;
+    let trace = super::load_for_cli(&args.trace)?;
     let filter = Filter::range(range);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
