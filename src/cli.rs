@@ -75,6 +75,10 @@ pub struct SummaryArgs {
     /// Only events starting in START:END (ns, or with a unit: 1.2s:1.5s, 100ms:, :20us).
     #[arg(long)]
     pub range: Option<String>,
+    /// Kernels whose name matches REGEX (any case) are communication in `comm_overlap` (default
+    /// `nccl`); the same as `comm_overlap:comm=REGEX`, without the `:`/`,` the spec splits on.
+    #[arg(long, value_name = "REGEX")]
+    pub comm: Option<String>,
     #[command(flatten)]
     pub exclusion: ExclusionArgs,
 }
@@ -115,11 +119,14 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
     let mut code = 0;
     let several_files = args.traces.len() > 1;
     // A bad report name is said before any trace is loaded.
-    let requests = if overlap && other_reports.is_empty() {
+    let mut requests = if overlap && other_reports.is_empty() {
         Vec::new()
     } else {
         report_commands::parse_reports(&other_reports)?
     };
+    if let Some(pattern) = &args.comm {
+        report_commands::set_comm_pattern(&mut requests, pattern)?;
+    }
     for path in &args.traces {
         let trace = load_for_cli(path)?;
         let exclusion = analysis_commands::apply_exclusion(&trace, &rules);

@@ -412,7 +412,7 @@ fn the_advanced_form_says_what_is_wrong_and_applies_valid_rules() {
 }
 
 #[test]
-fn clicking_a_gap_zooms_to_it() {
+fn clicking_a_gap_shows_it_with_its_cause() {
     let trace = transformer();
     let selection = TimeRange::ALL;
     let mut h = panel_harness(trace, selection);
@@ -445,11 +445,14 @@ fn clicking_a_gap_zooms_to_it() {
     h.state_mut().actions.clear();
     h.get_by_label(&gap_label(1, &longest)).click();
     settle_panel(&mut h);
+    // The click asks the app to show the gap with its cause (the app then zooms to it and
+    // its launching call; see tests/ui_gap_causes.rs).
+    let cause = sightline::analysis::gap_causes::gap_causes(&h.state().trace, &[longest])[0];
     assert_eq!(
         h.state().actions,
-        vec![PanelAction::ZoomTo {
-            start_ns: longest.start_ns,
-            end_ns: longest.end_ns
+        vec![PanelAction::ShowGap {
+            gap: longest,
+            cause
         }]
     );
 

@@ -446,7 +446,7 @@ fn overlays_set_on_the_app_are_drawn_in_the_window() {
             ..GapOptions::default()
         };
         let gaps = analysis::gpu_idle_gaps(trace, &Filter::all(), &options);
-        (Overlays::gaps_from(&gaps), trace.kernels.spans.len())
+        (Overlays::gaps_from(&gaps, &[]), trace.kernels.spans.len())
     };
     assert!(!gaps.is_empty());
     let (first, last) = {
@@ -462,6 +462,7 @@ fn overlays_set_on_the_app_are_drawn_in_the_window() {
         highlighted: (0..kernels.min(5))
             .map(|i| EventRef::new(EventKind::Kernel, i))
             .collect(),
+        gap_link: None,
     });
     h.step();
     h.step();
@@ -538,6 +539,7 @@ fn overlays_add_veils_hatching_outlines_band_and_rulers_to_the_headless_frame() 
         excluded: vec![excluded],
         gaps: vec![GapMark::from(gap)],
         highlighted: kernels.clone(),
+        gap_link: None,
     };
     let range = (trace.first_ns + span / 2, trace.first_ns + span * 3 / 4);
     let rulers = [Ruler {

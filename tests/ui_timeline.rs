@@ -249,7 +249,19 @@ fn clicking_a_gpu_title_collapses_its_streams() {
         .iter()
         .filter(|s| s.key.device == 0 && s.op_count() > 0)
         .count();
-    assert_eq!(rows_before - rows_after, streams_of_gpu0);
+    // Its stream rows go, and the exposed-communication row of its peer-to-peer copies.
+    let exposed_rows = h
+        .state()
+        .document
+        .as_ref()
+        .expect("document")
+        .model
+        .rows
+        .iter()
+        .filter(|r| matches!(r.kind, RowKind::ExposedComm { device: 0 }))
+        .count();
+    assert_eq!(exposed_rows, 1, "p2p_2gpu's GPU 0 communicates");
+    assert_eq!(rows_before - rows_after, streams_of_gpu0 + exposed_rows);
 }
 
 #[test]

@@ -2,7 +2,9 @@
 //! and `nsys analyze` rules, the filters that choose which events count (warm-up exclusion), GPU idle gaps and busy time,
 //! and copy/compute overlap. Nothing here knows about drawing.
 
+pub mod comm_overlap;
 pub mod filter;
+pub mod gap_causes;
 pub mod gaps;
 pub mod intervals;
 pub mod overlap;

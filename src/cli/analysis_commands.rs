@@ -204,6 +204,10 @@ pub struct GapsArgs {
     /// List the gaps of each CUDA stream instead of those of the whole GPU.
     #[arg(long)]
     pub per_stream: bool,
+    /// Add why each gap happened (launch-late, launch-overhead, dependency, unknown) and, for a
+    /// late launch, where the launching thread's time went.
+    #[arg(long)]
+    pub causes: bool,
     /// Only time inside START:END (gaps are clipped to it).
     #[arg(long)]
     pub range: Option<String>,
@@ -222,6 +226,15 @@ pub const GAP_COLUMNS: [&str; 7] = [
     "Duration (ns)",
     "Before",
     "After",
+];
+
+/// Columns `gaps --causes` adds.
+pub const CAUSE_COLUMNS: [&str; 5] = [
+    "Cause",
+    "Sync (ns)",
+    "CUDA API (ns)",
+    "OS Runtime (ns)",
+    "Untraced (ns)",
 ];
 
 /// `12.5 ms`, `830 µs`, `1.204 s`.
@@ -265,10 +278,14 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
     } else {
         usize::MAX
     };
+    let causes = args
+        .causes
+        .then(|| analysis::gap_causes::gap_causes(&trace, &gaps));
     let rows: Vec<Vec<String>> = gaps
         .iter()
-        .map(|g| {
-            vec![
+        .enumerate()
+        .map(|(i, g)| {
+            let mut row = vec![
                 g.device.to_string(),
                 g.stream.map_or(String::new(), |s| s.stream.to_string()),
                 g.start_ns.to_string(),
@@ -276,9 +293,23 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
                 g.duration_ns().to_string(),
                 short(g.before.name(&trace), name_width),
                 short(g.after.name(&trace), name_width),
-            ]
+            ];
+            if let Some(c) = causes.as_ref().and_then(|c| c.get(i)) {
+                row.push(c.cause.label().to_string());
+                match c.host {
+                    Some(h) => row.extend(
+                        [h.sync_ns, h.cuda_api_ns, h.osrt_ns, h.untraced_ns].map(|v| v.to_string()),
+                    ),
+                    None => row.extend(std::iter::repeat_n(String::new(), 4)),
+                }
+            }
+            row
         })
         .collect();
+    let mut columns: Vec<&str> = GAP_COLUMNS.to_vec();
+    if args.causes {
+        columns.extend(CAUSE_COLUMNS);
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let title = format!(
@@ -286,7 +317,7 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
         if args.per_stream { " per stream" } else { "" },
         human_ns(min_ns)
     );
-    write_rows(&GAP_COLUMNS, &rows, args.format, None, &title, &mut out)?;
+    write_rows(&columns, &rows, args.format, None, &title, &mut out)?;
     if args.format == Format::Table {
         writeln!(out)?;
         for a in analysis::gpu_activity(&trace, &filter) {
@@ -317,6 +348,27 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
                     format!(", {} in the gaps listed", human_ns(listed))
                 },
             )?;
+        }
+        if let Some(causes) = &causes {
+            let totals = analysis::gap_causes::totals_by_cause(&gaps, causes);
+            for device in trace.devices() {
+                let parts: Vec<String> = totals
+                    .iter()
+                    .filter(|t| t.device == device)
+                    .map(|t| {
+                        format!(
+                            "{} {} gap{} {}",
+                            t.cause.label(),
+                            t.gaps,
+                            if t.gaps == 1 { "" } else { "s" },
+                            human_ns(t.total_ns)
+                        )
+                    })
+                    .collect();
+                if !parts.is_empty() {
+                    writeln!(out, " GPU {device} causes: {}", parts.join("; "))?;
+                }
+            }
         }
     }
     Ok(0)

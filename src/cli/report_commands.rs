@@ -44,6 +44,22 @@ pub fn parse_reports(text: &str) -> Result<Vec<ReportRequest>> {
     Ok(out)
 }
 
+/// `--comm REGEX`: the communication pattern of every `comm_overlap` request that names none
+/// itself; a pattern that is not a valid regex is refused before any trace is loaded.
+pub fn set_comm_pattern(requests: &mut [ReportRequest], pattern: &str) -> Result<()> {
+    crate::analysis::comm_overlap::comm_regex(pattern)
+        .map_err(|e| anyhow::anyhow!("--comm '{pattern}' is not a valid regex: {e}"))?;
+    for r in requests
+        .iter_mut()
+        .filter(|r| r.report.name() == "comm_overlap" && !r.options.has("comm"))
+    {
+        r.options
+            .values
+            .push(("comm".to_string(), pattern.to_string()));
+    }
+    Ok(())
+}
+
 /// Computes and prints each request; returns the exit code (0).
 pub fn print_reports(
     trace: &Trace,

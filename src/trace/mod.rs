@@ -2,6 +2,7 @@
 //! the facts about the machine (GPUs, processes, threads). Built once by a loader, then only read.
 
 pub mod events;
+pub mod gpu_metrics;
 pub mod ids;
 pub mod openacc;
 pub mod openmp;
@@ -11,6 +12,7 @@ mod tracks;
 pub mod unified_memory;
 
 pub use events::*;
+pub use gpu_metrics::{GpuMetricSeries, GpuMetrics, MetricStats};
 pub use ids::{GlobalTid, pid_of};
 pub use openacc::{OpenAccEvents, OpenAccKind};
 pub use openmp::OpenMpEvents;
@@ -94,6 +96,8 @@ pub struct Trace {
     pub openmp: OpenMpEvents,
     /// GPU memory in use over time, per (pid, device), from `CUDA_GPU_MEMORY_USAGE_EVENTS`.
     pub memory_usage: Vec<MemoryUsageTrack>,
+    /// GPU metric counters (`--gpu-metrics-device`), one series per (device, metric).
+    pub gpu_metrics: GpuMetrics,
     pub gpus: Vec<GpuInfo>,
     pub processes: Vec<ProcessInfo>,
     /// One per CUDA stream that ran anything, ordered by (device, pid, context, stream).

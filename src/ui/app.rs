@@ -10,9 +10,10 @@ use super::panels::analysis::{AnalysisPanel, PanelAction};
 use super::panels::{details, search};
 use super::theme::Palette;
 use super::timeline::{
-    self, EventKind, EventRef, GapMark, Overlays, Ruler, TimelineModel, TimelineState,
+    self, EventKind, EventRef, GapLink, GapMark, Overlays, Ruler, TimelineModel, TimelineState,
 };
-use crate::analysis::{EventTable, TimeRange};
+use crate::analysis::gap_causes::GapCauseInfo;
+use crate::analysis::{EventTable, GpuOpKind, IdleGap, TimeRange};
 use crate::trace::Trace;
 use std::sync::Arc;
 
@@ -133,6 +134,41 @@ impl SightlineApp {
     /// Idle gaps hatched on their GPU or stream rows (see [`Overlays::gaps_from`]).
     pub fn set_gaps(&mut self, gaps: Vec<GapMark>) {
         self.timeline.overlays.gaps = gaps;
+    }
+
+    /// Shows why a gap happened: zooms to the gap and the call that launched the work ending it,
+    /// selects that work (its launching call is then outlined as its partner) and draws the line
+    /// from the GPU back to the call.
+    pub fn show_gap(&mut self, gap: &IdleGap, cause: &GapCauseInfo) {
+        let Some(d) = &self.document else {
+            return;
+        };
+        let kind = match cause.next.kind {
+            GpuOpKind::Kernel => EventKind::Kernel,
+            GpuOpKind::Memcpy => EventKind::Memcpy,
+            GpuOpKind::Memset => EventKind::Memset,
+        };
+        let next = EventRef::new(kind, cause.next.index);
+        let call = cause
+            .launch_call
+            .map(|c| EventRef::new(EventKind::ApiCall, c));
+        let from = call.map_or(gap.start_ns, |c| c.start_ns(&d.trace).min(gap.start_ns));
+        let to = next.end_ns(&d.trace).max(gap.end_ns);
+        if let Some(c) = call
+            && let Some(row) = d.model.row_of_event(&d.trace, c)
+        {
+            for g in &d.model.rows[row].hidden_by {
+                self.timeline.view.collapsed.remove(g);
+            }
+        }
+        self.timeline.selection = Some(next);
+        self.timeline.view.zoom_to_event(from, to);
+        self.timeline.overlays.gap_link = Some(GapLink {
+            device: gap.device,
+            end_ns: gap.end_ns,
+            cause: cause.cause,
+            call,
+        });
     }
 
     /// Events outlined in the timeline.
@@ -286,7 +322,18 @@ impl SightlineApp {
                         .map_or_else(Vec::new, Overlays::excluded_from),
                 ),
                 PanelAction::GapsChanged => {
-                    self.set_gaps(Overlays::gaps_from(self.analysis.gaps()));
+                    self.set_gaps(Overlays::gaps_from(
+                        self.analysis.gaps(),
+                        self.analysis.gap_causes(),
+                    ));
+                }
+                PanelAction::ShowGap { gap, cause } => self.show_gap(&gap, &cause),
+                PanelAction::CommChanged => {
+                    if let (Some(d), Some(comm)) =
+                        (self.document.as_mut(), self.analysis.comm_timeline())
+                    {
+                        d.model.set_comm(&d.trace, comm);
+                    }
                 }
             }
         }
@@ -392,6 +439,13 @@ impl SightlineApp {
                 }
                 ui.separator();
                 legend(ui, palette);
+            }
+            if self.document.is_some() {
+                ui.toggle_value(&mut self.timeline.launch_arrows, "Launch arrows")
+                    .on_hover_text(
+                        "An arrow from each CUDA call to the kernel it launched, for the kernels \
+                         in view (thinned when zoomed out)",
+                    );
             }
             if self.document.is_some()
                 && ui

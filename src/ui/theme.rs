@@ -3,10 +3,13 @@
 //! Memory copies are coloured by direction (the convention of nsys-ui: host→device blue,
 //! device→host green, device→device orange, peer→peer purple, memset grey), kernels by a colour
 //! derived from a hash of their name so the same kernel has the same colour in every trace, and
-//! NVTX ranges by the ARGB colour the application gave them when it gave one.
+//! NVTX ranges by the ARGB colour the application gave them when it gave one. Communication
+//! kernels (NCCL, or what the Overlap tab's regex names) get their own family of deep crimsons,
+//! darker and more saturated than any hashed kernel colour and unlike every copy direction.
 
 use egui::Color32;
 
+use crate::analysis::gap_causes::GapCause;
 use crate::trace::CopyKind;
 
 /// The colours one frame paints with; one set for dark mode and one for light mode.
@@ -27,6 +30,8 @@ pub struct Palette {
     pub memcpy_ptop: Color32,
     pub memcpy_other: Color32,
     pub memset: Color32,
+    /// Communication: the legend's swatch and the exposed-communication rows.
+    pub comm: Color32,
     pub api_call: Color32,
     pub api_sync: Color32,
     pub osrt: Color32,
@@ -69,6 +74,7 @@ impl Palette {
             memcpy_ptop: Color32::from_rgb(163, 92, 230),
             memcpy_other: Color32::from_rgb(120, 170, 200),
             memset: Color32::from_rgb(150, 150, 150),
+            comm: Color32::from_rgb(200, 24, 72),
             api_call: Color32::from_rgb(70, 180, 190),
             api_sync: Color32::from_rgb(215, 90, 90),
             osrt: Color32::from_rgb(176, 140, 100),
@@ -106,6 +112,7 @@ impl Palette {
             memcpy_ptop: Color32::from_rgb(150, 80, 215),
             memcpy_other: Color32::from_rgb(110, 160, 190),
             memset: Color32::from_rgb(155, 155, 155),
+            comm: Color32::from_rgb(190, 20, 65),
             api_call: Color32::from_rgb(60, 170, 180),
             api_sync: Color32::from_rgb(210, 80, 80),
             osrt: Color32::from_rgb(170, 130, 90),
@@ -153,14 +160,29 @@ impl Palette {
         }
     }
 
+    /// Hatching of an idle gap of this cause (`None`: causes not computed), one hue per cause,
+    /// away from the copy-direction colours of the GPU rows.
+    pub fn gap_cause(&self, cause: Option<GapCause>) -> Color32 {
+        let (dark, light) = match cause {
+            None => return self.gap_hatch,
+            Some(GapCause::LaunchLate) => ((235, 75, 75), (205, 35, 35)),
+            Some(GapCause::LaunchOverhead) => ((240, 205, 60), (185, 140, 0)),
+            Some(GapCause::Dependency) => ((70, 215, 235), (0, 145, 170)),
+            Some(GapCause::Unknown) => ((175, 175, 175), (110, 110, 110)),
+        };
+        let (r, g, b) = if self.dark { dark } else { light };
+        Color32::from_rgb(r, g, b)
+    }
+
     /// The legend: what each colour of a GPU row means.
-    pub fn legend(&self) -> [(&'static str, Color32); 5] {
+    pub fn legend(&self) -> [(&'static str, Color32); 6] {
         [
             ("Host to Device", self.memcpy_htod),
             ("Device to Host", self.memcpy_dtoh),
             ("Device to Device", self.memcpy_dtod),
             ("Peer to Peer", self.memcpy_ptop),
             ("memset", self.memset),
+            ("communication", self.comm),
         ]
     }
 }
@@ -182,6 +204,17 @@ pub fn kernel_color(name: &str) -> Color32 {
     let hue = (h % 360) as f32;
     let saturation = 0.45 + ((h >> 16) % 20) as f32 / 100.0;
     let lightness = 0.55 + ((h >> 24) % 12) as f32 / 100.0;
+    hsl(hue, saturation, lightness)
+}
+
+/// A stable colour for a communication kernel: hue from 340° (crimson) to 4° (red), saturation 0.82–0.93
+/// and lightness 0.36–0.43 — outside the band of [`kernel_color`] (lightness from 0.55,
+/// saturation up to 0.64), so communication reads as one family (white label text).
+pub fn comm_kernel_color(name: &str) -> Color32 {
+    let h = stable_hash(name);
+    let hue = (340 + h % 25) as f32 % 360.0;
+    let saturation = 0.82 + ((h >> 16) % 12) as f32 / 100.0;
+    let lightness = 0.36 + ((h >> 24) % 8) as f32 / 100.0;
     hsl(hue, saturation, lightness)
 }
 
@@ -232,6 +265,53 @@ mod tests {
         assert_eq!(kernel_color("gemm_kernel"), kernel_color("gemm_kernel"));
         assert_ne!(kernel_color("gemm_kernel"), kernel_color("softmax_kernel"));
         assert_eq!(stable_hash(""), 0xcbf2_9ce4_8422_2325);
+    }
+
+    /// Red at least twice green and twice blue: crimson to red, not orange, purple or pink.
+    fn deep_red(c: Color32) -> bool {
+        u16::from(c.r()) > 2 * u16::from(c.g()) && u16::from(c.r()) > 2 * u16::from(c.b())
+    }
+
+    /// Lightness and saturation as HSL computes them from RGB.
+    fn lightness_saturation(c: Color32) -> (f32, f32) {
+        let [r, g, b] = [c.r(), c.g(), c.b()].map(|v| f32::from(v) / 255.0);
+        let (max, min) = (r.max(g).max(b), r.min(g).min(b));
+        let l = (max + min) / 2.0;
+        let s = if max == min {
+            0.0
+        } else {
+            (max - min) / (1.0 - (2.0 * l - 1.0).abs())
+        };
+        (l, s)
+    }
+
+    #[test]
+    fn comm_colours_are_a_family_apart_from_kernel_and_copy_colours() {
+        let names = [
+            "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+            "ncclKernel_AllGather",
+            "gemm",
+            "x",
+        ];
+        for name in names {
+            let comm = comm_kernel_color(name);
+            let (l, s) = lightness_saturation(comm);
+            assert!((0.34..0.45).contains(&l) && s > 0.78, "{name}: {l} {s}");
+            assert!(deep_red(comm), "{name}: {comm:?}");
+            let (kl, ks) = lightness_saturation(kernel_color(name));
+            assert!(kl > 0.53 && ks < 0.67, "{name}: {kl} {ks}");
+        }
+        for p in [Palette::dark(), Palette::light()] {
+            let copies = [
+                p.memcpy_htod,
+                p.memcpy_dtoh,
+                p.memcpy_dtod,
+                p.memcpy_ptop,
+                p.memset,
+            ];
+            assert!(deep_red(p.comm));
+            assert!(!copies.into_iter().any(deep_red), "{copies:?}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! one line there.
 
 pub mod classic;
+pub mod comm_overlap;
 mod cuda_api_gpu_sum;
 mod cuda_api_trace;
 mod cuda_gpu_kern_gb_sum;
@@ -15,6 +16,8 @@ mod cuda_gpu_trace;
 mod cuda_kern_exec_sum;
 mod cuda_kern_exec_trace;
 mod duration_summary;
+mod gpu_metrics_sum;
+mod idle_causes;
 mod kern_exec;
 pub mod kernel_names;
 mod nvtx_gpu_proj_sum;
@@ -87,6 +90,11 @@ pub trait StatsReport: Sync {
     }
     /// The report; no rows when the trace (or the filtered part) has no such data.
     fn compute(&self, input: &ReportInput) -> Table;
+    /// Its rows depend on a threshold (`idle_causes:min=`), so [`has_data`] says whether the trace
+    /// has the events it reads, and no rows is itself an answer ("no gap that long").
+    fn rows_depend_on_threshold(&self) -> bool {
+        false
+    }
 }
 
 /// Every report, in the order `--report all` prints them.
@@ -110,6 +118,9 @@ pub static REPORTS: &[&dyn StatsReport] = &[
     &um_cpu_page_faults_sum::UmCpuPageFaultsSum,
     &openacc_sum::OpenaccSum,
     &openmp_sum::OpenmpSum,
+    &gpu_metrics_sum::GpuMetricsSum,
+    &comm_overlap::CommOverlap,
+    &idle_causes::IdleCauses,
     &cuda_gpu_trace::CudaGpuTrace,
     &cuda_api_trace::CudaApiTrace,
     &cuda_kern_exec_trace::CudaKernExecTrace,
@@ -209,6 +220,12 @@ pub fn has_data(report: &dyn StatsReport, trace: &Trace) -> bool {
         "um_cpu_page_faults_sum" => !trace.unified_memory.cpu_page_faults.spans.is_empty(),
         "openacc_sum" => !trace.openacc.spans.is_empty(),
         "openmp_sum" => !trace.openmp.spans.is_empty(),
+        "gpu_metrics_sum" => !trace.gpu_metrics.is_empty(),
+        "comm_overlap" => crate::analysis::comm_overlap::has_comm(
+            trace,
+            &crate::analysis::comm_overlap::default_comm_regex(),
+        ),
+        "idle_causes" => kernels || mem,
         // A report the checks above do not know: computing it says.
         _ => true,
     }

@@ -30,6 +30,7 @@ pub struct Parts {
     pub unified_memory: (UnifiedMemory, LoadWarnings),
     pub openacc: (OpenAccEvents, LoadWarnings),
     pub openmp: (OpenMpEvents, LoadWarnings),
+    pub gpu_metrics: (GpuMetrics, LoadWarnings),
     pub warnings: LoadWarnings,
 }
 
@@ -136,6 +137,7 @@ pub fn assemble(parts: Parts) -> Trace {
         unified_memory: (unified_memory, unified_memory_warnings),
         openacc: (openacc, openacc_warnings),
         openmp: (openmp, openmp_warnings),
+        gpu_metrics: (gpu_metrics, gpu_metrics_warnings),
         mut warnings,
     } = parts;
     for w in [
@@ -152,6 +154,7 @@ pub fn assemble(parts: Parts) -> Trace {
     warnings.extend(unified_memory_warnings);
     warnings.extend(openacc_warnings);
     warnings.extend(openmp_warnings);
+    warnings.extend(gpu_metrics_warnings);
     warnings.extend(nvtx.warnings.clone());
 
     // NVTX text was interned in the reader's own table; bring it into the trace's.
@@ -357,6 +360,7 @@ pub fn assemble(parts: Parts) -> Trace {
         openacc,
         openmp,
         memory_usage: memory,
+        gpu_metrics,
         gpus,
         processes,
         streams,

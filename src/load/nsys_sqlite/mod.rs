@@ -8,6 +8,7 @@
 mod assemble;
 mod connection;
 mod cpu_calls;
+mod gpu_metrics;
 mod gpu_ops;
 mod nvtx;
 mod openacc_openmp;
@@ -89,6 +90,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
     let (mut osrt, mut syncs, mut gpus, mut names, mut session, mut memory) =
         (None, None, None, None, None, None);
     let (mut overhead, mut unified_memory, mut openacc, mut openmp) = (None, None, None, None);
+    let mut metrics = None;
     rayon::scope(|s| {
         let (r, st) = (&reader, &strings);
         let c = &collector;
@@ -114,6 +116,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         });
         s.spawn(|_| openacc = c.keep(openacc_openmp::read_openacc(r, st), "OpenACC"));
         s.spawn(|_| openmp = c.keep(openacc_openmp::read_openmp(r, st), "OpenMP"));
+        s.spawn(|_| metrics = c.keep(gpu_metrics::read_gpu_metrics(r), "GPU metrics"));
     });
     if control.is_cancelled() {
         return Err(LoadError::Cancelled);
@@ -143,6 +146,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         unified_memory: unified_memory.ok_or_else(missing)?,
         openacc: openacc.ok_or_else(missing)?,
         openmp: openmp.ok_or_else(missing)?,
+        gpu_metrics: metrics.ok_or_else(missing)?,
         warnings,
     };
     let mut trace = assemble::assemble(parts);

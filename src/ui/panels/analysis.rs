@@ -11,6 +11,7 @@
 //! the gap options) and is recomputed only when that key changes, never per frame. Every analysis uses the same filter,
 //! `Filter { range: selection, excluded: exclusion }`, so all sections follow warm-up exclusion.
 
+mod comm_view;
 mod export;
 mod findings_view;
 mod gpu_view;
@@ -26,6 +27,7 @@ use std::sync::Arc;
 
 use egui::{Button, Color32, Ui};
 
+use crate::analysis::gap_causes::{self, CauseTotal, GapCauseInfo};
 use crate::analysis::{
     self, CopyComputeOverlap, CopyKindOverlap, DeviceActivity, EventTable, Filter, GapOptions,
     IdleGap, ReportInput, ReportOptions, RowEvents, Rule, RuleInput, StatsReport, Table, TimeRange,
@@ -58,6 +60,12 @@ pub enum PanelAction {
     ExclusionChanged,
     /// The idle gaps changed: re-read [`AnalysisPanel::gaps`] to hatch them.
     GapsChanged,
+    /// The whole trace's communication is ready for the pattern in force: re-read
+    /// [`AnalysisPanel::comm_timeline`] to colour and draw it.
+    CommChanged,
+    /// A gap was chosen: zoom to it and its launching call, select the operation that ended it
+    /// (`next`) and draw the line back to the call.
+    ShowGap { gap: IdleGap, cause: GapCauseInfo },
 }
 
 /// The sections of the panel, one shown at a time.
@@ -154,6 +162,10 @@ struct ExclusionCache {
 #[derive(Debug, Default)]
 pub struct GapsResult {
     pub gaps: Vec<IdleGap>,
+    /// Why each gap happened, in the order of `gaps`.
+    pub causes: Vec<GapCauseInfo>,
+    /// Gaps and idle time per device and cause.
+    pub cause_totals: Vec<CauseTotal>,
     pub activity: Vec<DeviceActivity>,
 }
 
@@ -311,6 +323,8 @@ pub struct AnalysisPanel {
     repaint: Option<egui::Context>,
     message: Option<Message>,
     computations: usize,
+    /// Communication/compute overlap: the pattern and its jobs.
+    comm: comm_view::CommState,
 }
 
 impl Default for AnalysisPanel {
@@ -339,6 +353,7 @@ impl Default for AnalysisPanel {
             repaint: None,
             message: None,
             computations: 0,
+            comm: comm_view::CommState::default(),
         }
     }
 }
@@ -371,6 +386,11 @@ impl AnalysisPanel {
     /// the worker has computed them.
     pub fn gaps(&self) -> &[IdleGap] {
         self.gaps_result().map_or(&[], |g| &g.gaps)
+    }
+
+    /// The cause of each of [`AnalysisPanel::gaps`], in the same order.
+    pub fn gap_causes(&self) -> &[GapCauseInfo] {
+        self.gaps_result().map_or(&[], |g| &g.causes)
     }
 
     /// Busy and idle time of each GPU over the last selection.
@@ -469,6 +489,7 @@ impl AnalysisPanel {
             + j.findings.started()
             + j.gaps.started()
             + j.overlap.started()
+            + self.comm.started()
     }
 
     /// Is any background job still running?
@@ -480,6 +501,7 @@ impl AnalysisPanel {
             || j.findings.busy()
             || j.gaps.busy()
             || j.overlap.busy()
+            || self.comm.busy()
     }
 
     /// Blocks until every running job is done and their follow-ups are started and done (tests
@@ -492,6 +514,7 @@ impl AnalysisPanel {
         j.findings.wait();
         j.gaps.wait();
         j.overlap.wait();
+        self.comm.wait();
     }
 
     /// Draws the panel for `selection` (`TimeRange::ALL` for the whole trace) and returns what
@@ -541,7 +564,10 @@ impl AnalysisPanel {
                 AnalysisTab::Findings => self.findings_ui(ui, trace, &mut actions),
                 AnalysisTab::Warmup => self.warmup_ui(ui, trace, selection, &mut actions),
                 AnalysisTab::Gaps => self.gaps_ui(ui, trace, selection, &mut actions),
-                AnalysisTab::Overlap => self.overlap_ui(ui, trace, selection),
+                AnalysisTab::Overlap => {
+                    self.overlap_ui(ui, trace, selection);
+                    self.comm_overlap_ui(ui, trace, selection);
+                }
                 AnalysisTab::Export => self.export_ui(ui, trace, selection),
             });
         actions
@@ -578,6 +604,7 @@ impl AnalysisPanel {
             }
         }
         self.sync_exclusion(trace, actions);
+        self.sync_comm(trace, actions);
 
         let inputs = InputsKey {
             trace_generation: self.trace_generation,
@@ -595,8 +622,12 @@ impl AnalysisPanel {
                 &gap_key,
                 move || {
                     let filter = filter_of(selection, ex.as_deref());
+                    let gaps = analysis::gpu_idle_gaps(&t, &filter, &options);
+                    let causes = gap_causes::gap_causes(&t, &gaps);
                     Arc::new(GapsResult {
-                        gaps: analysis::gpu_idle_gaps(&t, &filter, &options),
+                        cause_totals: gap_causes::totals_by_cause(&gaps, &causes),
+                        causes,
+                        gaps,
                         activity: analysis::gpu_activity(&t, &filter),
                     })
                 },

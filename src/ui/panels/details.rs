@@ -62,6 +62,7 @@ pub fn describe(
                 bytes_text(u64::from(k.dynamic_shared_bytes[i])),
             ));
             facts.push(("Correlation ID", k.correlation_id[i].to_string()));
+            launch_latency(trace, k.api_call[i], start, end, &mut facts);
         }
         EventKind::Memcpy => {
             let m = &trace.memcpys;
@@ -161,6 +162,41 @@ fn thread_text(
             },
         ));
     }
+}
+
+/// The three times of a launch as `cuda_kern_exec_sum` defines them: API time (the launching
+/// call), queue time (call end → kernel start; nsys reports none when it is not positive) and
+/// kernel time.
+fn launch_latency(
+    trace: &Trace,
+    call: u32,
+    start: i64,
+    end: i64,
+    facts: &mut Vec<(&'static str, String)>,
+) {
+    let c = call as usize;
+    let api = &trace.api_calls.spans;
+    if call == crate::trace::NO_INDEX || c >= api.len() {
+        facts.push(("Launched by", "no launching call in the trace".to_string()));
+        return;
+    }
+    let (call_start, call_end) = (api.start_ns[c], api.end_ns[c]);
+    facts.push(("Launched by", trace.str(api.name[c]).to_string()));
+    let text = |ns: i64| format!("{} ({ns} ns)", format_duration(ns as f64));
+    facts.push(("API time", text(call_end - call_start)));
+    let queue = start - call_end;
+    facts.push((
+        "Queue time",
+        if queue > 0 {
+            text(queue)
+        } else {
+            format!(
+                "none (started {} before the call returned)",
+                format_duration(-queue as f64)
+            )
+        },
+    ));
+    facts.push(("Kernel time", text(end - start)));
 }
 
 /// "12.0 MiB (12582912 B)".

@@ -6,6 +6,8 @@
 //! analysis marks on top (selected range, excluded time, idle gaps, highlights, rulers; headless
 //! with [`build_shapes_with_overlays`]), and [`show`] wires them to egui input.
 
+pub mod counters;
+pub mod launch_arrows;
 pub mod navigation;
 pub mod overlays;
 pub mod painter;
@@ -14,8 +16,8 @@ mod tooltip;
 
 pub use navigation::{TimeToX, ViewState, format_duration, format_tick};
 pub use overlays::{
-    GapMark, OverlayCounts, OverlayInput, OverlayLabel, OverlayShapes, Overlays, Ruler, RulerTool,
-    SNAP_PX,
+    GapLink, GapMark, OverlayCounts, OverlayInput, OverlayLabel, OverlayShapes, Overlays, Ruler,
+    RulerTool, SNAP_PX,
 };
 pub use painter::{BarLabel, FrameShapes, RowPlacement, build_shapes, event_at, event_rect};
 pub use rows::{EventKind, EventRef, GroupId, RowKind, TimelineModel};
@@ -47,6 +49,10 @@ pub struct TimelineState {
     range_drag_from_ns: Option<f64>,
     pub ruler: RulerTool,
     pub overlays: Overlays,
+    /// Draw an arrow from the launching call to every kernel in view (thinned).
+    pub launch_arrows: bool,
+    /// Launch arrows drawn in the last frame.
+    pub last_launch_arrows: usize,
     /// The layout of the last frame, so tests and the app can find things on screen.
     pub last_rows: Vec<RowPlacement>,
     pub last_event_area: Rect,
@@ -69,6 +75,8 @@ impl Default for TimelineState {
             range_drag_from_ns: None,
             ruler: RulerTool::default(),
             overlays: Overlays::default(),
+            launch_arrows: false,
+            last_launch_arrows: 0,
             last_rows: Vec::new(),
             last_event_area: Rect::NOTHING,
             last_title_area: Rect::NOTHING,
@@ -289,6 +297,19 @@ pub fn show(
     );
     overlays::paint(&event_painter, &overlay, palette);
     state.last_overlays_drawn = overlay.counts;
+    state.last_launch_arrows = 0;
+    if state.launch_arrows {
+        let (arrows, drawn) = launch_arrows::launch_arrows(
+            trace,
+            model,
+            &state.view,
+            &frame.rows,
+            event_area,
+            palette,
+        );
+        event_painter.extend(arrows);
+        state.last_launch_arrows = drawn;
+    }
     paint_highlights(
         &event_painter,
         trace,
@@ -335,6 +356,12 @@ pub fn show(
         && !area_response.dragged()
     {
         area_response.on_hover_ui_at_pointer(|ui| tooltip::event_tooltip(ui, trace, model, e));
+    } else if !area_response.dragged()
+        && let Some(pos) = area_response.hover_pos()
+        && let Some(m) =
+            counters::metric_at(trace, model, &state.view, &state.last_rows, event_area, pos)
+    {
+        area_response.on_hover_ui_at_pointer(|ui| counters::metric_tooltip(ui, trace, m));
     }
     output
 }

@@ -12,6 +12,7 @@ use egui::{Align2, FontId, Pos2, Rect, Shape, Stroke};
 use super::navigation::{TimeToX, ViewState, format_duration};
 use super::painter::{RowPlacement, event_at, event_rect, row_lanes};
 use super::rows::{EventRef, RowKind, TimelineModel};
+use crate::analysis::gap_causes::{GapCause, GapCauseInfo};
 use crate::analysis::{IdleGap, WarmupExclusion, intervals};
 use crate::index::LodItem;
 use crate::trace::{StreamKey, Trace};
@@ -38,6 +39,8 @@ pub struct GapMark {
     pub stream: Option<StreamKey>,
     pub start_ns: i64,
     pub end_ns: i64,
+    /// Why the GPU waited; the hatching takes the cause's colour.
+    pub cause: Option<GapCause>,
 }
 
 impl From<&IdleGap> for GapMark {
@@ -47,8 +50,20 @@ impl From<&IdleGap> for GapMark {
             stream: g.stream,
             start_ns: g.start_ns,
             end_ns: g.end_ns,
+            cause: None,
         }
     }
+}
+
+/// The chosen gap's link from the GPU back to the call that launched the work ending it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GapLink {
+    pub device: u32,
+    /// The gap's end: where the next work starts on the GPU.
+    pub end_ns: i64,
+    pub cause: GapCause,
+    /// The launching CUDA call; `None` when the trace has none.
+    pub call: Option<EventRef>,
 }
 
 /// Everything the analysis asks the timeline to show.
@@ -61,6 +76,8 @@ pub struct Overlays {
     pub gaps: Vec<GapMark>,
     /// Events of the chosen statistics row, outlined.
     pub highlighted: Vec<EventRef>,
+    /// The gap chosen in the Gaps tab, joined to its launching call.
+    pub gap_link: Option<GapLink>,
 }
 
 impl Overlays {
@@ -75,13 +92,23 @@ impl Overlays {
         )
     }
 
-    /// The gaps to hatch for a list of idle gaps.
-    pub fn gaps_from(gaps: &[IdleGap]) -> Vec<GapMark> {
-        gaps.iter().map(GapMark::from).collect()
+    /// The gaps to hatch for a list of idle gaps, coloured by their causes when given (one per
+    /// gap, in the same order).
+    pub fn gaps_from(gaps: &[IdleGap], causes: &[GapCauseInfo]) -> Vec<GapMark> {
+        gaps.iter()
+            .enumerate()
+            .map(|(i, g)| GapMark {
+                cause: causes.get(i).map(|c| c.cause),
+                ..GapMark::from(g)
+            })
+            .collect()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.excluded.is_empty() && self.gaps.is_empty() && self.highlighted.is_empty()
+        self.excluded.is_empty()
+            && self.gaps.is_empty()
+            && self.highlighted.is_empty()
+            && self.gap_link.is_none()
     }
 }
 
@@ -303,6 +330,9 @@ pub fn overlay_shapes(
         &overlays.gaps,
         &mut out,
     );
+    if let Some(link) = &overlays.gap_link {
+        gap_link_shapes(trace, model, view, rows, area, palette, link, &mut out);
+    }
 
     for &e in &overlays.highlighted {
         if out.counts.outlined >= MAX_OUTLINED {
@@ -412,21 +442,22 @@ fn hatch_gaps(
             }),
             _ => false,
         };
-        let mut spans: Vec<(f32, f32)> = gaps
+        // Spans by cause (then x), so gaps closer than a pixel merge only with their own cause.
+        let mut spans: Vec<(Option<GapCause>, f32, f32)> = gaps
             .iter()
             .filter(|g| on_row(g))
-            .map(|g| (x_of(g.start_ns), x_of(g.end_ns)))
-            .filter(|&(x0, x1)| x1 >= area.left() && x0 <= area.right())
+            .map(|g| (g.cause, x_of(g.start_ns), x_of(g.end_ns)))
+            .filter(|&(_, x0, x1)| x1 >= area.left() && x0 <= area.right())
             .collect();
         if spans.is_empty() {
             continue;
         }
-        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut merged: Vec<(f32, f32)> = Vec::with_capacity(spans.len());
-        for (x0, x1) in spans {
+        spans.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        let mut merged: Vec<(Option<GapCause>, f32, f32)> = Vec::with_capacity(spans.len());
+        for (cause, x0, x1) in spans {
             match merged.last_mut() {
-                Some(last) if x0 <= last.1 + 1.0 => last.1 = last.1.max(x1),
-                _ => merged.push((x0, x1)),
+                Some(last) if last.0 == cause && x0 <= last.2 + 1.0 => last.2 = last.2.max(x1),
+                _ => merged.push((cause, x0, x1)),
             }
         }
         let top = p.top.max(area.top());
@@ -434,14 +465,12 @@ fn hatch_gaps(
         if bottom <= top {
             continue;
         }
-        for (x0, x1) in merged {
+        for (cause, x0, x1) in merged {
+            let color = palette.gap_cause(cause);
             let r = Rect::from_x_y_ranges(x0..=x1.max(x0 + 1.0), top..=bottom);
-            out.shapes.push(Shape::rect_filled(
-                r,
-                0.0,
-                palette.gap_hatch.gamma_multiply(0.25),
-            ));
-            let stroke = Stroke::new(1.0, palette.gap_hatch);
+            out.shapes
+                .push(Shape::rect_filled(r, 0.0, color.gamma_multiply(0.25)));
+            let stroke = Stroke::new(1.0, color);
             out.shapes.extend(
                 hatch_lines(r, HATCH_STEP_PX)
                     .into_iter()
@@ -450,6 +479,61 @@ fn hatch_gaps(
             out.counts.hatched += 1;
         }
     }
+}
+
+/// A line in the cause's colour from the gap's end on its GPU row back to the launching call,
+/// with the cause as its label; when the call's row is hidden, the label says so.
+#[allow(clippy::too_many_arguments)]
+fn gap_link_shapes(
+    trace: &Trace,
+    model: &TimelineModel,
+    view: &ViewState,
+    rows: &[RowPlacement],
+    area: Rect,
+    palette: &Palette,
+    link: &GapLink,
+    out: &mut OverlayShapes,
+) {
+    let Some(gpu_row) = rows.iter().find(|p| {
+        model.rows.get(p.row).is_some_and(
+            |r| matches!(r.kind, RowKind::GpuSummary { device } if device == link.device),
+        )
+    }) else {
+        return;
+    };
+    let map = TimeToX::new(view, area.left(), area.width());
+    let gpu = Pos2::new(
+        map.x(link.end_ns).clamp(area.left(), area.right()),
+        gpu_row.top + gpu_row.height / 2.0,
+    );
+    let color = palette.gap_cause(Some(link.cause));
+    let stroke = Stroke::new(2.0, color);
+    out.shapes.push(Shape::circle_filled(gpu, 3.5, color));
+    let call_rect = link
+        .call
+        .and_then(|c| event_rect(trace, model, view, rows, area, c));
+    let text = match (link.call, call_rect) {
+        (None, _) => format!("{}: no launching call in the trace", link.cause.label()),
+        (Some(_), None) => format!("{}: the launching call's row is hidden", link.cause.label()),
+        (Some(c), Some(r)) => {
+            let call = Pos2::new(r.left().clamp(area.left(), area.right()), r.center().y);
+            out.shapes.push(Shape::line_segment([gpu, call], stroke));
+            out.shapes.push(Shape::circle_filled(call, 3.5, color));
+            out.shapes.push(Shape::rect_stroke(
+                r.expand(1.5),
+                0.0,
+                stroke,
+                egui::StrokeKind::Outside,
+            ));
+            format!("{} · {}", link.cause.label(), c.name(trace))
+        }
+    };
+    out.labels.push(OverlayLabel {
+        anchor: Pos2::new(gpu.x + 6.0, gpu.y - 4.0),
+        align: Align2::LEFT_BOTTOM,
+        text,
+        boxed: true,
+    });
 }
 
 /// The 45° lines (bottom-left to top-right) hatching `r`, `step` apart on the x axis and

@@ -150,9 +150,19 @@ pub fn build_shapes(
                 }
             }
             RowKind::Memory { track } => painter.memory_chart(track, bar),
+            RowKind::ExposedComm { device } => painter.exposed_comm(device, bar),
+            RowKind::GpuMetric { series } => super::counters::paint_metric(
+                trace,
+                series,
+                &painter.map,
+                bar,
+                palette,
+                &mut painter.frame.shapes,
+            ),
             RowKind::ProcessHeader { .. }
             | RowKind::ThreadHeader { .. }
-            | RowKind::MemoryHeader => {}
+            | RowKind::MemoryHeader
+            | RowKind::MetricsHeader { .. } => {}
         }
     }
     frame.rows = visible;
@@ -278,6 +288,41 @@ impl RowPainter<'_> {
             },
         );
         flush(&mut pending, &mut frame.shapes);
+    }
+
+    /// The exposed-communication intervals of `device`, in the communication colour. Intervals
+    /// less than a pixel apart are drawn as one block, found by binary search, so a zoomed-out
+    /// row costs O(pixels · log n), not O(intervals).
+    fn exposed_comm(&mut self, device: u32, bar: Rect) {
+        let exposed = self.model.exposed_comm(device);
+        let px_ns = (self.map.ns_per_px().ceil() as i64).max(1);
+        // First interval ending after the view's start.
+        let mut i = exposed.partition_point(|&(_, e)| e <= self.t0);
+        while let Some(&(start, _)) = exposed.get(i) {
+            if start >= self.t1 {
+                break;
+            }
+            // Grow the block over every interval starting within a pixel of its end: the
+            // intervals are sorted and disjoint, so ends grow with starts.
+            let mut end = exposed[i].1;
+            loop {
+                let j = exposed.partition_point(|&(s, _)| s <= end.saturating_add(px_ns));
+                let grown = exposed[j - 1].1.max(end);
+                i = j;
+                if grown == end {
+                    break;
+                }
+                end = grown;
+            }
+            let x0 = self.map.x(start).max(self.clip.left());
+            let x1 = self.map.x(end).min(self.clip.right()).max(x0 + 1.0);
+            self.frame.shapes.push(Shape::rect_filled(
+                Rect::from_x_y_ranges(x0..=x1, bar.y_range()),
+                0.0,
+                self.palette.comm,
+            ));
+            self.frame.events_drawn += 1;
+        }
     }
 
     /// GPU memory in use as an area chart: one rectangle per step wider than a pixel; steps

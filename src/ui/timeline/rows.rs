@@ -6,9 +6,11 @@
 //! last. Groups (GPU, process, thread) can be collapsed; the collapsed set lives in the view.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use egui::Color32;
 
+use crate::analysis::comm_overlap::CommTimeline;
 use crate::trace::{NO_INDEX, Spans, StrId, Trace};
 use crate::ui::theme;
 
@@ -88,6 +90,8 @@ pub enum GroupId {
     /// Index into `trace.threads`.
     Thread(usize),
     Memory,
+    /// The GPU metric counters of a device (collapsed at first).
+    GpuMetrics(u32),
 }
 
 /// What a row shows.
@@ -100,6 +104,11 @@ pub enum RowKind {
     /// Kernels, memcpys and memsets of `trace.streams[stream]`.
     Stream {
         stream: usize,
+    },
+    /// Where the GPU communicates with no compute running (from [`TimelineModel::comm`]); only
+    /// for GPUs that communicate.
+    ExposedComm {
+        device: u32,
     },
     ProcessHeader {
         pid: u32,
@@ -122,6 +131,14 @@ pub enum RowKind {
     /// `trace.memory_usage[track]` as an area chart.
     Memory {
         track: usize,
+    },
+    /// Header of a GPU's metric counters ("Metrics"), under its GPU.
+    MetricsHeader {
+        device: u32,
+    },
+    /// `trace.gpu_metrics.series[series]` as a min/max line chart ([`super::counters`]).
+    GpuMetric {
+        series: usize,
     },
 }
 
@@ -164,13 +181,15 @@ pub struct TimelineModel {
     row_of: HashMap<RowKind, usize>,
     /// Groups that start collapsed.
     pub initially_collapsed: Vec<GroupId>,
+    /// Communication under the Overlap tab's pattern, once computed (see [`Self::set_comm`]).
+    pub comm: Option<Arc<CommTimeline>>,
 }
 
 impl TimelineModel {
     pub fn new(trace: &Trace) -> Self {
         let mut rows = Vec::new();
         let mut initially_collapsed = Vec::new();
-        for device in trace.devices() {
+        for device in super::counters::gpu_row_devices(trace) {
             rows.push(Row {
                 kind: RowKind::GpuSummary { device },
                 title: trace.gpu_title(device),
@@ -197,6 +216,7 @@ impl TimelineModel {
                     height_px: EVENT_ROW_HEIGHT,
                 });
             }
+            super::counters::push_metric_rows(trace, device, &mut rows, &mut initially_collapsed);
         }
         let mut pids: Vec<u32> = trace.threads.iter().map(|t| t.pid).collect();
         pids.dedup();
@@ -357,7 +377,63 @@ impl TimelineModel {
             thread_of_tid,
             row_of,
             initially_collapsed,
+            comm: None,
         }
+    }
+
+    /// Shows `comm` (computed off the UI thread for this trace): communication kernels take the
+    /// communication colours, and each GPU that communicates gets an exposed-communication row
+    /// first under its header. Costs the distinct kernel names and the rows, not the events.
+    pub fn set_comm(&mut self, trace: &Trace, comm: Arc<CommTimeline>) {
+        if let Some(old) = &self.comm {
+            for &name in &old.comm_kernel_names {
+                if let Some(c) = self.kernel_colors.get_mut(name as usize) {
+                    *c = theme::kernel_color(trace.str(name));
+                }
+            }
+        }
+        for &name in &comm.comm_kernel_names {
+            if let Some(c) = self.kernel_colors.get_mut(name as usize) {
+                *c = theme::comm_kernel_color(trace.str(name));
+            }
+        }
+        self.rows
+            .retain(|r| !matches!(r.kind, RowKind::ExposedComm { .. }));
+        for d in comm.devices.iter().filter(|d| d.comm_ns > 0) {
+            let Some(header) = self
+                .rows
+                .iter()
+                .position(|r| r.kind == RowKind::GpuSummary { device: d.device })
+            else {
+                continue;
+            };
+            self.rows.insert(
+                header + 1,
+                Row {
+                    kind: RowKind::ExposedComm { device: d.device },
+                    title: "Exposed communication".to_string(),
+                    indent: 1,
+                    toggles: None,
+                    hidden_by: vec![GroupId::Gpu(d.device)],
+                    height_px: EVENT_ROW_HEIGHT,
+                },
+            );
+        }
+        self.row_of = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.kind, i))
+            .collect();
+        self.comm = Some(comm);
+    }
+
+    /// The exposed-communication intervals of a GPU, sorted and disjoint.
+    pub fn exposed_comm(&self, device: u32) -> &[(i64, i64)] {
+        self.comm
+            .as_ref()
+            .and_then(|c| c.device(device))
+            .map_or(&[], |d| d.exposed.as_slice())
     }
 
     /// Colour of a kernel by its name id.
@@ -416,6 +492,7 @@ impl TimelineModel {
                     GroupId::Process(pid) => RowKind::ProcessHeader { pid },
                     GroupId::Thread(thread) => RowKind::ThreadHeader { thread },
                     GroupId::Memory => RowKind::MemoryHeader,
+                    GroupId::GpuMetrics(device) => RowKind::MetricsHeader { device },
                 };
                 return self.row_index(header).unwrap_or(row);
             }

@@ -6,8 +6,10 @@ use std::sync::Arc;
 use egui::{Button, RichText, Ui};
 
 use super::{AnalysisPanel, OverlapResult, PanelAction, filter_of};
+use crate::analysis::gap_causes::{CauseTotal, GapCause, GapCauseInfo};
 use crate::analysis::{self, IdleGap, TimeRange};
 use crate::trace::Trace;
+use crate::ui::theme::Palette;
 use crate::ui::timeline::format_duration;
 
 impl AnalysisPanel {
@@ -28,6 +30,7 @@ impl AnalysisPanel {
         if slider.changed() || per_stream.changed() {
             self.sync(trace, selection, actions);
         }
+        metric_averages_ui(ui, trace, selection);
 
         let Some(result) = self.gaps_result_arc() else {
             ui.horizontal(|ui| {
@@ -58,6 +61,8 @@ impl AnalysisPanel {
             });
         let idle: i64 = result.activity.iter().map(|a| a.idle_ns).sum();
         ui.label(format!("Total idle: {}", format_duration(idle as f64)));
+        let palette = Palette::for_dark_mode(ui.visuals().dark_mode);
+        causes_ui(ui, &palette, &result.cause_totals);
 
         let gaps = &result.gaps;
         let listed: i64 = gaps.iter().map(IdleGap::duration_ns).sum();
@@ -79,19 +84,34 @@ impl AnalysisPanel {
                     };
                     let before = gap.before.name(trace);
                     let after = gap.after.name(trace);
+                    let cause = result.causes.get(rank).copied();
                     ui.horizontal(|ui| {
                         let row = ui
                             .add(Button::selectable(false, gap_label(rank + 1, gap)))
                             .on_hover_text(format!(
-                                "{} – {}\nafter: {before}\nbefore: {after}\nclick to zoom",
+                                "{} – {}\nafter: {before}\nbefore: {after}\n{}click to show \
+                                 the gap and the call that launched the next work",
                                 format_duration(gap.start_ns as f64),
                                 format_duration(gap.end_ns as f64),
+                                cause.map_or(String::new(), |c| cause_text(trace, &c)),
                             ));
                         if row.clicked() {
-                            actions.push(PanelAction::ZoomTo {
-                                start_ns: gap.start_ns,
-                                end_ns: gap.end_ns,
-                            });
+                            match cause {
+                                Some(cause) => {
+                                    actions.push(PanelAction::ShowGap { gap: *gap, cause })
+                                }
+                                None => actions.push(PanelAction::ZoomTo {
+                                    start_ns: gap.start_ns,
+                                    end_ns: gap.end_ns,
+                                }),
+                            }
+                        }
+                        if let Some(c) = cause {
+                            ui.label(
+                                RichText::new(c.cause.label())
+                                    .color(palette.gap_cause(Some(c.cause))),
+                            )
+                            .on_hover_text(c.cause.explanation());
                         }
                         ui.add(
                             egui::Label::new(format!(
@@ -192,6 +212,100 @@ impl AnalysisPanel {
     }
 }
 
+/// Per GPU, a bar split by cause (widths proportional to idle time), then a legend: each
+/// cause's colour, meaning, gaps and time.
+fn causes_ui(ui: &mut Ui, palette: &Palette, totals: &[CauseTotal]) {
+    if totals.is_empty() {
+        return;
+    }
+    ui.add_space(4.0);
+    ui.label(RichText::new("Why the GPU waited (gaps listed below)").strong());
+    let mut devices: Vec<u32> = totals.iter().map(|t| t.device).collect();
+    devices.dedup();
+    for device in devices {
+        let mine: Vec<&CauseTotal> = totals.iter().filter(|t| t.device == device).collect();
+        let sum: i64 = mine.iter().map(|t| t.total_ns).sum();
+        ui.horizontal(|ui| {
+            ui.label(format!("GPU {device}"));
+            let width = (ui.available_width() - 8.0).clamp(80.0, 420.0);
+            let (rect, response) =
+                ui.allocate_exact_size(egui::vec2(width, 14.0), egui::Sense::hover());
+            let mut x = rect.left();
+            for t in &mine {
+                let w = if sum > 0 {
+                    width * t.total_ns as f32 / sum as f32
+                } else {
+                    0.0
+                };
+                let r = egui::Rect::from_x_y_ranges(x..=x + w, rect.y_range());
+                ui.painter()
+                    .rect_filled(r, 0.0, palette.gap_cause(Some(t.cause)));
+                x += w;
+            }
+            response.on_hover_text(
+                mine.iter()
+                    .map(|t| {
+                        format!(
+                            "{}: {} gaps, {} ({:.1} %)",
+                            t.cause.label(),
+                            t.gaps,
+                            format_duration(t.total_ns as f64),
+                            t.total_ns as f64 * 100.0 / sum.max(1) as f64
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            );
+        });
+    }
+    egui::Grid::new("analysis_gap_causes")
+        .striped(true)
+        .show(ui, |ui| {
+            for title in ["", "Cause", "Gaps", "Idle", "Meaning"] {
+                ui.label(RichText::new(title).strong());
+            }
+            ui.end_row();
+            for cause in GapCause::ALL {
+                let of_cause = totals.iter().filter(|t| t.cause == cause);
+                let (gaps, total) = of_cause.fold((0, 0), |(n, s), t| (n + t.gaps, s + t.total_ns));
+                let (rect, _) =
+                    ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
+                ui.painter()
+                    .rect_filled(rect, 2.0, palette.gap_cause(Some(cause)));
+                ui.label(cause.label());
+                ui.label(gaps.to_string());
+                ui.label(format_duration(total as f64));
+                ui.add(egui::Label::new(cause.explanation()).truncate());
+                ui.end_row();
+            }
+        });
+}
+
+/// A gap's cause for its tooltip: what it means, the launching call, and for a late launch
+/// where the launching thread's time went.
+pub fn cause_text(trace: &Trace, c: &GapCauseInfo) -> String {
+    let mut text = format!("{}: {}\n", c.cause.label(), c.cause.explanation());
+    if let Some(call) = c.launch_call {
+        let spans = &trace.api_calls.spans;
+        text.push_str(&format!(
+            "launched by {} at {}\n",
+            trace.str(spans.name[call]),
+            format_duration(spans.start_ns[call] as f64)
+        ));
+    }
+    if let Some(h) = c.host {
+        text.push_str(&format!(
+            "before the launch, the launching thread spent {} in sync calls, {} in other CUDA \
+             calls, {} in OS-runtime calls and {} untraced\n",
+            format_duration(h.sync_ns as f64),
+            format_duration(h.cuda_api_ns as f64),
+            format_duration(h.osrt_ns as f64),
+            format_duration(h.untraced_ns as f64),
+        ));
+    }
+    text
+}
+
 /// The label of the gap list's row `rank` (1-based), e.g. `#1 GPU 0 · 2.345 ms`.
 pub fn gap_label(rank: usize, gap: &IdleGap) -> String {
     let stream = gap
@@ -206,4 +320,53 @@ pub fn gap_label(rank: usize, gap: &IdleGap) -> String {
 
 fn percent_text(p: Option<f64>) -> String {
     p.map_or("–".into(), |p| format!("{p:.1} %"))
+}
+
+/// The average (and range) of every GPU metric over the selection, per GPU. Cheap enough for
+/// every frame on the UI thread: per series two binary searches, a prefix-sum difference and a
+/// min/max pyramid query ([`crate::trace::GpuMetricSeries::stats`]), whatever the sample count.
+fn metric_averages_ui(ui: &mut Ui, trace: &Trace, selection: TimeRange) {
+    let metrics = &trace.gpu_metrics;
+    if metrics.is_empty() {
+        return;
+    }
+    let (start_ns, end_ns) = (
+        selection.start_ns.unwrap_or(i64::MIN),
+        selection.end_ns.unwrap_or(i64::MAX),
+    );
+    egui::CollapsingHeader::new("GPU metrics: average over the selection")
+        .id_salt("analysis_gpu_metrics")
+        .default_open(true)
+        .show(ui, |ui| {
+            for device in metrics.devices() {
+                ui.label(RichText::new(trace.gpu_title(device)).strong());
+                egui::Grid::new(("analysis_gpu_metrics_grid", device))
+                    .striped(true)
+                    .show(ui, |ui| {
+                        for title in ["Metric", "Avg", "Min", "Max", "Samples"] {
+                            ui.label(RichText::new(title).strong());
+                        }
+                        ui.end_row();
+                        for (_, s) in metrics.of_device(device) {
+                            ui.label(&s.name);
+                            match s.stats(start_ns, end_ns) {
+                                Some(st) => {
+                                    ui.label(s.format_value(st.average()));
+                                    ui.label(s.format_value(st.min));
+                                    ui.label(s.format_value(st.max));
+                                    ui.label(st.samples.to_string());
+                                }
+                                None => {
+                                    ui.label("–");
+                                    ui.label("");
+                                    ui.label("");
+                                    ui.label("0");
+                                }
+                            }
+                            ui.end_row();
+                        }
+                    });
+            }
+        });
+    ui.add_space(4.0);
 }
