@@ -107,6 +107,8 @@ pub struct BenchReport {
     /// Every registered `nsys stats` report over the whole trace, one after another.
     pub reports_ms: f64,
     pub reports: usize,
+    /// Each report's and rule's own time, in registry order (reports, then rules).
+    pub analysis_ms: Vec<(String, f64)>,
     /// Every `nsys analyze` rule over the whole trace (rows=-1).
     pub rules_ms: f64,
     pub rules: usize,
@@ -255,8 +257,10 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
         .unwrap_or_default();
 
     let no_options = ReportOptions::default();
+    let mut analysis_ms = Vec::new();
     let t = Instant::now();
     for report in crate::analysis::REPORTS {
+        let one = Instant::now();
         std::hint::black_box(report.compute(&ReportInput {
             trace: &trace,
             filter: &Filter::all(),
@@ -264,6 +268,7 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
             with_events: false,
             row_limit: None,
         }));
+        analysis_ms.push((report.name().to_string(), ms(one.elapsed())));
     }
     let reports_ms = ms(t.elapsed());
     let rule_options = ReportOptions {
@@ -271,11 +276,13 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
     };
     let t = Instant::now();
     for rule in crate::analysis::RULES {
+        let one = Instant::now();
         let _ = std::hint::black_box(rule.compute(&RuleInput {
             trace: &trace,
             filter: &Filter::all(),
             options: &rule_options,
         }));
+        analysis_ms.push((format!("rule {}", rule.name()), ms(one.elapsed())));
     }
     let rules_ms = ms(t.elapsed());
 
@@ -327,6 +334,7 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
         rss_budget_bytes: 64 * events + 30 * 1024 * 1024,
         reports_ms,
         reports: crate::analysis::REPORTS.len(),
+        analysis_ms,
         rules_ms,
         rules: crate::analysis::RULES.len(),
         selection_change_ui_ms,
@@ -526,6 +534,13 @@ impl BenchReport {
         ];
         out.push('\n');
         out.push_str(&render(&["Measure", "Value"], &rows));
+        let rows: Vec<Vec<String>> = self
+            .analysis_ms
+            .iter()
+            .map(|(name, ms)| vec![name.clone(), format!("{ms:.1}")])
+            .collect();
+        out.push_str("\n Each report and rule over the whole trace:\n\n");
+        out.push_str(&render(&["Report or rule", "Time (ms)"], &rows));
         let rows: Vec<Vec<String>> = self
             .frames
             .iter()

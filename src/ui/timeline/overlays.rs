@@ -529,8 +529,9 @@ fn gap_link_shapes(
         }
     };
     out.labels.push(OverlayLabel {
-        anchor: Pos2::new(gpu.x + 6.0, gpu.y - 4.0),
-        align: Align2::LEFT_BOTTOM,
+        // Below the point: the GPU header is often the top row, with no room above it.
+        anchor: Pos2::new(gpu.x + 6.0, gpu.y + 6.0),
+        align: Align2::LEFT_TOP,
         text,
         boxed: true,
     });

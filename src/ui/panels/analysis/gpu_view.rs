@@ -258,27 +258,23 @@ fn causes_ui(ui: &mut Ui, palette: &Palette, totals: &[CauseTotal]) {
             );
         });
     }
-    egui::Grid::new("analysis_gap_causes")
-        .striped(true)
-        .show(ui, |ui| {
-            for title in ["", "Cause", "Gaps", "Idle", "Meaning"] {
-                ui.label(RichText::new(title).strong());
-            }
-            ui.end_row();
-            for cause in GapCause::ALL {
-                let of_cause = totals.iter().filter(|t| t.cause == cause);
-                let (gaps, total) = of_cause.fold((0, 0), |(n, s), t| (n + t.gaps, s + t.total_ns));
-                let (rect, _) =
-                    ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
-                ui.painter()
-                    .rect_filled(rect, 2.0, palette.gap_cause(Some(cause)));
-                ui.label(cause.label());
-                ui.label(gaps.to_string());
-                ui.label(format_duration(total as f64));
-                ui.add(egui::Label::new(cause.explanation()).truncate());
-                ui.end_row();
-            }
+    // The legend: one wrapped line per cause (its colour, name, gaps and time, meaning).
+    for cause in GapCause::ALL {
+        let of_cause = totals.iter().filter(|t| t.cause == cause);
+        let (gaps, total) = of_cause.fold((0, 0), |(n, s), t| (n + t.gaps, s + t.total_ns));
+        ui.horizontal_wrapped(|ui| {
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
+            ui.painter()
+                .rect_filled(rect, 2.0, palette.gap_cause(Some(cause)));
+            ui.label(RichText::new(cause.label()).strong());
+            ui.label(format!(
+                "{gaps} gap{} · {}",
+                if gaps == 1 { "" } else { "s" },
+                format_duration(total as f64)
+            ));
+            ui.label(RichText::new(cause.explanation()).weak());
         });
+    }
 }
 
 /// A gap's cause for its tooltip: what it means, the launching call, and for a late launch
