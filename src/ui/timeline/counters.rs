@@ -194,12 +194,7 @@ pub fn metric_at(
     rect: Rect,
     pos: Pos2,
 ) -> Option<MetricHover> {
-    if !rect.contains(pos) {
-        return None;
-    }
-    let placement = rows
-        .iter()
-        .find(|p| pos.y >= p.top && pos.y < p.top + p.height)?;
+    let placement = super::painter::placement_at(rows, rect, pos)?;
     let RowKind::GpuMetric { series } = model.rows.get(placement.row)?.kind else {
         return None;
     };

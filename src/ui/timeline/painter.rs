@@ -486,6 +486,15 @@ pub fn row_lanes<'a>(trace: &'a Trace, kind: RowKind) -> Vec<(&'a Slice, EventKi
     out
 }
 
+/// The placed row under `pos`, when `pos` lies in the event area `rect`.
+pub fn placement_at(rows: &[RowPlacement], rect: Rect, pos: Pos2) -> Option<&RowPlacement> {
+    if !rect.contains(pos) {
+        return None;
+    }
+    rows.iter()
+        .find(|p| pos.y >= p.top && pos.y < p.top + p.height)
+}
+
 /// The event under `pos`, if any: among events within a few pixels of the pointer in the row
 /// under it, the shortest one containing the pointer's time, else the nearest.
 pub fn event_at(
@@ -496,12 +505,7 @@ pub fn event_at(
     rect: Rect,
     pos: Pos2,
 ) -> Option<EventRef> {
-    if !rect.contains(pos) {
-        return None;
-    }
-    let placement = rows
-        .iter()
-        .find(|p| pos.y >= p.top && pos.y < p.top + p.height)?;
+    let placement = placement_at(rows, rect, pos)?;
     let map = TimeToX::new(view, rect.left(), rect.width());
     let t = map.t(pos.x);
     let tolerance = map.ns_per_px() * 3.0;
