@@ -133,3 +133,70 @@ fn options_give_what_nsys_printed() {
     }
     assert!(checked >= 10, "only {checked} captured outputs found");
 }
+
+/// nsys's older report and rule names (still accepted by Nsight Systems 2023.4) print the current
+/// report's or rule's output — nsys's own golden CSV — and name the current one on stderr.
+#[test]
+fn older_names_print_the_current_output_and_say_its_name() {
+    let golden = |trace: &str, file: &str| {
+        std::fs::read_to_string(common::fixtures().join("golden").join(trace).join(file))
+            .expect("golden")
+            .replace("\r\n", "\n")
+    };
+    let mut checked = 0;
+    for (old, new) in sightline::analysis::reports::LEGACY_NAMES {
+        let path = common::fixture("moe");
+        let file = format!("{new}.csv");
+        if !common::fixtures().join("golden/moe").join(&file).exists() {
+            continue;
+        }
+        let out = sightline(&[
+            "summary",
+            &path.to_string_lossy(),
+            "--report",
+            old,
+            "--format",
+            "csv",
+        ]);
+        assert!(out.status.success(), "{old}: {}", stderr(&out));
+        assert_eq!(stdout(&out), golden("moe", &file), "{old}");
+        assert!(
+            stderr(&out).contains(&format!("'{new}'")),
+            "{old}: {}",
+            stderr(&out)
+        );
+        checked += 1;
+    }
+    // The guides' own line: several older names at once, each CSV after `# NAME`.
+    let path = common::fixture("moe");
+    let out = sightline(&[
+        "summary",
+        &path.to_string_lossy(),
+        "--report",
+        "gputrace,cudaapisum",
+        "--format",
+        "csv",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains(golden("moe", "cuda_gpu_trace.csv").trim_end()));
+    assert!(text.contains(golden("moe", "cuda_api_sum.csv").trim_end()));
+    for (old, new) in sightline::analysis::rules::LEGACY_NAMES {
+        let options = if *new == "gpu_gaps" {
+            ":rows=-1:gap=1"
+        } else {
+            ":rows=-1"
+        };
+        let out = analyze("moe", &format!("{old}{options}"));
+        let same = analyze("moe", &format!("{new}{options}"));
+        assert!(out.status.success(), "{old}: {}", stderr(&out));
+        assert_eq!(out.status.code(), same.status.code(), "{old}");
+        assert_eq!(stdout(&out), stdout(&same), "{old}");
+        assert!(stderr(&out).contains(&format!("'{new}'")), "{old}");
+        checked += 1;
+    }
+    let out = analyze("moe", "gpu-starv:rows=-1:gap=1");
+    assert_eq!(stdout(&out), golden("moe", "analyze.gpu_gaps.csv"));
+    println!("{checked} older names checked");
+    assert!(checked >= 20);
+}

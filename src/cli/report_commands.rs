@@ -34,6 +34,10 @@ pub fn parse_reports(text: &str) -> Result<Vec<ReportRequest>> {
             }));
             continue;
         }
+        let name = spec.split(':').next().unwrap_or_default();
+        if let Some(current) = reports::current_name(name) {
+            eprintln!("note: report '{name}' is an older name of '{current}'");
+        }
         let (report, options) = reports::parse_spec(spec).map_err(anyhow::Error::msg)?;
         out.push(ReportRequest {
             report,
@@ -153,6 +157,10 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<i32> {
         if spec == "all" {
             requests.extend(rules::RULES.iter().map(|&r| (r, ReportOptions::default())));
         } else {
+            let name = spec.split(':').next().unwrap_or_default();
+            if let Some(current) = rules::current_name(name) {
+                eprintln!("note: rule '{name}' is an older name of '{current}'");
+            }
             requests.push(rules::parse_spec(spec).map_err(anyhow::Error::msg)?);
         }
     }

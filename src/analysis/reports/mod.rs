@@ -130,7 +130,46 @@ pub static REPORTS: &[&dyn StatsReport] = &[
 
 /// The report named `name`.
 pub fn find(name: &str) -> Option<&'static dyn StatsReport> {
+    let name = current_name(name).unwrap_or(name);
     REPORTS.iter().copied().find(|r| r.name() == name)
+}
+
+/// nsys's older report names that Nsight Systems 2023.4 still accepts (its `reports/` scripts
+/// titled "DEPRECATED - Use … instead"), with the report each now names. Only those whose current
+/// report Sightline has.
+pub const LEGACY_NAMES: &[(&str, &str)] = &[
+    ("apigpusum", "cuda_api_gpu_sum"),
+    ("cudaapisum", "cuda_api_sum"),
+    ("cudaapitrace", "cuda_api_trace"),
+    ("gpukerngbsum", "cuda_gpu_kern_gb_sum"),
+    ("gpukernsum", "cuda_gpu_kern_sum"),
+    ("gpumemsizesum", "cuda_gpu_mem_size_sum"),
+    ("gpumemtimesum", "cuda_gpu_mem_time_sum"),
+    ("gpusum", "cuda_gpu_sum"),
+    ("gputrace", "cuda_gpu_trace"),
+    ("kernexecsum", "cuda_kern_exec_sum"),
+    ("kernexectrace", "cuda_kern_exec_trace"),
+    ("nvtxgpuproj", "nvtx_gpu_proj_trace"),
+    ("nvtxkernsum", "nvtx_kern_sum"),
+    ("nvtxppsum", "nvtx_pushpop_sum"),
+    ("nvtxpptrace", "nvtx_pushpop_trace"),
+    ("nvtxsesum", "nvtx_startend_sum"),
+    ("nvtxsssum", "nvtx_startend_sum"),
+    ("nvtxsum", "nvtx_sum"),
+    ("openaccsum", "openacc_sum"),
+    ("openmpevtsum", "openmp_sum"),
+    ("osrtsum", "osrt_sum"),
+    ("umcpupagefaults", "um_cpu_page_faults_sum"),
+    ("unifiedmemory", "um_sum"),
+    ("unifiedmemorytotals", "um_total_sum"),
+];
+
+/// The current name of a report given by an older name; `None` for any other name.
+pub fn current_name(name: &str) -> Option<&'static str> {
+    LEGACY_NAMES
+        .iter()
+        .find(|(old, _)| *old == name)
+        .map(|&(_, new)| new)
 }
 
 /// Parses `name[:opt[=value]]…` against [`REPORTS`]; the error says what is known.
@@ -253,5 +292,11 @@ mod tests {
         assert!(parse_spec("um_sum:rows=5").is_ok());
         assert!(parse_spec("um_sum:rows=many").is_err());
         assert!(parse_spec("no_such_report").is_err());
+        // Older names give the current report, options included.
+        let (r, o) = parse_spec("gpukernsum:base").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((r.name(), o.has("base")), ("cuda_gpu_kern_sum", true));
+        for (old, new) in LEGACY_NAMES {
+            assert_eq!(find(old).map(|r| r.name()), Some(*new), "{old}");
+        }
     }
 }

@@ -62,7 +62,27 @@ pub static RULES: &[&dyn Rule] = &[
 
 /// The rule named `name`.
 pub fn find(name: &str) -> Option<&'static dyn Rule> {
+    let name = current_name(name).unwrap_or(name);
     RULES.iter().copied().find(|r| r.name() == name)
+}
+
+/// nsys's older rule names that Nsight Systems 2023.4 still accepts (its `rules/` scripts titled
+/// "DEPRECATED - Use … instead"), with the rule each now names.
+pub const LEGACY_NAMES: &[(&str, &str)] = &[
+    ("cuda-async-memcpy", "cuda_memcpy_async"),
+    ("cuda-sync-api", "cuda_api_sync"),
+    ("cuda-sync-memcpy", "cuda_memcpy_sync"),
+    ("cuda-sync-memset", "cuda_memset_sync"),
+    ("gpu-low-util", "gpu_time_util"),
+    ("gpu-starv", "gpu_gaps"),
+];
+
+/// The current name of a rule given by an older name; `None` for any other name.
+pub fn current_name(name: &str) -> Option<&'static str> {
+    LEGACY_NAMES
+        .iter()
+        .find(|(old, _)| *old == name)
+        .map(|&(_, new)| new)
 }
 
 /// Parses `name[:opt=value]…` against [`RULES`].
