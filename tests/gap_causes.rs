@@ -10,7 +10,6 @@ mod common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use regex::Regex;
 use rusqlite::{Connection, OpenFlags};
@@ -235,22 +234,9 @@ fn expected_causes(path: &Path) -> Vec<Expected> {
     out
 }
 
-fn sightline(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args(args)
-        .output()
-        .expect("run sightline");
-    assert!(
-        out.status.success(),
-        "sightline {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
 /// What `gaps --causes --format csv` says.
 fn listed_causes(path: &Path) -> Vec<Expected> {
-    let text = sightline(&[
+    let text = common::sightline_stdout(&[
         "gaps",
         path.to_str().unwrap(),
         "--causes",
@@ -304,7 +290,7 @@ fn check(path: &Path) -> BTreeMap<String, usize> {
         assert_eq!(l, e, "{}", path.display());
     }
     // The report: per device and cause, count, total and share of the device's gap time.
-    let report = sightline(&[
+    let report = common::sightline_stdout(&[
         "summary",
         path.to_str().unwrap(),
         "--report",

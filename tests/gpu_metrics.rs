@@ -6,7 +6,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use rusqlite::{Connection, OpenFlags};
 
@@ -57,19 +56,6 @@ const TABLE_SQL: &str = "
     WHERE m.timestamp >= ?1 AND m.timestamp < ?2
     GROUP BY 1, 2 ORDER BY 1, 2";
 
-fn sightline_csv(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args(args)
-        .output()
-        .expect("run sightline");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
 /// `sightline summary PATH --report gpu_metrics_sum --format csv [--range]`, parsed.
 fn report(path: &Path, range: Option<&str>) -> Vec<Row> {
     let p = path.to_string_lossy();
@@ -84,7 +70,7 @@ fn report(path: &Path, range: Option<&str>) -> Vec<Row> {
     if let Some(r) = range {
         args.extend(["--range", r]);
     }
-    let text = sightline_csv(&args);
+    let text = common::sightline_stdout(&args);
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let header: Vec<String> = reader
         .headers()
@@ -234,7 +220,7 @@ fn loader_places_each_sample_on_its_gpu_in_time_order() {
 fn traces_without_metrics_have_none() {
     let trace = sightline::load::load_file(&common::fixture("transformer")).expect("load");
     assert!(trace.gpu_metrics.series.is_empty());
-    let out = sightline_csv(&[
+    let out = common::sightline_stdout(&[
         "summary",
         &common::fixture("transformer").to_string_lossy(),
         "--report",

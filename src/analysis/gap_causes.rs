@@ -26,7 +26,7 @@ use regex::Regex;
 
 use super::gaps::{GpuOpKind, GpuOpRef, IdleGap};
 use super::intervals::{self, Interval};
-use crate::trace::{NO_INDEX, Slice, Spans, StrId, Trace};
+use crate::trace::{NO_INDEX, Slice, Spans, Trace};
 
 /// Why the GPU waited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -112,8 +112,6 @@ pub struct CauseContext<'t> {
     trace: &'t Trace,
     /// `trace.threads` index by `globalTid`.
     thread_of_tid: HashMap<i64, usize>,
-    /// Per API-call name: is it a sync call.
-    sync_name: HashMap<StrId, bool>,
 }
 
 impl<'t> CauseContext<'t> {
@@ -124,16 +122,9 @@ impl<'t> CauseContext<'t> {
             .enumerate()
             .map(|(i, t)| (t.global_tid, i))
             .collect();
-        let mut sync_name = HashMap::new();
-        for &name in &trace.api_calls.spans.name {
-            sync_name
-                .entry(name)
-                .or_insert_with(|| is_sync_call(trace.str(name)));
-        }
         Self {
             trace,
             thread_of_tid,
-            sync_name,
         }
     }
 
@@ -225,7 +216,8 @@ impl<'t> CauseContext<'t> {
         let (mut sync, mut cuda) = (Vec::new(), Vec::new());
         for i in overlapping(&thread.api_calls, api, from, to) {
             let span = (api.start_ns[i], api.end_ns[i]);
-            if self.sync_name.get(&api.name[i]).copied().unwrap_or(false) {
+            // Only the calls inside a late launch's window are named: no pass over the table.
+            if is_sync_call(self.trace.str(api.name[i])) {
                 sync.push(span);
             } else {
                 cuda.push(span);

@@ -27,6 +27,21 @@ pub fn shared_traces() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
+/// Runs the built `sightline` with `args`, fails the test unless it succeeds (showing its stderr),
+/// and returns its stdout.
+pub fn sightline_stdout(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(args)
+        .output()
+        .expect("run sightline");
+    assert!(
+        out.status.success(),
+        "sightline {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
 /// A fresh empty directory under the system temp dir.
 pub fn scratch_dir(tag: &str) -> PathBuf {
     let nanos = std::time::SystemTime::now()

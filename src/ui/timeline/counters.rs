@@ -246,14 +246,5 @@ pub fn metric_tooltip(ui: &mut Ui, trace: &Trace, hover: MetricHover) {
             ),
         ));
     }
-    egui::Grid::new("sightline_metric_tooltip")
-        .num_columns(2)
-        .spacing([12.0, 2.0])
-        .show(ui, |ui| {
-            for (key, value) in facts {
-                ui.weak(key);
-                ui.label(value);
-                ui.end_row();
-            }
-        });
+    super::tooltip::facts_grid(ui, "sightline_metric_tooltip", facts);
 }
