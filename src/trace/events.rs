@@ -215,6 +215,9 @@ pub struct ApiCalls {
     /// The first `file_order` of a `CUPTI_ACTIVITY_KIND_DRIVER` row, `None` when there are none.
     /// nsys 2023.4's reports read only the RUNTIME table.
     pub driver_rows_from: Option<u32>,
+    /// The call's backtrace (`--cudabacktrace`) in `trace.stacks`, [`super::NO_STACK`] when none.
+    /// The loader reads the file's `callchainId` here and turns it into a stack id.
+    pub callchain: Vec<u32>,
 }
 
 /// How an NVTX range was made.
@@ -268,6 +271,9 @@ pub struct OsrtCalls {
     /// `eventClass`: [`OsrtCalls::CALL`] for a call; the table also holds instants such as "OS
     /// runtime libraries profiling started" (31, 32), which `osrt_sum` leaves out.
     pub event_class: Vec<u8>,
+    /// The call's backtrace in `trace.stacks`, [`super::NO_STACK`] when none (the loader reads
+    /// the file's `callchainId` here and turns it into a stack id).
+    pub callchain: Vec<u32>,
 }
 
 /// CUDA synchronization events (`CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`), sorted by start.
@@ -454,6 +460,7 @@ impl ApiCalls {
         self.global_tid.reserve(additional);
         self.return_value.reserve(additional);
         self.file_order.reserve(additional);
+        self.callchain.reserve(additional);
     }
 
     /// Moves every row of `other` to the end of `self`.
@@ -463,6 +470,7 @@ impl ApiCalls {
         self.global_tid.append(&mut other.global_tid);
         self.return_value.append(&mut other.return_value);
         self.file_order.append(&mut other.file_order);
+        self.callchain.append(&mut other.callchain);
     }
 
     pub fn permute(&mut self, order: &[u32]) {
@@ -471,6 +479,7 @@ impl ApiCalls {
         permute(&mut self.global_tid, order);
         permute(&mut self.return_value, order);
         permute(&mut self.file_order, order);
+        permute(&mut self.callchain, order);
     }
 }
 
@@ -495,6 +504,7 @@ impl OsrtCalls {
     pub fn permute(&mut self, order: &[u32]) {
         self.spans.permute(order);
         permute(&mut self.event_class, order);
+        permute(&mut self.callchain, order);
     }
 }
 

@@ -1,6 +1,8 @@
 //! The immutable in-memory trace: event tables, the tracks that slice them, interned strings and
 //! the facts about the machine (GPUs, processes, threads). Built once by a loader, then only read.
 
+pub mod call_stacks;
+pub mod cpu_samples;
 pub mod events;
 pub mod gpu_metrics;
 pub mod ids;
@@ -8,9 +10,12 @@ pub mod openacc;
 pub mod openmp;
 pub mod profiler_overhead;
 pub mod strings;
+pub mod thread_states;
 mod tracks;
 pub mod unified_memory;
 
+pub use call_stacks::{CallStacks, CallStacksBuilder, Frame, NO_STACK, StackId};
+pub use cpu_samples::CpuSamples;
 pub use events::*;
 pub use gpu_metrics::{GpuMetricSeries, GpuMetrics, MetricStats};
 pub use ids::{GlobalTid, pid_of};
@@ -18,6 +23,7 @@ pub use openacc::{OpenAccEvents, OpenAccKind};
 pub use openmp::OpenMpEvents;
 pub use profiler_overhead::ProfilerOverhead;
 pub use strings::{StrId, StringTable};
+pub use thread_states::ThreadStates;
 pub use tracks::*;
 pub use unified_memory::{CpuPageFaults, GpuPageFaults, UnifiedMemory, UnifiedMemoryTables};
 
@@ -98,11 +104,18 @@ pub struct Trace {
     pub memory_usage: Vec<MemoryUsageTrack>,
     /// GPU metric counters (`--gpu-metrics-device`), one series per (device, metric).
     pub gpu_metrics: GpuMetrics,
+    /// Every distinct call stack: of CPU samples and of CUDA / OS-runtime call backtraces.
+    pub stacks: CallStacks,
+    /// CPU samples (`COMPOSITE_EVENTS`), sorted by (thread, time).
+    pub cpu_samples: CpuSamples,
+    /// Running intervals of threads (`SCHED_EVENTS`), sorted by (thread, start).
+    pub thread_states: ThreadStates,
     pub gpus: Vec<GpuInfo>,
     pub processes: Vec<ProcessInfo>,
     /// One per CUDA stream that ran anything, ordered by (device, pid, context, stream).
     pub streams: Vec<StreamTrack>,
-    /// One per CPU thread that has API calls, NVTX or OS runtime events, ordered by (pid, tid).
+    /// One per CPU thread that has API calls, NVTX, OS runtime events, CPU samples or running
+    /// intervals, ordered by (pid, tid).
     pub threads: Vec<ThreadTrack>,
     /// UTC time of the session start, when the file records it.
     pub session_start_utc_ns: Option<i64>,

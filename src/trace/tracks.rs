@@ -81,6 +81,12 @@ pub struct ThreadTrack {
     pub osrt: Slice,
     /// NVTX ranges, one slice per nesting depth (index 0 outermost).
     pub nvtx_levels: Vec<Slice>,
+    /// The thread's CPU samples: a range of `trace.cpu_samples`, by time.
+    pub samples: Range<usize>,
+    /// The thread's running intervals: a slice of `trace.thread_states`.
+    pub running: Slice,
+    /// Times of the thread's first and last scheduling event (sched-in or out), when it has any.
+    pub sched_span: Option<(i64, i64)>,
 }
 
 /// GPU memory in use by one process on one device, as a step function.

@@ -8,8 +8,11 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::callchains::StacksRead;
 use super::gpu_ops::Read;
 use super::nvtx::NvtxRead;
+use super::samples::SamplesRead;
+use super::sched::SchedRead;
 use super::system::Names;
 use crate::trace::*;
 
@@ -31,6 +34,10 @@ pub struct Parts {
     pub openacc: (OpenAccEvents, LoadWarnings),
     pub openmp: (OpenMpEvents, LoadWarnings),
     pub gpu_metrics: (GpuMetrics, LoadWarnings),
+    pub samples: (SamplesRead, LoadWarnings),
+    pub sched: (SchedRead, LoadWarnings),
+    /// CUDA and OS-runtime call backtraces.
+    pub backtraces: (StacksRead, StacksRead, LoadWarnings),
     pub warnings: LoadWarnings,
 }
 
@@ -138,8 +145,14 @@ pub fn assemble(parts: Parts) -> Trace {
         openacc: (openacc, openacc_warnings),
         openmp: (openmp, openmp_warnings),
         gpu_metrics: (gpu_metrics, gpu_metrics_warnings),
+        samples: (samples, sample_warnings),
+        sched: (sched, sched_warnings),
+        backtraces: (cuda_stacks, osrt_stacks, backtrace_warnings),
         mut warnings,
     } = parts;
+    warnings.extend(sample_warnings);
+    warnings.extend(sched_warnings);
+    warnings.extend(backtrace_warnings);
     for w in [
         kernels.warnings.clone(),
         memcpys.warnings.clone(),
@@ -198,6 +211,17 @@ pub fn assemble(parts: Parts) -> Trace {
     let order = sort_order(syncs.spans.len(), |i| (syncs.spans.start_ns[i], i));
     syncs.permute(&order);
 
+    // Call stacks: the samples', then the CUDA calls', then the OS-runtime calls'.
+    let SamplesRead {
+        time_ns: sample_time,
+        global_tid: sample_tids,
+        stack: sample_stack,
+        stacks: sample_stacks,
+    } = samples;
+    let mut stacks = sample_stacks;
+    resolve_callchains(&mut api.callchain, cuda_stacks, &mut stacks);
+    resolve_callchains(&mut osrt.callchain, osrt_stacks, &mut stacks);
+
     // CPU side: API calls and OS runtime by (thread, start).
     let (order, api_runs) = sort_by_track(&api.global_tid, &api.spans.start_ns);
     api.permute(&order);
@@ -251,9 +275,17 @@ pub fn assemble(parts: Parts) -> Trace {
         s.name = names.streams.get(&s.key).map(|n| strings.intern(n));
     }
 
+    let (mut cpu_samples, sample_runs) = sort_samples(sample_time, &sample_tids, sample_stack);
+    drop(sample_tids);
+    let sched_spans: HashMap<i64, (i64, i64)> =
+        sched.spans.iter().map(|&(g, a, b)| (g, (a, b))).collect();
+    let (thread_states, running_runs) = thread_states_of(sched);
+
     let mut tids: Vec<i64> = api_runs
         .iter()
         .chain(&osrt_runs)
+        .chain(&sample_runs)
+        .chain(&running_runs)
         .map(|r| r.0)
         .chain(nvtx_keys.iter().map(|k| k.0.0))
         .collect();
@@ -261,6 +293,8 @@ pub fn assemble(parts: Parts) -> Trace {
     tids.dedup();
     let api_runs: HashMap<i64, Range<usize>> = api_runs.into_iter().collect();
     let osrt_runs: HashMap<i64, Range<usize>> = osrt_runs.into_iter().collect();
+    let sample_runs: HashMap<i64, Range<usize>> = sample_runs.into_iter().collect();
+    let running_runs: HashMap<i64, Range<usize>> = running_runs.into_iter().collect();
     let mut nvtx_runs: HashMap<i64, Vec<Range<usize>>> = HashMap::new();
     for ((tid, depth), r) in nvtx_keys {
         let levels = nvtx_runs.entry(tid).or_default();
@@ -300,6 +334,13 @@ pub fn assemble(parts: Parts) -> Trace {
                             .collect()
                     })
                     .unwrap_or_default(),
+                samples: sample_runs.get(&g).cloned().unwrap_or(0..0),
+                running: Slice::new(
+                    running_runs.get(&g).cloned().unwrap_or(0..0),
+                    &thread_states.start_ns,
+                    &thread_states.end_ns,
+                ),
+                sched_span: sched_spans.get(&g).copied(),
             }
         })
         .collect();
@@ -312,6 +353,9 @@ pub fn assemble(parts: Parts) -> Trace {
         t.priority = names.thread_priorities.get(&t.global_tid).copied();
     }
     threads.sort_by_key(|t| (t.pid, t.tid));
+    for (i, t) in threads.iter().enumerate() {
+        cpu_samples.thread[t.samples.clone()].fill(i as u32);
+    }
 
     let mut processes: Vec<ProcessInfo> = names
         .processes
@@ -361,6 +405,9 @@ pub fn assemble(parts: Parts) -> Trace {
         openmp,
         memory_usage: memory,
         gpu_metrics,
+        stacks,
+        cpu_samples,
+        thread_states,
         gpus,
         processes,
         streams,
@@ -371,6 +418,66 @@ pub fn assemble(parts: Parts) -> Trace {
         exporter_version,
         warnings,
     }
+}
+
+/// Turns the file `callchainId`s of a table's rows into ids of `stacks`, appending the stacks of
+/// that callchain table. A row whose id the table lacks gets [`NO_STACK`].
+fn resolve_callchains(ids: &mut [u32], read: StacksRead, stacks: &mut CallStacks) {
+    let StacksRead {
+        stacks: table,
+        by_file_id,
+    } = read;
+    let shift = stacks.append(table);
+    for id in ids.iter_mut() {
+        *id = if *id == NO_STACK {
+            NO_STACK
+        } else {
+            by_file_id
+                .get(&i64::from(*id))
+                .map_or(NO_STACK, |&s| s + shift)
+        };
+    }
+}
+
+/// CPU samples sorted by (thread, time), with the range of each `globalTid`; the `thread`
+/// column is filled once the threads are numbered.
+fn sort_samples(
+    time_ns: Vec<i64>,
+    tids: &[i64],
+    stack: Vec<StackId>,
+) -> (CpuSamples, Vec<(i64, Range<usize>)>) {
+    let order = sort_order(time_ns.len(), |i| (tids[i], time_ns[i]));
+    let mut samples = CpuSamples {
+        thread: vec![0; time_ns.len()],
+        time_ns,
+        stack,
+    };
+    permute(&mut samples.time_ns, &order);
+    permute(&mut samples.stack, &order);
+    let sorted_tids: Vec<i64> = order.iter().map(|&i| tids[i as usize]).collect();
+    (samples, runs_of(&sorted_tids))
+}
+
+/// Ranges of equal values in a sorted column.
+fn runs_of(sorted: &[i64]) -> Vec<(i64, Range<usize>)> {
+    let mut runs = Vec::new();
+    let mut from = 0;
+    for chunk in sorted.chunk_by(|a, b| a == b) {
+        runs.push((chunk[0], from..from + chunk.len()));
+        from += chunk.len();
+    }
+    runs
+}
+
+/// The running intervals (already in (thread, start) order) and the range of each thread.
+fn thread_states_of(sched: SchedRead) -> (ThreadStates, Vec<(i64, Range<usize>)>) {
+    let runs = runs_of(&sched.global_tid);
+    let states = ThreadStates {
+        start_ns: sched.start_ns,
+        end_ns: sched.end_ns,
+        cpu: sched.cpu,
+    };
+    (states, runs)
 }
 
 /// The API call of each correlationId of one process: a table indexed by correlationId when the

@@ -5,7 +5,7 @@
 use super::connection::int;
 use super::reader::{FileStrings, Reader, checked_span as span};
 use crate::load::LoadError;
-use crate::trace::{ApiCalls, LoadWarnings, OsrtCalls, StringTable};
+use crate::trace::{ApiCalls, LoadWarnings, NO_STACK, OsrtCalls, StringTable};
 
 pub const API_TABLES: [&str; 2] = ["CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"];
 pub const T_OSRT: &str = "OSRT_API";
@@ -16,8 +16,21 @@ pub const API_COLUMNS: &[&str] = &[
     "correlationId",
     "nameId",
     "returnValue",
+    "callchainId",
 ];
-pub const OSRT_COLUMNS: &[&str] = &["start", "end", "globalTid", "nameId", "eventClass"];
+pub const OSRT_COLUMNS: &[&str] = &[
+    "start",
+    "end",
+    "globalTid",
+    "nameId",
+    "eventClass",
+    "callchainId",
+];
+
+/// A file `callchainId` as stored until assembly maps it to a stack ([`NO_STACK`] when NULL).
+fn callchain_id(v: Option<i64>) -> u32 {
+    v.and_then(|v| u32::try_from(v).ok()).unwrap_or(NO_STACK)
+}
 
 pub fn read_api_calls(
     r: &Reader,
@@ -51,6 +64,7 @@ pub fn read_api_calls(
                 .push(int(row, 5).map_or(ApiCalls::NO_RESULT, |v| {
                     v.clamp(ApiCalls::NO_RESULT as i64 + 1, i32::MAX as i64) as i32
                 }));
+            part.callchain.push(callchain_id(int(row, 6)));
         })?;
         let first_of_table = calls.spans.len();
         let mut unnamed_total = 0u64;
@@ -99,6 +113,7 @@ pub fn read_osrt(
         // Without the column every row is taken for a call.
         let class = int(row, 4).unwrap_or(OsrtCalls::CALL as i64);
         calls.event_class.push(class.clamp(0, u8::MAX as i64) as u8);
+        calls.callchain.push(callchain_id(int(row, 5)));
     })?;
     Ok((calls, tids, warnings))
 }

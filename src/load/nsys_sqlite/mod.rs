@@ -6,6 +6,7 @@
 //! builds the time indices.
 
 mod assemble;
+mod callchains;
 mod connection;
 mod cpu_calls;
 mod gpu_metrics;
@@ -14,7 +15,9 @@ mod nvtx;
 mod openacc_openmp;
 mod profiler_overhead;
 mod reader;
+mod samples;
 mod scan;
+mod sched;
 mod schema;
 mod system;
 mod unified_memory;
@@ -90,7 +93,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
     let (mut osrt, mut syncs, mut gpus, mut names, mut session, mut memory) =
         (None, None, None, None, None, None);
     let (mut overhead, mut unified_memory, mut openacc, mut openmp) = (None, None, None, None);
-    let mut metrics = None;
+    let (mut metrics, mut samples_read, mut sched_read, mut backtraces) = (None, None, None, None);
     rayon::scope(|s| {
         let (r, st) = (&reader, &strings);
         let c = &collector;
@@ -117,6 +120,9 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         s.spawn(|_| openacc = c.keep(openacc_openmp::read_openacc(r, st), "OpenACC"));
         s.spawn(|_| openmp = c.keep(openacc_openmp::read_openmp(r, st), "OpenMP"));
         s.spawn(|_| metrics = c.keep(gpu_metrics::read_gpu_metrics(r), "GPU metrics"));
+        s.spawn(|_| samples_read = c.keep(samples::read_samples(r, st), "CPU samples"));
+        s.spawn(|_| sched_read = c.keep(sched::read_sched(r), "thread scheduling"));
+        s.spawn(|_| backtraces = c.keep(callchains::read_backtraces(r, st), "backtraces"));
     });
     if control.is_cancelled() {
         return Err(LoadError::Cancelled);
@@ -147,6 +153,9 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         openacc: openacc.ok_or_else(missing)?,
         openmp: openmp.ok_or_else(missing)?,
         gpu_metrics: metrics.ok_or_else(missing)?,
+        samples: samples_read.ok_or_else(missing)?,
+        sched: sched_read.ok_or_else(missing)?,
+        backtraces: backtraces.ok_or_else(missing)?,
         warnings,
     };
     let mut trace = assemble::assemble(parts);

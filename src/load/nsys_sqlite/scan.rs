@@ -10,7 +10,7 @@ use rusqlite::types::ValueRef;
 
 use super::connection::{classify, open_read_only};
 use super::schema::Schema;
-use super::{cpu_calls, gpu_ops, nvtx, system};
+use super::{callchains, cpu_calls, gpu_ops, nvtx, samples, sched, system};
 use crate::load::LoadError;
 
 /// What a bare scan read, and how long it took.
@@ -35,6 +35,14 @@ pub fn scan_queries(schema: &Schema) -> Vec<(String, String)> {
         (nvtx::T_NVTX, nvtx::NVTX_COLUMNS),
         (cpu_calls::T_OSRT, cpu_calls::OSRT_COLUMNS),
         (system::T_MEMORY_USAGE, system::MEMORY_USAGE_COLUMNS),
+        (samples::T_SAMPLES, samples::SAMPLE_COLUMNS),
+        (sched::T_SCHED, sched::SCHED_COLUMNS),
+        (
+            callchains::T_SAMPLING_CALLCHAINS,
+            callchains::CALLCHAIN_COLUMNS,
+        ),
+        (callchains::T_CUDA_CALLCHAINS, callchains::CALLCHAIN_COLUMNS),
+        (callchains::T_OSRT_CALLCHAINS, callchains::CALLCHAIN_COLUMNS),
     ];
     for t in cpu_calls::API_TABLES {
         tables.push((t, cpu_calls::API_COLUMNS));
