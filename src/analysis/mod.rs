@@ -3,6 +3,7 @@
 //! and copy/compute overlap. Nothing here knows about drawing.
 
 pub mod comm_overlap;
+pub mod cpu_samples;
 pub mod filter;
 pub mod gap_causes;
 pub mod gaps;
