@@ -55,6 +55,10 @@ pub struct Palette {
     pub range_edge: Color32,
     pub ruler: Color32,
     pub ruler_label_bg: Color32,
+    /// A thread's running intervals (the strip on its CPU row).
+    pub thread_running: Color32,
+    /// A CPU sample's tick.
+    pub sample_tick: Color32,
 }
 
 impl Palette {
@@ -93,6 +97,8 @@ impl Palette {
             range_edge: Color32::from_rgb(240, 240, 240),
             ruler: Color32::from_rgb(255, 200, 40),
             ruler_label_bg: Color32::from_rgba_unmultiplied(20, 20, 20, 220),
+            thread_running: Color32::from_rgb(190, 172, 104),
+            sample_tick: Color32::from_rgb(205, 208, 215),
         }
     }
 
@@ -131,6 +137,8 @@ impl Palette {
             range_edge: Color32::from_rgb(40, 40, 40),
             ruler: Color32::from_rgb(200, 120, 0),
             ruler_label_bg: Color32::from_rgba_unmultiplied(255, 255, 255, 230),
+            thread_running: Color32::from_rgb(176, 160, 98),
+            sample_tick: Color32::from_rgb(70, 74, 84),
         }
     }
 

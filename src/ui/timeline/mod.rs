@@ -9,6 +9,7 @@
 pub mod counters;
 pub mod launch_arrows;
 pub mod navigation;
+pub mod cpu_row;
 pub mod overlays;
 pub mod painter;
 pub mod rows;
@@ -362,6 +363,20 @@ pub fn show(
             counters::metric_at(trace, model, &state.view, &state.last_rows, event_area, pos)
     {
         area_response.on_hover_ui_at_pointer(|ui| counters::metric_tooltip(ui, trace, m));
+    } else if !area_response.dragged()
+        && let Some(pos) = area_response.hover_pos()
+        && let Some(c) =
+            cpu_row::cpu_at(trace, model, &state.view, &state.last_rows, event_area, pos)
+    {
+        let (window, what) = match state.range_selection {
+            Some((a, b)) => ((a, b), "the selection"),
+            None => (
+                (state.view.start_ns as i64, state.view.end_ns as i64),
+                "the view",
+            ),
+        };
+        area_response
+            .on_hover_ui_at_pointer(|ui| cpu_row::cpu_tooltip(ui, trace, c, window, what));
     }
     output
 }

@@ -78,6 +78,9 @@ pub struct Overlays {
     pub highlighted: Vec<EventRef>,
     /// The gap chosen in the Gaps tab, joined to its launching call.
     pub gap_link: Option<GapLink>,
+    /// CPU samples to outline (indices into `trace.cpu_samples`, sorted): those of the function
+    /// chosen in the CPU samples tab.
+    pub highlighted_samples: Vec<u32>,
 }
 
 impl Overlays {
@@ -108,6 +111,7 @@ impl Overlays {
         self.excluded.is_empty()
             && self.gaps.is_empty()
             && self.highlighted.is_empty()
+            && self.highlighted_samples.is_empty()
             && self.gap_link.is_none()
     }
 }
@@ -351,6 +355,18 @@ pub fn overlay_shapes(
             out.counts.outlined += 1;
         }
     }
+
+    out.counts.outlined += super::cpu_row::outline_samples(
+        trace,
+        model,
+        &map,
+        rows,
+        (view.start_ns.floor() as i64, view.end_ns.ceil() as i64 + 1),
+        area,
+        &overlays.highlighted_samples,
+        palette.highlight,
+        &mut out.shapes,
+    );
 
     if let Some((s, e)) = input.range
         && visible(s, e)

@@ -150,6 +150,17 @@ pub fn build_shapes(
                 }
             }
             RowKind::Memory { track } => painter.memory_chart(track, bar),
+            RowKind::ThreadCpu { thread } => {
+                painter.frame.events_drawn += super::cpu_row::paint_cpu_row(
+                    trace,
+                    thread,
+                    &painter.map,
+                    (painter.t0, painter.t1),
+                    bar,
+                    palette,
+                    &mut painter.frame.shapes,
+                );
+            }
             RowKind::ExposedComm { device } => painter.exposed_comm(device, bar),
             RowKind::GpuMetric { series } => super::counters::paint_metric(
                 trace,
@@ -296,33 +307,24 @@ impl RowPainter<'_> {
     fn exposed_comm(&mut self, device: u32, bar: Rect) {
         let exposed = self.model.exposed_comm(device);
         let px_ns = (self.map.ns_per_px().ceil() as i64).max(1);
-        // First interval ending after the view's start.
-        let mut i = exposed.partition_point(|&(_, e)| e <= self.t0);
-        while let Some(&(start, _)) = exposed.get(i) {
-            if start >= self.t1 {
-                break;
-            }
-            // Grow the block over every interval starting within a pixel of its end: the
-            // intervals are sorted and disjoint, so ends grow with starts.
-            let mut end = exposed[i].1;
-            loop {
-                let j = exposed.partition_point(|&(s, _)| s <= end.saturating_add(px_ns));
-                let grown = exposed[j - 1].1.max(end);
-                i = j;
-                if grown == end {
-                    break;
-                }
-                end = grown;
-            }
-            let x0 = self.map.x(start).max(self.clip.left());
-            let x1 = self.map.x(end).min(self.clip.right()).max(x0 + 1.0);
-            self.frame.shapes.push(Shape::rect_filled(
-                Rect::from_x_y_ranges(x0..=x1, bar.y_range()),
-                0.0,
-                self.palette.comm,
-            ));
-            self.frame.events_drawn += 1;
-        }
+        let (map, clip, color) = (self.map, self.clip, self.palette.comm);
+        let shapes = &mut self.frame.shapes;
+        self.frame.events_drawn += super::cpu_row::merged_blocks(
+            exposed.len(),
+            |i| exposed[i].0,
+            |i| exposed[i].1,
+            (self.t0, self.t1),
+            px_ns,
+            |start, end| {
+                let x0 = map.x(start).max(clip.left());
+                let x1 = map.x(end).min(clip.right()).max(x0 + 1.0);
+                shapes.push(Shape::rect_filled(
+                    Rect::from_x_y_ranges(x0..=x1, bar.y_range()),
+                    0.0,
+                    color,
+                ));
+            },
+        );
     }
 
     /// GPU memory in use as an area chart: one rectangle per step wider than a pixel; steps

@@ -127,6 +127,10 @@ pub enum RowKind {
     Osrt {
         thread: usize,
     },
+    /// Running intervals and CPU samples of `trace.threads[thread]` ([`super::cpu_row`]).
+    ThreadCpu {
+        thread: usize,
+    },
     MemoryHeader,
     /// `trace.memory_usage[track]` as an area chart.
     Memory {
@@ -261,6 +265,9 @@ impl TimelineModel {
                     height_px: EVENT_ROW_HEIGHT,
                 });
                 let hidden_by = vec![GroupId::Process(pid), GroupId::Thread(ti)];
+                if super::cpu_row::has_cpu_row(t) {
+                    rows.push(super::cpu_row::cpu_row(t, ti));
+                }
                 for (depth, level) in t.nvtx_levels.iter().enumerate() {
                     if level.is_empty() {
                         continue;
