@@ -11,9 +11,12 @@ use crate::analysis::{self, Filter, TimeRange};
 use crate::load;
 
 mod analysis_commands;
+mod diff_commands;
+pub use diff_commands::DiffArgs;
 pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};
 mod perf_commands;
 mod report_commands;
+mod samples_export;
 pub use perf_commands::{BenchArgs, GenTraceArgs};
 pub use report_commands::AnalyzeArgs;
 
@@ -45,6 +48,8 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// List GPU idle gaps (no kernel, memcpy or memset on any stream), longest first.
     Gaps(GapsArgs),
+    /// Compare two runs: per-name deltas of a report (default kernels), or `--report headline`.
+    Diff(DiffArgs),
     /// Write the events of a trace (or of a range) to a CSV file, one row per event.
     Export(ExportArgs),
     /// Write a synthetic trace with the schema of a real export (for benchmarks and tests).
@@ -61,7 +66,7 @@ pub enum Format {
 
 #[derive(clap::Args, Debug)]
 pub struct SummaryArgs {
-    /// The trace(s) (.sqlite exports); several are reported in turn.
+    /// The trace(s) (.sqlite exports or .nsys-rep reports); several are reported in turn.
     #[arg(required = true, num_args = 1..)]
     pub traces: Vec<PathBuf>,
     /// Report(s), comma-separated, each `NAME[:OPTION…]` as nsys takes them
@@ -89,6 +94,7 @@ pub fn run(command: Command) -> Result<i32> {
         Command::Summary(args) => summary(&args),
         Command::Analyze(args) => report_commands::analyze(&args),
         Command::Gaps(args) => analysis_commands::gaps(&args),
+        Command::Diff(args) => diff_commands::diff(&args),
         Command::Export(args) => analysis_commands::export(&args),
         Command::GenTrace(args) => perf_commands::gen_trace(&args),
         Command::Bench(args) => perf_commands::bench(&args),
@@ -98,7 +104,18 @@ pub fn run(command: Command) -> Result<i32> {
 /// Loads a trace for a subcommand and says on stderr, one line per reason, what the loader
 /// skipped or repaired: numbers are trusted only when the tool says what it could not read.
 pub fn load_for_cli(path: &std::path::Path) -> Result<crate::trace::Trace> {
-    let trace = load::load_file(path)?;
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    // A report's conversion can take a while: say once that it runs (a reused one is silent).
+    let progress = |p: &load::LoadProgress| {
+        if p.phase == load::nsys_rep::CONVERTING_PHASE {
+            eprintln!("{}: converting with nsys export…", path.display());
+        }
+    };
+    let control = load::LoadControl {
+        progress: &progress,
+        cancel: &cancel,
+    };
+    let trace = load::load_file_with(path, &control)?;
     for (table, what, rows) in &trace.warnings.entries {
         eprintln!("warning: {}: {table}: {rows} {what}", path.display());
     }

@@ -69,11 +69,15 @@ fn each_bad_input_gives_its_error_naming_the_file() {
         load::load_file(&empty),
         Err(LoadError::NotSqlite { .. })
     ));
-    // An .nsys-rep report: say how to convert it.
+    // A damaged .nsys-rep report: without nsys, say how to convert it; with nsys, that its
+    // `nsys export` failed (tests/cli_nsys_rep.rs covers both with a stand-in nsys).
     let rep = dir.join("run.nsys-rep");
     std::fs::write(&rep, b"QDSTRM binary report").expect("write");
     let e = load::load_file(&rep).expect_err("rep");
-    assert!(matches!(e, LoadError::NsysRep { .. }), "{e}");
+    assert!(
+        matches!(e, LoadError::NsysRep { .. } | LoadError::NsysExport { .. }),
+        "{e}"
+    );
     assert!(e.to_string().contains("nsys export --type=sqlite"), "{e}");
     // SQLite, but not an nsys export.
     let other = dir.join("other.sqlite");

@@ -209,14 +209,14 @@ fn export_writes_every_event_of_the_chosen_kinds() {
                 .iter()
                 .collect::<Vec<_>>()
                 .join(","),
-            "kind,name,start_ns,end_ns,duration_ns,device,stream,pid,tid,correlation_id,bytes,copy_kind,grid,block,nvtx_depth,domain"
+            "kind,name,start_ns,end_ns,duration_ns,device,stream,pid,tid,correlation_id,bytes,copy_kind,grid,block,nvtx_depth,domain,address"
         );
         let mut counts: HashMap<String, usize> = HashMap::new();
         let mut grids: HashMap<String, String> = HashMap::new();
         let mut last_start = i64::MIN;
         for rec in r.records() {
             let rec = rec.expect("record");
-            assert_eq!(rec.len(), 16);
+            assert_eq!(rec.len(), 17);
             *counts.entry(rec[0].to_string()).or_default() += 1;
             let start: i64 = rec[2].parse().expect("start");
             assert!(start >= last_start, "ordered by start");

@@ -208,8 +208,11 @@ fn check(path: &Path) -> bool {
             .unwrap()
         {
             let (a, b, n, id) = row.unwrap();
+            // A CUDA call's callchainId counts from 0, CUDA_CALLCHAINS.id from 1 (the call's own
+            // API function is innermost at id + 1); OSRT ids are equal.
+            let offset = i64::from(table == "CUDA_CALLCHAINS");
             let s = id
-                .and_then(|id| stacks.get(&id).cloned())
+                .and_then(|id| stacks.get(&(id + offset)).cloned())
                 .unwrap_or_default();
             want.entry((a, b, n)).or_default().push(s);
         }

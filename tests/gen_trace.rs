@@ -22,6 +22,7 @@ fn options(events: u64) -> GenOptions {
         gpus: 2,
         streams: 3,
         threads: 3,
+        sampling_period_ns: synth::DEFAULT_SAMPLING_PERIOD_NS,
         seed: 7,
     }
 }
@@ -101,7 +102,18 @@ fn schema_is_the_real_exports() {
     };
     let real = open(&common::fixture("moe"));
     let generated = open(&path);
-    assert_eq!(tables(&generated), tables(&real));
+    // moe's tables, plus the CPU side that moe was captured without, as a real export with
+    // CPU sampling and scheduling (cpu_side, Nsight Systems 2023.4.4) writes them.
+    const CPU_SIDE: [&str; 3] = ["COMPOSITE_EVENTS", "SAMPLING_CALLCHAINS", "SCHED_EVENTS"];
+    let mut expected: Vec<(String, String)> = tables(&real);
+    assert!(expected.iter().all(|t| !CPU_SIDE.contains(&t.0.as_str())));
+    expected.extend(
+        tables(&open(&common::fixture("cpu_side")))
+            .into_iter()
+            .filter(|t| CPU_SIDE.contains(&t.0.as_str())),
+    );
+    expected.sort();
+    assert_eq!(tables(&generated), expected);
     // The ENUM tables are copied row for row.
     for (name, _) in tables(&real).iter().filter(|t| t.0.starts_with("ENUM_")) {
         let rows = |conn: &Connection| -> Vec<String> {
@@ -367,4 +379,299 @@ fn cancelling_stops_a_load_midway() {
     println!("cancelled after {:?}", started.elapsed());
     // A later load of the same file is unaffected.
     assert!(load::load_file(&path).is_ok());
+}
+
+/// `SELECT` rows of one column each, as `T`.
+fn column<T: rusqlite::types::FromSql>(conn: &Connection, sql: &str) -> Vec<T> {
+    let mut stmt = conn.prepare(sql).expect("prepare");
+    stmt.query_map([], |r| r.get::<_, T>(0))
+        .expect("query")
+        .map(|r| r.expect("row"))
+        .collect()
+}
+
+/// Every sample's frames by SQL, innermost first, as (function, module) text, by sample id.
+fn sql_stacks(conn: &Connection) -> BTreeMap<i64, Vec<(String, String)>> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT c.id, f.value, m.value FROM SAMPLING_CALLCHAINS c \
+             JOIN StringIds f ON f.id = c.symbol JOIN StringIds m ON m.id = c.module \
+             ORDER BY c.id, c.stackDepth",
+        )
+        .expect("prepare");
+    let mut out: BTreeMap<i64, Vec<(String, String)>> = BTreeMap::new();
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?)))
+        .expect("query");
+    for row in rows {
+        let (id, f, m) = row.expect("row");
+        out.entry(id).or_default().push((f, m));
+    }
+    out
+}
+
+#[test]
+fn cpu_samples_and_their_stacks_equal_sql() {
+    let path = generate("samples", &options(60_000));
+    let trace = load::load_file(&path).expect("load");
+    let conn = open(&path);
+    assert!(trace.warnings.entries.is_empty(), "{:?}", trace.warnings);
+    let n = count(&conn, "COMPOSITE_EVENTS");
+    assert!(n > 1_000, "{n} samples");
+    assert_eq!(trace.cpu_samples.len(), n);
+
+    // Per thread, in time order: the sample times and each sample's stack, by SQL.
+    let stacks = sql_stacks(&conn);
+    assert_eq!(stacks.len(), n, "every sample has a call stack");
+    for thread in &trace.threads {
+        let rows: Vec<(i64, i64)> = {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT id, start FROM COMPOSITE_EVENTS WHERE globalTid = ?1 ORDER BY start, id",
+                )
+                .expect("prepare");
+            stmt.query_map([thread.global_tid], |r| Ok((r.get(0)?, r.get(1)?)))
+                .expect("query")
+                .map(|r| r.expect("row"))
+                .collect()
+        };
+        assert!(!rows.is_empty(), "thread {} is sampled", thread.tid);
+        let range = thread.samples.clone();
+        assert_eq!(range.len(), rows.len(), "thread {}", thread.tid);
+        for (i, (id, start)) in range.zip(&rows) {
+            assert_eq!(trace.cpu_samples.time_ns[i], *start);
+            let frames: Vec<(String, String)> = trace
+                .stacks
+                .frames(trace.cpu_samples.stack[i])
+                .iter()
+                .map(|f| {
+                    (
+                        trace.str(f.function).to_string(),
+                        trace.str(f.module).to_string(),
+                    )
+                })
+                .collect();
+            assert_eq!(&frames, &stacks[id], "sample {id}");
+        }
+    }
+
+    // Stacks as the brief of the generator asks: a few hundred distinct ones, 5 to 40 deep,
+    // interned once each.
+    let distinct: std::collections::HashSet<&Vec<(String, String)>> = stacks.values().collect();
+    assert!(
+        (100..=1_000).contains(&distinct.len()),
+        "{}",
+        distinct.len()
+    );
+    assert_eq!(trace.stacks.len(), distinct.len());
+    let depths: Vec<i64> = column(
+        &conn,
+        "SELECT count(*) FROM SAMPLING_CALLCHAINS GROUP BY id",
+    );
+    let (lo, hi) = (depths.iter().min(), depths.iter().max());
+    assert!(lo >= Some(&5) && lo <= Some(&10), "{lo:?}");
+    assert!(hi <= Some(&40) && hi >= Some(&30), "{hi:?}");
+
+    // Bottom-up table of every sample: self samples per (function, module) are the innermost
+    // frames, total samples the samples with the function anywhere, by SQL.
+    let all = analysis::cpu_samples::samples_in(&trace, i64::MIN, i64::MAX, None);
+    let profile = analysis::cpu_samples::profile(&trace, &all);
+    assert_eq!(profile.samples as usize, n);
+    let ours: BTreeMap<(String, String), (u64, u64)> = profile
+        .bottom_up
+        .iter()
+        .map(|f| {
+            (
+                (
+                    trace.str(f.frame.function).to_string(),
+                    trace.str(f.frame.module).to_string(),
+                ),
+                (f.self_samples, f.total_samples),
+            )
+        })
+        .collect();
+    let mut stmt = conn
+        .prepare(
+            "SELECT f.value, m.value, sum(c.stackDepth = 0), count(DISTINCT c.id) \
+             FROM SAMPLING_CALLCHAINS c JOIN StringIds f ON f.id = c.symbol \
+             JOIN StringIds m ON m.id = c.module GROUP BY f.value, m.value",
+        )
+        .expect("prepare");
+    let sql: BTreeMap<(String, String), (u64, u64)> = stmt
+        .query_map([], |r| {
+            Ok((
+                (r.get(0)?, r.get(1)?),
+                (r.get::<_, i64>(2)? as u64, r.get::<_, i64>(3)? as u64),
+            ))
+        })
+        .expect("query")
+        .map(|r| r.expect("row"))
+        .collect();
+    assert_eq!(ours, sql);
+    // Unresolved libcuda frames keep the address as their name, as nsys exports them.
+    let unresolved: Vec<String> = column(
+        &conn,
+        "SELECT DISTINCT f.value FROM SAMPLING_CALLCHAINS c JOIN StringIds f ON f.id = c.symbol \
+         WHERE c.unresolved = 1",
+    );
+    assert!(!unresolved.is_empty());
+    assert!(
+        unresolved.iter().all(|f| f.starts_with("0x")),
+        "{unresolved:?}"
+    );
+}
+
+#[test]
+fn running_intervals_equal_the_sql_pairing() {
+    let path = generate("sched", &options(60_000));
+    let trace = load::load_file(&path).expect("load");
+    let conn = open(&path);
+    // A sched-in paired with the next event of its thread (by start, ties in table order) when
+    // that is a sched-out.
+    let mut stmt = conn
+        .prepare(
+            "SELECT globalTid, start, next_start FROM (SELECT globalTid, start, isSchedIn, \
+             LEAD(start) OVER w AS next_start, LEAD(isSchedIn) OVER w AS next_in \
+             FROM SCHED_EVENTS WINDOW w AS (PARTITION BY globalTid ORDER BY start, rowid)) \
+             WHERE isSchedIn != 0 AND next_in = 0 ORDER BY globalTid, start, next_start",
+        )
+        .expect("prepare");
+    let mut sql: BTreeMap<i64, Vec<(i64, i64)>> = BTreeMap::new();
+    for row in stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("query")
+    {
+        let (tid, a, b): (i64, i64, i64) = row.expect("row");
+        sql.entry(tid).or_default().push((a, b));
+    }
+    assert_eq!(sql.len(), 3, "every thread is scheduled");
+    let mut ours: BTreeMap<i64, Vec<(i64, i64)>> = BTreeMap::new();
+    for thread in &trace.threads {
+        let r = thread.running.range.clone();
+        let states = &trace.thread_states;
+        ours.insert(
+            thread.global_tid,
+            states.start_ns[r.clone()]
+                .iter()
+                .zip(&states.end_ns[r])
+                .map(|(&a, &b)| (a, b))
+                .collect(),
+        );
+    }
+    assert_eq!(ours, sql);
+
+    // The file has what makes pairing matter: events left unpaired (at the edges, a lost
+    // sched-out) and a sched-in and sched-out at the same timestamp, which only file order puts
+    // right.
+    let paired: usize = sql.values().map(Vec::len).sum();
+    let events = count(&conn, "SCHED_EVENTS");
+    assert!(events > 2 * paired, "{events} events, {paired} pairs");
+    let zero_length = sql.values().flatten().filter(|(a, b)| a == b).count();
+    assert!(zero_length > 0);
+
+    // Samples are taken while their thread runs: the thread's last scheduling event before a
+    // sample is a sched-in (a lost sched-out leaves the next event a sched-in, so this is read
+    // from the events, not the pairs), or, before its first event, the thread was already
+    // running (that first event is a sched-out). One sample per period of running time (1 ms,
+    // jittered by 10%).
+    for thread in &trace.threads {
+        let events: Vec<(i64, bool)> = {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT start, isSchedIn != 0 FROM SCHED_EVENTS WHERE globalTid = ?1 \
+                     ORDER BY start, rowid",
+                )
+                .expect("prepare");
+            stmt.query_map([thread.global_tid], |r| Ok((r.get(0)?, r.get(1)?)))
+                .expect("query")
+                .map(|r| r.expect("row"))
+                .collect()
+        };
+        let times = &trace.cpu_samples.time_ns[thread.samples.clone()];
+        for &t in times {
+            let i = events.partition_point(|&(start, _)| start <= t);
+            let running = if i == 0 {
+                !events[0].1
+            } else {
+                events[i - 1].1
+            };
+            assert!(
+                running,
+                "thread {}: a sample at {t} while off the CPU",
+                thread.tid
+            );
+        }
+        let (mut running_ns, mut sampled) = (0i64, 0usize);
+        for pair in events.windows(2) {
+            let ((a, is_in), (b, _)) = (pair[0], pair[1]);
+            if is_in {
+                running_ns += b - a;
+                sampled += times.iter().filter(|&&t| a <= t && t < b).count();
+            }
+        }
+        let expected = running_ns as f64 / synth::DEFAULT_SAMPLING_PERIOD_NS as f64;
+        let ratio = sampled as f64 / expected;
+        assert!(
+            (0.95..1.05).contains(&ratio),
+            "thread {}: {sampled} samples, {expected:.0} expected",
+            thread.tid
+        );
+    }
+}
+
+#[test]
+fn sampling_period_sets_the_rate_and_leaves_the_gpu_side_alone() {
+    let every_ms = generate("period-1ms", &options(20_000));
+    let every_quarter_ms = generate(
+        "period-250us",
+        &GenOptions {
+            sampling_period_ns: 250_000,
+            ..options(20_000)
+        },
+    );
+    let none = generate(
+        "period-none",
+        &GenOptions {
+            sampling_period_ns: 0,
+            ..options(20_000)
+        },
+    );
+    let samples = |p: &Path| count(&open(p), "COMPOSITE_EVENTS");
+    let ratio = samples(&every_quarter_ms) as f64 / samples(&every_ms) as f64;
+    assert!((3.8..4.2).contains(&ratio), "{ratio}");
+    assert_eq!(samples(&none), 0);
+    assert_eq!(count(&open(&none), "SAMPLING_CALLCHAINS"), 0);
+    // Scheduling is recorded without sampling, as nsys does with --sample=none.
+    assert!(count(&open(&none), "SCHED_EVENTS") > 0);
+    let gpu_side = |p: &Path| -> Vec<i64> {
+        column(
+            &open(p),
+            "SELECT sum(start) + sum(end) + count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL \
+             SELECT sum(start) + sum(end) FROM CUPTI_ACTIVITY_KIND_RUNTIME UNION ALL \
+             SELECT sum(start) + sum(end) FROM NVTX_EVENTS",
+        )
+    };
+    assert_eq!(gpu_side(&none), gpu_side(&every_ms));
+    assert_eq!(gpu_side(&every_quarter_ms), gpu_side(&every_ms));
+    // The sampling period does not move the scheduling either.
+    let sched = |p: &Path| -> Vec<(i64, i64, i64)> {
+        let conn = open(p);
+        let mut stmt = conn
+            .prepare("SELECT start, cpu, isSchedIn FROM SCHED_EVENTS ORDER BY rowid")
+            .expect("prepare");
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .expect("query")
+            .map(|r| r.expect("row"))
+            .collect()
+    };
+    assert_eq!(sched(&none), sched(&every_ms));
+    let bad = GenOptions {
+        sampling_period_ns: 10,
+        ..options(10)
+    };
+    let dir = common::scratch_dir("period-bad");
+    let err =
+        synth::generate(&dir.join("x.sqlite"), &bad, false).expect_err("a 10 ns period is refused");
+    let _ = std::fs::remove_dir_all(dir);
+    assert!(err.to_string().contains("--sampling-period"), "{err}");
 }

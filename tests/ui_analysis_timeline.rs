@@ -463,6 +463,7 @@ fn overlays_set_on_the_app_are_drawn_in_the_window() {
             .map(|i| EventRef::new(EventKind::Kernel, i))
             .collect(),
         gap_link: None,
+        highlighted_samples: Vec::new(),
     });
     h.step();
     h.step();
@@ -540,6 +541,7 @@ fn overlays_add_veils_hatching_outlines_band_and_rulers_to_the_headless_frame() 
         gaps: vec![GapMark::from(gap)],
         highlighted: kernels.clone(),
         gap_link: None,
+        highlighted_samples: Vec::new(),
     };
     let range = (trace.first_ns + span / 2, trace.first_ns + span * 3 / 4);
     let rulers = [Ruler {

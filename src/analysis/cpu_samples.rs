@@ -283,3 +283,76 @@ pub fn top_functions(
         .collect();
     (top, samples.len() as u64)
 }
+
+/// The samples of `samples` that `matches` accepts by their stack's frames (innermost first),
+/// deciding once per distinct stack; samples without a stack are never kept.
+fn samples_whose_stack(
+    trace: &Trace,
+    samples: &[u32],
+    matches: impl Fn(&[Frame]) -> bool,
+) -> Vec<u32> {
+    const UNKNOWN: u8 = 0;
+    const YES: u8 = 1;
+    const NO: u8 = 2;
+    let mut verdict = vec![UNKNOWN; trace.stacks.len()];
+    let stacks = &trace.cpu_samples.stack;
+    samples
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let s = stacks.get(i as usize).copied().unwrap_or(NO_STACK);
+            let Some(v) = verdict.get_mut(s as usize) else {
+                return false;
+            };
+            if *v == UNKNOWN {
+                *v = if matches(trace.stacks.frames(s)) { YES } else { NO };
+            }
+            *v == YES
+        })
+        .collect()
+}
+
+/// The samples of `samples` with `frame` anywhere in their stack (a row of the bottom-up
+/// table), in the order given.
+pub fn samples_with_frame(trace: &Trace, samples: &[u32], frame: Frame) -> Vec<u32> {
+    samples_whose_stack(trace, samples, |frames| frames.contains(&frame))
+}
+
+/// The samples of `samples` whose stack passes through the top-down node `path` (its frames
+/// from the outermost down, as [`Profile::node_path`] gives them), in the order given.
+pub fn samples_through(trace: &Trace, samples: &[u32], path: &[Frame]) -> Vec<u32> {
+    samples_whose_stack(trace, samples, |frames| {
+        frames.len() >= path.len() && frames.iter().rev().zip(path).all(|(a, b)| a == b)
+    })
+}
+
+impl Profile {
+    /// The frames from the outermost down to `node` of [`Profile::tree`] (empty for the root).
+    pub fn node_path(&self, node: u32) -> Vec<Frame> {
+        let mut path = Vec::new();
+        let mut n = node as usize;
+        while let Some(c) = self.tree.get(n) {
+            match c.frame {
+                Some(f) => path.push(f),
+                None => break,
+            }
+            n = c.parent as usize;
+        }
+        path.reverse();
+        path
+    }
+
+    /// The node of [`Profile::tree`] reached by `path` from the root, if the tree has it.
+    pub fn node_at(&self, path: &[Frame]) -> Option<u32> {
+        let mut node = 0u32;
+        for f in path {
+            node = *self
+                .tree
+                .get(node as usize)?
+                .children
+                .iter()
+                .find(|&&c| self.tree.get(c as usize).and_then(|n| n.frame) == Some(*f))?;
+        }
+        Some(node)
+    }
+}

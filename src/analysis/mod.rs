@@ -4,6 +4,7 @@
 
 pub mod comm_overlap;
 pub mod cpu_samples;
+pub mod diff;
 pub mod filter;
 pub mod gap_causes;
 pub mod gaps;

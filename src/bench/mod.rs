@@ -6,6 +6,7 @@
 //! build one frame's shapes at full zoom-out and four deeper zoom levels ([`frame`]).
 //! The benchmark reports; it never fails on a number.
 
+pub mod cpu_samples;
 pub mod frame;
 pub mod memory;
 
@@ -121,6 +122,8 @@ pub struct BenchReport {
     pub width_px: u32,
     pub height_px: u32,
     pub frames: Vec<FrameTiming>,
+    /// CPU samples: memory and aggregation times, when the trace has samples.
+    pub cpu_samples: Option<cpu_samples::CpuSampleBench>,
 }
 
 /// Milliseconds, to the microsecond.
@@ -294,6 +297,7 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
     let api_calls = trace.api_calls.spans.len() as u64;
     let nvtx_ranges = trace.nvtx.spans.len() as u64;
     let osrt_calls = trace.osrt.spans.len() as u64;
+    let cpu_samples = cpu_samples::measure(&trace, runs);
     let selection_changes = selection_change_times(trace);
     let selection_change_ui_ms = median(&selection_changes);
     let selection_change_ui_max_ms = selection_changes.iter().copied().fold(0.0, f64::max);
@@ -343,6 +347,7 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
         width_px: options.width_px,
         height_px: options.height_px,
         frames,
+        cpu_samples,
     })
 }
 
@@ -572,6 +577,14 @@ impl BenchReport {
             ],
             &rows,
         ));
+        if let Some(cpu) = &self.cpu_samples {
+            out.push_str(&format!(
+                "\n CPU samples (median of {} runs; the selection is every sample, cut to {}):\n\n",
+                cpu.runs,
+                cpu_samples::SELECTION_SAMPLES
+            ));
+            out.push_str(&render(&["Measure", "Value"], &cpu.rows()));
+        }
         out
     }
 }

@@ -196,7 +196,7 @@ fn write_rows(
 
 #[derive(clap::Args, Debug)]
 pub struct GapsArgs {
-    /// The trace (.sqlite export).
+    /// The trace (.sqlite export, or an .nsys-rep report, converted with nsys export).
     pub trace: PathBuf,
     /// Shortest gap listed (ns, or with a unit: 100us, 1.5ms).
     #[arg(long, default_value = "100us")]
@@ -376,32 +376,61 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
 
 #[derive(clap::Args, Debug)]
 pub struct ExportArgs {
-    /// The trace (.sqlite export).
+    /// The trace (.sqlite export, or an .nsys-rep report, converted with nsys export).
     pub trace: PathBuf,
-    /// The CSV file to write.
+    /// The CSV file to write (with --folded: the folded stacks, or an SVG flame graph when the
+    /// name ends in .svg).
     #[arg(long)]
     pub out: PathBuf,
     /// Only events starting in START:END.
     #[arg(long)]
     pub range: Option<String>,
-    /// Event kinds, comma-separated, or `all`: kernel, memcpy, memset, api, nvtx, osrt.
+    /// Event kinds, comma-separated, or `all`: kernel, memcpy, memset, api, nvtx, osrt,
+    /// page_fault (which adds the column `address`); also sample (CPU samples, one row each,
+    /// named by the innermost function; not part of `all`).
     #[arg(long, default_value = "all")]
     pub kinds: String,
+    /// With `--kinds sample`: write the samples' folded stacks (`root;…;leaf COUNT`) instead of
+    /// CSV rows, or an SVG flame graph when --out ends in .svg.
+    #[arg(long)]
+    pub folded: bool,
+    /// Add a last column `backtrace` to api and osrt rows: the function names of the call's
+    /// stack, innermost first, joined by ` <- ` (empty when it has none).
+    #[arg(long)]
+    pub backtraces: bool,
     #[command(flatten)]
     pub exclusion: ExclusionArgs,
 }
 
 pub fn export(args: &ExportArgs) -> Result<i32> {
     let kinds = events_csv::parse_kinds(&args.kinds).map_err(anyhow::Error::msg)?;
+    if args.folded && kinds != [events_csv::EventKind::Sample] {
+        bail!("--folded writes CPU samples only: use it with --kinds sample");
+    }
     let range = parse_range_arg(args.range.as_deref())?;
     let rules = args.exclusion.rules()?;
     let trace = super::load_for_cli(&args.trace)?;
+    if args.folded {
+        return super::samples_export::export_folded(&trace, range, !rules.is_empty(), &args.out);
+    }
     let exclusion = apply_exclusion(&trace, &rules);
+    if kinds.contains(&events_csv::EventKind::Sample) {
+        super::samples_export::note_samples_not_excluded(!rules.is_empty());
+    }
     let filter = filter_of(range, exclusion.as_ref());
     let file = std::fs::File::create(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let rows = events_csv::write_events_csv(&trace, &filter, &kinds, std::io::BufWriter::new(file))
-        .with_context(|| format!("writing {} failed", args.out.display()))?;
+    let options = events_csv::CsvOptions {
+        backtraces: args.backtraces,
+    };
+    let rows = events_csv::write_events_csv_with(
+        &trace,
+        &filter,
+        &kinds,
+        options,
+        std::io::BufWriter::new(file),
+    )
+    .with_context(|| format!("writing {} failed", args.out.display()))?;
     eprintln!("wrote {rows} events to {}", args.out.display());
     Ok(0)
 }

@@ -24,6 +24,10 @@ pub struct GenTraceArgs {
     /// CPU threads launching work (thread t drives GPU t % gpus).
     #[arg(long, default_value_t = 2)]
     pub threads: u32,
+    /// Running time of a thread between two CPU samples, in ns, as nsys's --sampling-period
+    /// (default about 1 kHz); 0 writes no samples (scheduling events still).
+    #[arg(long, default_value_t = synth::DEFAULT_SAMPLING_PERIOD_NS)]
+    pub sampling_period: u64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Replace OUT if it exists.
@@ -33,7 +37,7 @@ pub struct GenTraceArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// The trace (.sqlite export).
+    /// The trace (.sqlite export, or an .nsys-rep report, converted with nsys export).
     pub trace: PathBuf,
     /// Width of the simulated timeline in pixels.
     #[arg(long, default_value_t = 1920)]
@@ -58,12 +62,14 @@ pub fn gen_trace(args: &GenTraceArgs) -> Result<i32> {
         gpus: args.gpus,
         streams: args.streams,
         threads: args.threads,
+        sampling_period_ns: args.sampling_period,
         seed: args.seed,
     };
     let t = Instant::now();
     let counts = synth::generate(&args.out, &options, args.force)?;
     eprintln!(
-        "{}: {} events ({} kernels, {} memcpy, {} memset, {} CUDA API, {} NVTX; {} syncs) in {:.1} s",
+        "{}: {} events ({} kernels, {} memcpy, {} memset, {} CUDA API, {} NVTX; {} syncs), \
+         {} CPU samples ({} frames), {} scheduling events in {:.1} s",
         args.out.display(),
         counts.events(),
         counts.kernels,
@@ -72,6 +78,9 @@ pub fn gen_trace(args: &GenTraceArgs) -> Result<i32> {
         counts.api_calls,
         counts.nvtx_ranges,
         counts.syncs,
+        counts.cpu_samples,
+        counts.sample_frames,
+        counts.sched_events,
         t.elapsed().as_secs_f64()
     );
     Ok(0)
@@ -84,7 +93,14 @@ pub fn bench(args: &BenchArgs) -> Result<i32> {
         frames: args.frames,
         height_px: args.height,
     };
-    let report = bench::run(&args.trace, &options)?;
+    // A report is converted (or its conversion reused) before the timings start.
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let control = crate::load::LoadControl {
+        progress: &|_| {},
+        cancel: &cancel,
+    };
+    let trace = crate::load::nsys_rep::sqlite_path(&args.trace, &control)?;
+    let report = bench::run(&trace, &options)?;
     if args.json {
         println!("{}", report.to_json());
     } else {

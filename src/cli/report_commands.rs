@@ -130,7 +130,7 @@ fn write_table(
 
 #[derive(clap::Args, Debug)]
 pub struct AnalyzeArgs {
-    /// The trace (.sqlite export).
+    /// The trace (.sqlite export, or an .nsys-rep report, converted with nsys export).
     pub trace: PathBuf,
     /// Rule(s), comma-separated or repeated, each `NAME[:OPTION=VALUE…]` as nsys takes them
     /// (`gpu_gaps:gap=1:rows=-1`), or `all`. Every rule takes rows=, start=, end= (ns) and

@@ -1,12 +1,16 @@
 //! Raw events as CSV, one row per event, for pandas and spreadsheets: the events a [`Filter`]
 //! keeps (start in the range, not excluded) of the chosen kinds, ordered by start time. RFC 4180
 //! quoting through the `csv` crate, one header row ([`COLUMNS`]); a cell that does not apply to
-//! a kind (e.g. `bytes` of a kernel) is empty.
+//! a kind (e.g. `bytes` of a kernel) is empty. Unified-memory page faults (`page_fault`) add a
+//! last column, [`ADDRESS_COLUMN`], when they are among the kinds; backtraces
+//! ([`CsvOptions::backtraces`]) add [`BACKTRACE_COLUMN`] after it, the very last. CPU samples
+//! (`sample`, asked for by name: not part of `all`) are one row per sample, an instant on its
+//! thread named by its innermost function.
 
 use std::io::Write;
 
 use crate::analysis::{EventTable, Filter};
-use crate::trace::{GlobalTid, NO_INDEX, StringTable, Trace};
+use crate::trace::{GlobalTid, NO_INDEX, StackId, StringTable, Trace};
 
 /// The header row.
 pub const COLUMNS: [&str; 16] = [
@@ -28,6 +32,42 @@ pub const COLUMNS: [&str; 16] = [
     "domain",
 ];
 
+/// The column added after [`COLUMNS`] when `page_fault` is among the kinds: the faulting page's
+/// virtual address in hex (`0x…`), empty on the rows of other kinds.
+pub const ADDRESS_COLUMN: &str = "address";
+
+/// The column added last with [`CsvOptions::backtraces`]: on `api` and `osrt` rows the function
+/// names of the call's backtrace, innermost first, joined by [`BACKTRACE_SEPARATOR`]; empty when
+/// the call has none and on the rows of other kinds.
+pub const BACKTRACE_COLUMN: &str = "backtrace";
+
+/// Between two frames of a [`BACKTRACE_COLUMN`] cell.
+pub const BACKTRACE_SEPARATOR: &str = " <- ";
+
+/// What the CSV holds beyond the kinds' rows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CsvOptions {
+    /// Add [`BACKTRACE_COLUMN`].
+    pub backtraces: bool,
+}
+
+/// The header row for `kinds`: [`COLUMNS`], then [`ADDRESS_COLUMN`] when page faults are asked for.
+pub fn columns(kinds: &[EventKind]) -> Vec<&'static str> {
+    columns_with(kinds, CsvOptions::default())
+}
+
+/// The header row for `kinds` and `options`: [`columns`], then [`BACKTRACE_COLUMN`] when asked for.
+pub fn columns_with(kinds: &[EventKind], options: CsvOptions) -> Vec<&'static str> {
+    let mut columns = COLUMNS.to_vec();
+    if kinds.contains(&EventKind::PageFault) {
+        columns.push(ADDRESS_COLUMN);
+    }
+    if options.backtraces {
+        columns.push(BACKTRACE_COLUMN);
+    }
+    columns
+}
+
 /// A kind of event, as the `kind` column and `--kinds` name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EventKind {
@@ -37,16 +77,35 @@ pub enum EventKind {
     Api,
     Nvtx,
     Osrt,
+    /// Unified-memory page faults, CPU (`CUDA_UM_CPU_PAGE_FAULT_EVENTS`) and GPU
+    /// (`CUDA_UM_GPU_PAGE_FAULT_EVENTS`).
+    PageFault,
+    /// CPU samples (`COMPOSITE_EVENTS`): not in [`EventKind::ALL`] (a capture holds thousands a
+    /// second per thread), asked for by name.
+    Sample,
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 6] = [
+    pub const ALL: [EventKind; 7] = [
         EventKind::Kernel,
         EventKind::Memcpy,
         EventKind::Memset,
         EventKind::Api,
         EventKind::Nvtx,
         EventKind::Osrt,
+        EventKind::PageFault,
+    ];
+
+    /// Every kind `--kinds` names: [`EventKind::ALL`] and [`EventKind::Sample`].
+    pub const NAMED: [EventKind; 8] = [
+        EventKind::Kernel,
+        EventKind::Memcpy,
+        EventKind::Memset,
+        EventKind::Api,
+        EventKind::Nvtx,
+        EventKind::Osrt,
+        EventKind::PageFault,
+        EventKind::Sample,
     ];
 
     pub fn name(self) -> &'static str {
@@ -57,22 +116,26 @@ impl EventKind {
             EventKind::Api => "api",
             EventKind::Nvtx => "nvtx",
             EventKind::Osrt => "osrt",
+            EventKind::PageFault => "page_fault",
+            EventKind::Sample => "sample",
         }
     }
 
     pub fn from_name(name: &str) -> Option<EventKind> {
-        EventKind::ALL.into_iter().find(|k| k.name() == name)
+        EventKind::NAMED.into_iter().find(|k| k.name() == name)
     }
 
-    /// The trace table that holds this kind.
-    pub fn table(self) -> EventTable {
+    /// The trace table that holds this kind; page faults live in `trace.unified_memory`, outside
+    /// the tables that warm-up exclusion covers.
+    pub fn table(self) -> Option<EventTable> {
         match self {
-            EventKind::Kernel => EventTable::Kernels,
-            EventKind::Memcpy => EventTable::Memcpys,
-            EventKind::Memset => EventTable::Memsets,
-            EventKind::Api => EventTable::ApiCalls,
-            EventKind::Nvtx => EventTable::Nvtx,
-            EventKind::Osrt => EventTable::Osrt,
+            EventKind::Kernel => Some(EventTable::Kernels),
+            EventKind::Memcpy => Some(EventTable::Memcpys),
+            EventKind::Memset => Some(EventTable::Memsets),
+            EventKind::Api => Some(EventTable::ApiCalls),
+            EventKind::Nvtx => Some(EventTable::Nvtx),
+            EventKind::Osrt => Some(EventTable::Osrt),
+            EventKind::PageFault | EventKind::Sample => None,
         }
     }
 }
@@ -85,7 +148,7 @@ pub fn parse_kinds(text: &str) -> Result<Vec<EventKind>, String> {
     let mut kinds = Vec::new();
     for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         let kind = EventKind::from_name(name).ok_or_else(|| {
-            let known: Vec<&str> = EventKind::ALL.iter().map(|k| k.name()).collect();
+            let known: Vec<&str> = EventKind::NAMED.iter().map(|k| k.name()).collect();
             format!(
                 "unknown event kind '{name}' (known: {}, all)",
                 known.join(", ")
@@ -124,6 +187,112 @@ fn gpu_placement(trace: &Trace, kind: EventKind) -> Vec<(u32, u32, u32)> {
     out
 }
 
+/// A `page_fault` row's index: CPU faults first, then GPU faults, in one numbering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PageFault {
+    Cpu(usize),
+    Gpu(usize),
+}
+
+impl PageFault {
+    fn at(trace: &Trace, i: usize) -> PageFault {
+        let cpu = trace.unified_memory.cpu_page_faults.spans.len();
+        if i < cpu {
+            PageFault::Cpu(i)
+        } else {
+            PageFault::Gpu(i - cpu)
+        }
+    }
+}
+
+/// The page faults whose start lies in the filter's range, in the numbering of [`PageFault`].
+/// Warm-up exclusion does not reach them: it flags only the tables of [`EventTable`].
+fn page_fault_rows(trace: &Trace, filter: &Filter) -> Vec<(i64, usize)> {
+    let um = &trace.unified_memory;
+    um.cpu_page_faults
+        .spans
+        .start_ns
+        .iter()
+        .chain(&um.gpu_page_faults.spans.start_ns)
+        .copied()
+        .enumerate()
+        .filter(|&(_, start)| filter.range.contains(start))
+        .map(|(i, start)| (start, i))
+        .collect()
+}
+
+/// Fills a `page_fault` row: named by its side, `device` for a GPU fault, `pid` (faults are
+/// recorded per process, `globalPid`, not per thread), the address in hex in column `address_at`.
+fn page_fault_cells(trace: &Trace, fault: PageFault, address_at: Option<usize>, r: &mut [String]) {
+    let um = &trace.unified_memory;
+    let (spans, i, global_pid, address) = match fault {
+        PageFault::Cpu(i) => {
+            let f = &um.cpu_page_faults;
+            r[1] = "CPU page fault".to_string();
+            (&f.spans, i, f.global_pid[i], f.address[i])
+        }
+        PageFault::Gpu(i) => {
+            let f = &um.gpu_page_faults;
+            r[1] = "GPU page fault".to_string();
+            r[5] = f.device[i].to_string();
+            (&f.spans, i, f.global_pid[i], f.address[i])
+        }
+    };
+    r[2] = spans.start_ns[i].to_string();
+    r[3] = spans.end_ns[i].to_string();
+    r[4] = spans.duration_ns(i).to_string();
+    r[7] = GlobalTid(global_pid).pid().to_string();
+    if let Some(cell) = address_at.and_then(|c| r.get_mut(c)) {
+        *cell = format!("{address:#x}");
+    }
+}
+
+/// The CPU samples taken in the filter's range: (time, index into `trace.cpu_samples`). Warm-up
+/// exclusion does not reach them: it flags only the tables of [`EventTable`].
+fn sample_rows(trace: &Trace, filter: &Filter) -> Vec<(i64, usize)> {
+    trace
+        .cpu_samples
+        .time_ns
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|&(_, t)| filter.range.contains(t))
+        .map(|(i, t)| (t, i))
+        .collect()
+}
+
+/// Fills a `sample` row: an instant on its thread, named by its innermost function (empty when
+/// the sample has no call stack).
+fn sample_cells(trace: &Trace, i: usize, r: &mut [String]) {
+    let s = &trace.cpu_samples;
+    let (Some(&time), Some(&thread), Some(&stack)) =
+        (s.time_ns.get(i), s.thread.get(i), s.stack.get(i))
+    else {
+        return;
+    };
+    if let Some(leaf) = trace.stacks.frames(stack).first() {
+        r[1] = trace.str(leaf.function).to_string();
+    }
+    r[2] = time.to_string();
+    r[3] = time.to_string();
+    r[4] = "0".to_string();
+    if let Some(t) = trace.threads.get(thread as usize) {
+        r[7] = t.pid.to_string();
+        r[8] = t.tid.to_string();
+    }
+}
+
+/// A [`BACKTRACE_COLUMN`] cell: the function names of `stack`, innermost first.
+pub fn backtrace_text(trace: &Trace, stack: StackId) -> String {
+    let names: Vec<&str> = trace
+        .stacks
+        .frames(stack)
+        .iter()
+        .map(|f| trace.str(f.function))
+        .collect();
+    names.join(BACKTRACE_SEPARATOR)
+}
+
 /// Writes the events `filter` keeps, of the `kinds` given, as CSV to `out`; returns the number
 /// of rows written (without the header).
 pub fn write_events_csv(
@@ -132,9 +301,29 @@ pub fn write_events_csv(
     kinds: &[EventKind],
     out: impl Write,
 ) -> csv::Result<usize> {
+    write_events_csv_with(trace, filter, kinds, CsvOptions::default(), out)
+}
+
+/// [`write_events_csv`] with the columns `options` add.
+pub fn write_events_csv_with(
+    trace: &Trace,
+    filter: &Filter,
+    kinds: &[EventKind],
+    options: CsvOptions,
+    out: impl Write,
+) -> csv::Result<usize> {
     let mut rows: Vec<(i64, EventKind, usize)> = Vec::new();
     for &kind in kinds {
-        for i in filter.indices(trace, kind.table()) {
+        let Some(table) = kind.table() else {
+            let extra = if kind == EventKind::Sample {
+                sample_rows(trace, filter)
+            } else {
+                page_fault_rows(trace, filter)
+            };
+            rows.extend(extra.into_iter().map(|(start, i)| (start, kind, i)));
+            continue;
+        };
+        for i in filter.indices(trace, table) {
             let start = match kind {
                 EventKind::Kernel => trace.kernels.spans.start_ns[i],
                 EventKind::Memcpy => trace.memcpys.spans.start_ns[i],
@@ -142,6 +331,7 @@ pub fn write_events_csv(
                 EventKind::Api => trace.api_calls.spans.start_ns[i],
                 EventKind::Nvtx => trace.nvtx.spans.start_ns[i],
                 EventKind::Osrt => trace.osrt.spans.start_ns[i],
+                EventKind::PageFault | EventKind::Sample => continue,
             };
             rows.push((start, kind, i));
         }
@@ -180,7 +370,15 @@ pub fn write_events_csv(
     let mut w = csv::WriterBuilder::new()
         .quote_style(csv::QuoteStyle::Necessary)
         .from_writer(out);
-    w.write_record(COLUMNS)?;
+    let header = columns_with(kinds, options);
+    w.write_record(&header)?;
+    let address_at = header.iter().position(|&c| c == ADDRESS_COLUMN);
+    let backtrace_at = header.iter().position(|&c| c == BACKTRACE_COLUMN);
+    let backtrace = |r: &mut [String], chain: Option<&StackId>| {
+        if let (Some(col), Some(&stack)) = (backtrace_at, chain) {
+            r[col] = backtrace_text(trace, stack);
+        }
+    };
     let int = |v: i64| v.to_string();
     // The thread of a GPU op is the thread of its launching call.
     let launcher_tid = |api_call: u32| match api_call {
@@ -192,7 +390,7 @@ pub fn write_events_csv(
             .map_or(String::new(), |&g| GlobalTid(g).tid().to_string()),
     };
     for &(_, kind, i) in &rows {
-        let mut r: [String; 16] = Default::default();
+        let mut r = vec![String::new(); header.len()];
         r[0] = kind.name().to_string();
         let spans = match kind {
             EventKind::Kernel => &trace.kernels.spans,
@@ -201,6 +399,16 @@ pub fn write_events_csv(
             EventKind::Api => &trace.api_calls.spans,
             EventKind::Nvtx => &trace.nvtx.spans,
             EventKind::Osrt => &trace.osrt.spans,
+            EventKind::PageFault => {
+                page_fault_cells(trace, PageFault::at(trace, i), address_at, &mut r);
+                w.write_record(&r)?;
+                continue;
+            }
+            EventKind::Sample => {
+                sample_cells(trace, i, &mut r);
+                w.write_record(&r)?;
+                continue;
+            }
         };
         r[1] = trace.str(spans.name[i]).to_string();
         r[2] = int(spans.start_ns[i]);
@@ -239,6 +447,7 @@ pub fn write_events_csv(
                 r[7] = g.pid().to_string();
                 r[8] = g.tid().to_string();
                 r[9] = a.correlation_id[i].to_string();
+                backtrace(&mut r, a.callchain.get(i));
             }
             EventKind::Nvtx => {
                 let n = &trace.nvtx;
@@ -256,7 +465,9 @@ pub fn write_events_csv(
                     r[7] = g.pid().to_string();
                     r[8] = g.tid().to_string();
                 }
+                backtrace(&mut r, trace.osrt.callchain.get(i));
             }
+            EventKind::PageFault | EventKind::Sample => {}
         }
         w.write_record(&r)?;
     }
@@ -286,7 +497,38 @@ mod tests {
         assert_eq!(n.ok(), Some(0));
         assert_eq!(
             String::from_utf8_lossy(&buf),
-            format!("{}\n", COLUMNS.join(","))
+            format!("{},address\n", COLUMNS.join(","))
+        );
+    }
+
+    #[test]
+    fn the_address_column_comes_only_with_page_faults() {
+        assert_eq!(columns(&[EventKind::Kernel]), COLUMNS.to_vec());
+        let with = columns(&[EventKind::PageFault, EventKind::Api]);
+        assert_eq!(with.len(), COLUMNS.len() + 1);
+        assert_eq!(with.last(), Some(&ADDRESS_COLUMN));
+        assert_eq!(parse_kinds("page_fault"), Ok(vec![EventKind::PageFault]));
+    }
+
+    #[test]
+    fn samples_are_asked_for_by_name_and_backtraces_come_last() {
+        assert_eq!(parse_kinds("sample"), Ok(vec![EventKind::Sample]));
+        assert!(parse_kinds("all").is_ok_and(|k| !k.contains(&EventKind::Sample)));
+        let options = CsvOptions { backtraces: true };
+        let with = columns_with(&[EventKind::Api, EventKind::PageFault], options);
+        assert_eq!(&with[COLUMNS.len()..], [ADDRESS_COLUMN, BACKTRACE_COLUMN]);
+        let mut buf = Vec::new();
+        let n = write_events_csv_with(
+            &Trace::default(),
+            &Filter::all(),
+            &[EventKind::Sample],
+            options,
+            &mut buf,
+        );
+        assert_eq!(n.ok(), Some(0));
+        assert_eq!(
+            String::from_utf8_lossy(&buf),
+            format!("{},backtrace\n", COLUMNS.join(","))
         );
     }
 }

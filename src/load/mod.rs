@@ -1,6 +1,8 @@
 //! Loaders: one module per input format, each producing a [`Trace`]. Today that is the SQLite
-//! export of Nsight Systems (`nsys export --type=sqlite`).
+//! export of Nsight Systems (`nsys export --type=sqlite`), and Nsight Systems reports
+//! (`.nsys-rep`), which [`nsys_rep`] converts to that export first.
 
+pub mod nsys_rep;
 pub mod nsys_sqlite;
 
 use std::path::{Path, PathBuf};
@@ -29,9 +31,24 @@ pub enum LoadError {
     )]
     NotNsys { path: PathBuf, expected: String },
     #[error(
-        "{path}: this is an Nsight Systems report (.nsys-rep); convert it first with `nsys export --type=sqlite -o {sqlite} {path}`"
+        "{path}: an Nsight Systems report, and `nsys` was not found on PATH to convert it: run `nsys export --type=sqlite -o {sqlite} {path}` where Nsight Systems is installed, then open {sqlite}"
     )]
     NsysRep { path: PathBuf, sqlite: PathBuf },
+    #[error("{path}: converting the report with `{nsys} export --type=sqlite` failed: {detail}")]
+    NsysExport {
+        path: PathBuf,
+        nsys: PathBuf,
+        detail: String,
+    },
+    #[error("{path}: no folder to convert the report into: set SIGHTLINE_CACHE_DIR (or HOME)")]
+    NoCacheDir { path: PathBuf },
+    #[error(
+        "{dir}: cannot write the converted report there: {source} (SIGHTLINE_CACHE_DIR chooses another folder)"
+    )]
+    CacheDir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path}: reading table {table} failed: {detail}")]
     Table {
         path: PathBuf,
@@ -104,14 +121,14 @@ pub fn load_file_with(path: &Path, control: &LoadControl) -> Result<Trace, LoadE
             source: e,
         })?;
         if n < 16 || &header != b"SQLite format 3\0" {
-            if path
-                .extension()
-                .is_some_and(|e| e == "nsys-rep" || e == "qdrep")
-            {
-                return Err(LoadError::NsysRep {
-                    path: path.to_path_buf(),
-                    sqlite: path.with_extension("sqlite"),
-                });
+            // A report is converted into the cache and the export loaded (an SQLite file
+            // merely named .nsys-rep is read as it is).
+            if nsys_rep::is_nsys_report(path) {
+                let sqlite = nsys_rep::sqlite_for_report(path, control)?;
+                let mut trace = nsys_sqlite::load(&sqlite, control)?;
+                // Messages and the window title name the file the user opened, not the cache.
+                trace.path = path.to_path_buf();
+                return Ok(trace);
             }
             return Err(LoadError::NotSqlite {
                 path: path.to_path_buf(),

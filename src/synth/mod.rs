@@ -8,14 +8,19 @@
 //! sqlite3 $F "select sql||';' from sqlite_master where type='table' and name not like 'ENUM_%' order by rowid"
 //! sqlite3 $F ".dump 'ENUM_%'" | grep -v '^PRAGMA\|^BEGIN TRANSACTION\|^COMMIT'
 //! ```
-//! and `tests/gen_trace.rs` checks that it still equals the fixture's.
+//! and `tests/gen_trace.rs` checks that it still equals the fixture's. moe was captured without
+//! CPU sampling, so the three CPU-side tables (`COMPOSITE_EVENTS`, `SAMPLING_CALLCHAINS`,
+//! `SCHED_EVENTS`) are copied from `../shared/traces/cpu_side.sqlite` (the SQL file says how).
 //!
 //! The rows model data-parallel training ([`workload`]): per CPU thread a `warmup` range, then
 //! `step_N` ranges with nested `forward_pass` / `layer_K_*` / `backward_pass` / `optimizer_step`
 //! ranges, kernels with Zipf-distributed names launched through `cudaLaunchKernel_v7000` with
 //! matching correlation ids, copies of every direction, memsets, stream synchronisations and idle
-//! gaps between steps. The same options and seed give the same file, byte for byte.
+//! gaps between steps. Each thread is also scheduled in and out and sampled with call stacks
+//! ([`cpu_side`]), as `nsys profile` does by default on Linux. The same options and seed give the
+//! same file, byte for byte.
 
+mod cpu_side;
 mod rng;
 mod workload;
 
@@ -23,6 +28,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
+pub use cpu_side::DEFAULT_SAMPLING_PERIOD_NS;
 pub use workload::GenCounts;
 
 /// The DDL and ENUM rows of a real 2022.4.2 export (see the module documentation).
@@ -40,6 +46,10 @@ pub struct GenOptions {
     pub streams: u32,
     /// CPU threads launching work; thread `t` drives GPU `t % gpus`.
     pub threads: u32,
+    /// Running time of a thread between two of its CPU samples (ns), as nsys's
+    /// `--sampling-period` (default 1,000,000: about 1 kHz); 0 writes no samples. Scheduling
+    /// events are written either way.
+    pub sampling_period_ns: u64,
     pub seed: u64,
 }
 
@@ -50,6 +60,7 @@ impl Default for GenOptions {
             gpus: 2,
             streams: 4,
             threads: 2,
+            sampling_period_ns: DEFAULT_SAMPLING_PERIOD_NS,
             seed: 1,
         }
     }
@@ -86,6 +97,11 @@ pub fn generate(path: &Path, options: &GenOptions, replace: bool) -> Result<GenC
     if options.gpus > 64 || options.streams > 256 || options.threads > 4096 {
         return Err(GenError::BadOptions(
             "at most 64 GPUs, 256 streams per GPU and 4096 threads".into(),
+        ));
+    }
+    if options.sampling_period_ns != 0 && options.sampling_period_ns < 1_000 {
+        return Err(GenError::BadOptions(
+            "--sampling-period must be 0 (no samples) or at least 1000 ns".into(),
         ));
     }
     if options.events > u64::from(u32::MAX) {

@@ -282,6 +282,46 @@ CREATE TABLE EXPORT_META_DATA (
     name                        TEXT      NOT NULL,                    -- Name of export meta-data record
     value                       TEXT                                   -- Value of export meta-data record
 );
+-- The CPU side (moe was captured with --trace=cuda,nvtx and has none): COMPOSITE_EVENTS,
+-- SAMPLING_CALLCHAINS and SCHED_EVENTS copied verbatim from ../shared/traces/cpu_side.sqlite
+-- (Nsight Systems 2023.4.4; the 2023.3.1 export there has the same text, the 2021.2.1 export the
+-- same columns):
+-- sqlite3 cpu_side.sqlite "select sql||';' from sqlite_master where type='table' and
+--   name in ('COMPOSITE_EVENTS','SAMPLING_CALLCHAINS','SCHED_EVENTS') order by rowid"
+CREATE TABLE SCHED_EVENTS (
+    -- Thread scheduling events.
+
+    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
+    cpu                         INTEGER   NOT NULL,                    -- ID of CPU this thread was scheduled in or out.
+    isSchedIn                   INTEGER   NOT NULL,                    -- 0 if thread was scheduled out, non-zero otherwise.
+    globalTid                   INTEGER                                -- Serialized GlobalId.
+);
+CREATE TABLE COMPOSITE_EVENTS (
+    -- Thread sampling events.
+
+    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- ID of the composite event.
+    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
+    cpu                         INTEGER,                               -- ID of CPU this thread was running on.
+    threadState                 INTEGER,                               -- REFERENCES ENUM_SAMPLING_THREAD_STATE(id)
+    globalTid                   INTEGER,                               -- Serialized GlobalId.
+    cpuCycles                   INTEGER   NOT NULL                     -- Value of Performance Monitoring Unit (PMU) counter.
+);
+CREATE TABLE SAMPLING_CALLCHAINS (
+    -- Callchain entries obtained from composite events, used to construct function table views.
+
+    id                          INTEGER   NOT NULL,                    -- REFERENCES COMPOSITE_EVENTS(id)
+    symbol                      INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Function name
+    module                      INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Module name
+    kernelMode                  INTEGER,                               -- True if kernel mode.
+    thumbCode                   INTEGER,                               -- True if thumb code.
+    unresolved                  INTEGER,                               -- True if the symbol was not resolved.
+    specialEntry                INTEGER,                               -- True if artifical entry added during processing callchain.
+    originalIP                  INTEGER,                               -- Instruction pointer value.
+    unwindMethod                INTEGER,                               -- REFERENCES ENUM_STACK_UNWIND_METHOD(id)
+    stackDepth                  INTEGER   NOT NULL,                    -- Zero-base index of the given function in call stack.
+
+    PRIMARY KEY (id, stackDepth)
+);
 CREATE TABLE ENUM_NSYS_EVENT_TYPE (
     -- Nsys event type labels
 

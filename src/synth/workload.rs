@@ -9,6 +9,7 @@
 use rusqlite::{Statement, Transaction};
 
 use super::GenOptions;
+use super::cpu_side::{self, StackSet, ThreadSpan};
 use super::rng::{Rng, Zipf};
 
 /// How many rows of each kind were written.
@@ -21,6 +22,11 @@ pub struct GenCounts {
     pub nvtx_ranges: u64,
     /// `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION` rows (not timeline events).
     pub syncs: u64,
+    /// CPU samples (`COMPOSITE_EVENTS` rows), their frames (`SAMPLING_CALLCHAINS` rows) and
+    /// scheduling events (`SCHED_EVENTS` rows): not timeline events either.
+    pub cpu_samples: u64,
+    pub sample_frames: u64,
+    pub sched_events: u64,
     /// Latest timestamp written (ns).
     pub last_ns: i64,
 }
@@ -263,6 +269,19 @@ pub fn write(tx: &Transaction, options: &GenOptions) -> rusqlite::Result<GenCoun
             step: 0,
         });
     }
+    // The CPU side draws from its own generator, so the GPU side of a seed is the same with or
+    // without samples; its strings come after the others, so their ids do not move either.
+    let mut cpu_rng = Rng::new(options.seed ^ 0xC0FF_EE00_5A3B_1E5D);
+    let stacks = StackSet::new(&mut cpu_rng, &mut intern);
+    let spans: Vec<ThreadSpan> = threads
+        .iter()
+        .enumerate()
+        .map(|(t, th)| ThreadSpan {
+            global_tid: th.global_tid,
+            first_call_ns: th.cpu_ns,
+            main: t == 0,
+        })
+        .collect();
     let streams: Vec<Stream> = (0..gpus * per_gpu)
         .map(|i| Stream {
             device: (i / per_gpu) as i64,
@@ -293,7 +312,19 @@ pub fn write(tx: &Transaction, options: &GenOptions) -> rusqlite::Result<GenCoun
         Err(Stop::Sql(e)) => return Err(e),
     }
     sim.finish()?;
-    Ok(sim.counts)
+    let mut counts = sim.counts;
+    let cpu = cpu_side::write(
+        tx,
+        &stacks,
+        &spans,
+        counts.last_ns,
+        options.sampling_period_ns,
+        cpu_rng.next_u64(),
+    )?;
+    counts.cpu_samples = cpu.samples;
+    counts.sample_frames = cpu.sample_frames;
+    counts.sched_events = cpu.sched_events;
+    Ok(counts)
 }
 
 /// StringIds, the process, its threads, GPUs, streams, session start and export metadata.

@@ -328,6 +328,9 @@ impl SightlineApp {
                     ));
                 }
                 PanelAction::ShowGap { gap, cause } => self.show_gap(&gap, &cause),
+                PanelAction::HighlightSamples(samples) => {
+                    self.timeline.overlays.highlighted_samples = samples;
+                }
                 PanelAction::CommChanged => {
                     if let (Some(d), Some(comm)) =
                         (self.document.as_mut(), self.analysis.comm_timeline())
@@ -437,8 +440,6 @@ impl SightlineApp {
                 if let Some(e) = search::show(ui, &d.trace, &mut self.search) {
                     self.timeline.reveal(&d.trace, &d.model, e);
                 }
-                ui.separator();
-                legend(ui, palette);
             }
             if self.document.is_some() {
                 ui.toggle_value(&mut self.timeline.launch_arrows, "Launch arrows")
@@ -457,6 +458,11 @@ impl SightlineApp {
             }
             if ui.button("?").on_hover_text("Keyboard and mouse").clicked() {
                 self.show_help = !self.show_help;
+            }
+            // Last: on a narrow window the legend is what runs off the edge, not the controls.
+            if self.document.is_some() {
+                ui.separator();
+                legend(ui, palette);
             }
         });
         let mut cancel = false;

@@ -59,6 +59,11 @@ pub struct Palette {
     pub thread_running: Color32,
     /// A CPU sample's tick.
     pub sample_tick: Color32,
+    /// Unified-memory migrations (memcpy copyKind 11–13), apart from the copy directions: they
+    /// are the driver moving pages, not a copy the program asked for.
+    pub um_migration: Color32,
+    /// Unified-memory page faults (CPU and GPU), in the migrations' family.
+    pub um_fault: Color32,
 }
 
 impl Palette {
@@ -99,6 +104,8 @@ impl Palette {
             ruler_label_bg: Color32::from_rgba_unmultiplied(20, 20, 20, 220),
             thread_running: Color32::from_rgb(190, 172, 104),
             sample_tick: Color32::from_rgb(205, 208, 215),
+            um_migration: Color32::from_rgb(236, 128, 166),
+            um_fault: Color32::from_rgb(222, 92, 160),
         }
     }
 
@@ -139,6 +146,8 @@ impl Palette {
             ruler_label_bg: Color32::from_rgba_unmultiplied(255, 255, 255, 230),
             thread_running: Color32::from_rgb(176, 160, 98),
             sample_tick: Color32::from_rgb(70, 74, 84),
+            um_migration: Color32::from_rgb(212, 84, 138),
+            um_fault: Color32::from_rgb(176, 40, 120),
         }
     }
 
@@ -160,10 +169,11 @@ impl Palette {
     /// Colour of a memory copy of this direction.
     pub fn memcpy(&self, kind: CopyKind) -> Color32 {
         match kind.0 {
-            1 | 11 => self.memcpy_htod,
-            2 | 12 => self.memcpy_dtoh,
-            8 | 13 => self.memcpy_dtod,
+            1 => self.memcpy_htod,
+            2 => self.memcpy_dtoh,
+            8 => self.memcpy_dtod,
             10 => self.memcpy_ptop,
+            11..=13 => self.um_migration,
             _ => self.memcpy_other,
         }
     }
@@ -183,13 +193,14 @@ impl Palette {
     }
 
     /// The legend: what each colour of a GPU row means.
-    pub fn legend(&self) -> [(&'static str, Color32); 6] {
+    pub fn legend(&self) -> [(&'static str, Color32); 7] {
         [
             ("Host to Device", self.memcpy_htod),
             ("Device to Host", self.memcpy_dtoh),
             ("Device to Device", self.memcpy_dtod),
             ("Peer to Peer", self.memcpy_ptop),
             ("memset", self.memset),
+            ("Unified memory migration", self.um_migration),
             ("communication", self.comm),
         ]
     }

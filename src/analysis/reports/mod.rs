@@ -8,6 +8,7 @@
 
 pub mod classic;
 pub mod comm_overlap;
+mod cpu_samples_sum;
 mod cuda_api_gpu_sum;
 mod cuda_api_trace;
 mod cuda_gpu_kern_gb_sum;
@@ -31,6 +32,7 @@ pub mod nvtx_tree;
 mod openacc_sum;
 mod openmp_sum;
 mod osrt_sum;
+mod thread_states;
 mod um_cpu_page_faults_sum;
 mod um_sum;
 mod um_total_sum;
@@ -121,6 +123,8 @@ pub static REPORTS: &[&dyn StatsReport] = &[
     &gpu_metrics_sum::GpuMetricsSum,
     &comm_overlap::CommOverlap,
     &idle_causes::IdleCauses,
+    &thread_states::ThreadStatesReport,
+    &cpu_samples_sum::CpuSamplesSum,
     &cuda_gpu_trace::CudaGpuTrace,
     &cuda_api_trace::CudaApiTrace,
     &cuda_kern_exec_trace::CudaKernExecTrace,
@@ -265,6 +269,12 @@ pub fn has_data(report: &dyn StatsReport, trace: &Trace) -> bool {
             &crate::analysis::comm_overlap::default_comm_regex(),
         ),
         "idle_causes" => kernels || mem,
+        "thread_states" => !trace.thread_states.is_empty(),
+        "cpu_samples_sum" => trace
+            .cpu_samples
+            .stack
+            .iter()
+            .any(|&s| s != crate::trace::NO_STACK),
         // A report the checks above do not know: computing it says.
         _ => true,
     }

@@ -219,8 +219,13 @@ pub fn assemble(parts: Parts) -> Trace {
         stacks: sample_stacks,
     } = samples;
     let mut stacks = sample_stacks;
-    resolve_callchains(&mut api.callchain, cuda_stacks, &mut stacks);
-    resolve_callchains(&mut osrt.callchain, osrt_stacks, &mut stacks);
+    // A CUDA call's `callchainId` counts from 0 while `CUDA_CALLCHAINS.id` counts from 1: the
+    // call's own stack (its API function under its caller) is `callchainId + 1` in every export
+    // with CUDA backtraces (2022.2.1 pipit saxpy: 38 of 38 calls; 2023.4.4 cpu_side: 41 of 41),
+    // and equal ids give each call the previous call's stack. `OSRT_API.callchainId` is the
+    // `OSRT_CALLCHAINS.id` itself (0: none).
+    resolve_callchains(&mut api.callchain, cuda_stacks, 1, &mut stacks);
+    resolve_callchains(&mut osrt.callchain, osrt_stacks, 0, &mut stacks);
 
     // CPU side: API calls and OS runtime by (thread, start).
     let (order, api_runs) = sort_by_track(&api.global_tid, &api.spans.start_ns);
@@ -421,8 +426,9 @@ pub fn assemble(parts: Parts) -> Trace {
 }
 
 /// Turns the file `callchainId`s of a table's rows into ids of `stacks`, appending the stacks of
-/// that callchain table. A row whose id the table lacks gets [`NO_STACK`].
-fn resolve_callchains(ids: &mut [u32], read: StacksRead, stacks: &mut CallStacks) {
+/// that callchain table; `callchainId + id_offset` is the id in the callchain table. A row whose
+/// id the table lacks gets [`NO_STACK`].
+fn resolve_callchains(ids: &mut [u32], read: StacksRead, id_offset: i64, stacks: &mut CallStacks) {
     let StacksRead {
         stacks: table,
         by_file_id,
@@ -433,7 +439,7 @@ fn resolve_callchains(ids: &mut [u32], read: StacksRead, stacks: &mut CallStacks
             NO_STACK
         } else {
             by_file_id
-                .get(&i64::from(*id))
+                .get(&(i64::from(*id) + id_offset))
                 .map_or(NO_STACK, |&s| s + shift)
         };
     }

@@ -1,7 +1,8 @@
 //! The analysis side panel beside the timeline: range statistics (every `nsys stats` report the
 //! trace has data for, as sortable tables, with a duration histogram of the chosen row), the
-//! findings of every `nsys analyze` rule, warm-up exclusion, GPU idle gaps, copy/compute overlap
-//! and CSV export, all over the current range selection.
+//! findings of every `nsys analyze` rule, warm-up exclusion, GPU idle gaps, copy/compute overlap,
+//! the CPU samples (bottom-up, top-down, flame graph) and CSV export, all over the current range
+//! selection.
 //!
 //! The panel is a self-contained widget. The app owns an [`AnalysisPanel`], calls
 //! [`AnalysisPanel::ui`] every frame with the trace and the selection, and acts on the
@@ -14,7 +15,9 @@
 mod comm_view;
 mod export;
 mod findings_view;
+mod flame_graph;
 mod gpu_view;
+mod samples_view;
 mod statistics_view;
 mod stats_table;
 mod warmup_form;
@@ -39,6 +42,10 @@ use crate::ui::timeline::format_duration;
 
 pub use export::{ExportError, export_selection, export_table};
 pub use gpu_view::gap_label;
+pub use samples_view::{
+    ChosenFunction, GAP_TOP_FUNCTIONS, GapFunctions, SamplesResult, SamplesView, gap_function_line,
+    thread_label,
+};
 pub use stats_table::{
     Histogram, RowOrder, Sort, TableLayout, event_bounds, event_duration, is_numeric_column,
     row_events, visible_rows,
@@ -66,6 +73,9 @@ pub enum PanelAction {
     /// A gap was chosen: zoom to it and its launching call, select the operation that ended it
     /// (`next`) and draw the line back to the call.
     ShowGap { gap: IdleGap, cause: GapCauseInfo },
+    /// Outline these CPU samples (indices into `trace.cpu_samples`, sorted), those of the
+    /// function chosen in the CPU samples tab; empty: clear the outline.
+    HighlightSamples(Vec<u32>),
 }
 
 /// The sections of the panel, one shown at a time.
@@ -77,16 +87,18 @@ pub enum AnalysisTab {
     Warmup,
     Gaps,
     Overlap,
+    CpuSamples,
     Export,
 }
 
 impl AnalysisTab {
-    pub const ALL: [AnalysisTab; 6] = [
+    pub const ALL: [AnalysisTab; 7] = [
         AnalysisTab::Statistics,
         AnalysisTab::Findings,
         AnalysisTab::Warmup,
         AnalysisTab::Gaps,
         AnalysisTab::Overlap,
+        AnalysisTab::CpuSamples,
         AnalysisTab::Export,
     ];
 
@@ -97,6 +109,7 @@ impl AnalysisTab {
             AnalysisTab::Warmup => "Warm-up",
             AnalysisTab::Gaps => "Gaps",
             AnalysisTab::Overlap => "Overlap",
+            AnalysisTab::CpuSamples => "CPU samples",
             AnalysisTab::Export => "Export",
         }
     }
@@ -300,7 +313,7 @@ pub struct AnalysisPanel {
     /// Gaps of each stream rather than of the whole GPU.
     pub per_stream: bool,
     /// The kinds "Export selection" writes, in [`EventKind::ALL`] order.
-    pub export_kinds: [bool; 6],
+    pub export_kinds: [bool; EventKind::ALL.len()],
     chosen: Option<RowKey>,
     /// The reports the trace has data for (decided once per trace).
     available: Vec<&'static str>,
@@ -325,6 +338,8 @@ pub struct AnalysisPanel {
     computations: usize,
     /// Communication/compute overlap: the pattern and its jobs.
     comm: comm_view::CommState,
+    /// The CPU samples tab's choices and jobs, and the gap chosen in the Gaps tab.
+    samples: samples_view::SamplesState,
 }
 
 impl Default for AnalysisPanel {
@@ -337,7 +352,7 @@ impl Default for AnalysisPanel {
             exclude_warmup: false,
             min_gap_us: analysis::DEFAULT_MIN_GAP_NS as f64 / 1e3,
             per_stream: false,
-            export_kinds: [true; 6],
+            export_kinds: [true; EventKind::ALL.len()],
             chosen: None,
             available: Vec::new(),
             highlighted: None,
@@ -354,6 +369,7 @@ impl Default for AnalysisPanel {
             message: None,
             computations: 0,
             comm: comm_view::CommState::default(),
+            samples: samples_view::SamplesState::default(),
         }
     }
 }
@@ -490,6 +506,7 @@ impl AnalysisPanel {
             + j.gaps.started()
             + j.overlap.started()
             + self.comm.started()
+            + self.samples.started()
     }
 
     /// Is any background job still running?
@@ -502,6 +519,7 @@ impl AnalysisPanel {
             || j.gaps.busy()
             || j.overlap.busy()
             || self.comm.busy()
+            || self.samples.busy()
     }
 
     /// Blocks until every running job is done and their follow-ups are started and done (tests
@@ -515,6 +533,7 @@ impl AnalysisPanel {
         j.gaps.wait();
         j.overlap.wait();
         self.comm.wait();
+        self.samples.wait();
     }
 
     /// Draws the panel for `selection` (`TimeRange::ALL` for the whole trace) and returns what
@@ -568,6 +587,7 @@ impl AnalysisPanel {
                     self.overlap_ui(ui, trace, selection);
                     self.comm_overlap_ui(ui, trace, selection);
                 }
+                AnalysisTab::CpuSamples => self.samples_ui(ui, trace, selection, &mut actions),
                 AnalysisTab::Export => self.export_ui(ui, trace, selection),
             });
         actions
@@ -590,6 +610,7 @@ impl AnalysisPanel {
             self.trace_generation += 1;
             self.chosen = None;
             self.chosen_finding = None;
+            self.samples.forget_trace();
             self.available = reports::REPORTS
                 .iter()
                 .filter(|r| reports::has_data(**r, trace))
@@ -654,6 +675,7 @@ impl AnalysisPanel {
         }
         self.ensure_report(trace, self.report);
         self.refresh_chosen(trace, actions);
+        self.sync_samples(trace, actions);
     }
 
     fn sync_exclusion(&mut self, trace: &Trace, actions: &mut Vec<PanelAction>) {

@@ -1,12 +1,73 @@
 //! What is known about one event, as (field, value) pairs: shown in the hover tooltip and in the
 //! details panel, where it can be selected and copied, with buttons that jump to the correlated
-//! partner (the API call that launched a GPU op, or the ops a call launched).
+//! partner (the API call that launched a GPU op, or the ops a call launched). A CUDA or OS-runtime
+//! call recorded with a backtrace (`--cudabacktrace`, `--osrt-backtrace-*`) also shows its call
+//! stack, innermost frame first, in both.
 
 use egui::Ui;
 
-use crate::trace::{NvtxStyle, Trace, memory_kind_label};
+use crate::trace::{Frame, NvtxStyle, Trace, memory_kind_label, pid_of};
 use crate::ui::timeline::rows::stream_of;
+use crate::ui::timeline::unified_memory::{access_type_label, address_text, migration_label};
 use crate::ui::timeline::{EventKind, EventRef, TimelineModel, format_duration};
+
+/// Frames of a call stack listed in an event's tooltip before "… N more frames".
+pub const TOOLTIP_FRAMES: usize = 12;
+
+/// The call stack recorded with a CUDA API or OS-runtime call, innermost frame first; empty for
+/// any other event and for a call without one.
+pub fn call_stack(trace: &Trace, event: EventRef) -> &[Frame] {
+    let i = event.index as usize;
+    let stack = match event.kind {
+        EventKind::ApiCall => trace.api_calls.callchain.get(i),
+        EventKind::Osrt => trace.osrt.callchain.get(i),
+        _ => None,
+    };
+    stack.map_or(&[], |&s| trace.stacks.frames(s))
+}
+
+/// The facts of a unified-memory page fault (an instant for a CPU fault, a range for a GPU one).
+fn describe_fault(trace: &Trace, event: EventRef) -> Vec<(&'static str, String)> {
+    let i = event.index as usize;
+    let um = &trace.unified_memory;
+    let time = |ns: i64| format!("{} ({ns} ns)", format_duration(ns as f64));
+    let process = |global_pid: i64| {
+        let pid = pid_of(global_pid);
+        match trace.process_name(pid) {
+            "" => pid.to_string(),
+            name => format!("{name} [{pid}]"),
+        }
+    };
+    let mut facts = vec![("Kind", event.kind.label().to_string())];
+    match event.kind {
+        EventKind::CpuPageFault => {
+            let f = &um.cpu_page_faults;
+            let (Some(&address), Some(&start)) = (f.address.get(i), f.spans.start_ns.get(i)) else {
+                return facts;
+            };
+            facts.push(("Address", address_text(address)));
+            facts.push(("Function", trace.str(f.spans.name[i]).to_string()));
+            facts.push(("Module", trace.str(f.module[i]).to_string()));
+            facts.push(("Time", time(start)));
+            facts.push(("Process", process(f.global_pid[i])));
+        }
+        EventKind::GpuPageFault => {
+            let f = &um.gpu_page_faults;
+            let (Some(&address), Some(&start)) = (f.address.get(i), f.spans.start_ns.get(i)) else {
+                return facts;
+            };
+            facts.push(("Address", address_text(address)));
+            facts.push(("Faults", f.faults[i].to_string()));
+            facts.push(("Access type", access_type_label(f.access_type[i])));
+            facts.push(("Start", time(start)));
+            facts.push(("Duration", time(f.spans.duration_ns(i))));
+            facts.push(("Device", trace.gpu_title(u32::from(f.device[i]))));
+            facts.push(("Process", process(f.global_pid[i])));
+        }
+        _ => {}
+    }
+    facts
+}
 
 /// The facts about an event, in display order.
 pub fn describe(
@@ -15,11 +76,25 @@ pub fn describe(
     event: EventRef,
 ) -> Vec<(&'static str, String)> {
     let i = event.index as usize;
+    if matches!(
+        event.kind,
+        EventKind::CpuPageFault | EventKind::GpuPageFault
+    ) {
+        return describe_fault(trace, event);
+    }
     let start = event.start_ns(trace);
     let end = event.end_ns(trace);
     let duration = end - start;
+    let kind_text = match event.kind {
+        EventKind::Memcpy => trace
+            .memcpys
+            .copy_kind
+            .get(i)
+            .and_then(|&k| migration_label(k)),
+        _ => None,
+    };
     let mut facts = vec![
-        ("Kind", event.kind.label().to_string()),
+        ("Kind", kind_text.unwrap_or(event.kind.label()).to_string()),
         ("Name", event.name(trace).to_string()),
         (
             "Start",
@@ -78,6 +153,12 @@ pub fn describe(
                     format!("GPU {} to GPU {}", m.src_device[i], m.dst_device[i]),
                 ));
             }
+            if let Some(&address) = m.virtual_address.get(i)
+                && migration_label(kind).is_some()
+                && address != 0
+            {
+                facts.push(("Virtual address", address_text(address)));
+            }
             if duration > 0 {
                 // bytes per ns is GB/s (10^9 bytes per second), the unit nsys reports.
                 facts.push((
@@ -128,6 +209,7 @@ pub fn describe(
                 facts.push(("Process", t.pid.to_string()));
             }
         }
+        EventKind::CpuPageFault | EventKind::GpuPageFault => {}
     }
     facts
 }
@@ -219,6 +301,34 @@ pub fn as_text(facts: &[(&'static str, String)]) -> String {
     facts.iter().map(|(k, v)| format!("{k}: {v}\n")).collect()
 }
 
+/// A call stack as plain text for the clipboard: one "function (module)" line per frame,
+/// innermost first.
+fn stack_text(trace: &Trace, frames: &[Frame]) -> String {
+    let mut out = String::from("Call stack (innermost first):\n");
+    for f in frames {
+        out.push_str(&format!(
+            "  {} ({})\n",
+            trace.str(f.function),
+            trace.str(f.module)
+        ));
+    }
+    out
+}
+
+/// The call stack section of an event's tooltip or details: a heading, then at most `max` frames,
+/// innermost first, function and module each. Shows nothing for an event without a stack.
+pub fn call_stack_ui(ui: &mut Ui, trace: &Trace, frames: &[Frame], max: usize) {
+    if frames.is_empty() {
+        return;
+    }
+    ui.separator();
+    ui.weak(format!(
+        "Call stack ({} frames, innermost first)",
+        frames.len()
+    ));
+    crate::ui::timeline::cpu_row::stack_lines(ui, trace, frames, max);
+}
+
 /// The details panel of the selected event. Returns an event to select and reveal when the user
 /// clicks one of its correlated partners.
 pub fn show(
@@ -232,15 +342,24 @@ pub fn show(
         return None;
     };
     let facts = describe(trace, model, event);
+    let frames = call_stack(trace, event);
     let mut go_to = None;
     ui.horizontal(|ui| {
-        ui.strong(format!("{} · {}", event.kind.label(), event.name(trace)));
+        let kind = facts.first().map_or(event.kind.label(), |f| f.1.as_str());
+        ui.strong(match event.name(trace) {
+            "" => kind.to_string(),
+            name => format!("{kind} · {name}"),
+        });
         if ui
             .button("Copy")
             .on_hover_text("Copy these details as text")
             .clicked()
         {
-            ui.ctx().copy_text(as_text(&facts));
+            let mut text = as_text(&facts);
+            if !frames.is_empty() {
+                text.push_str(&stack_text(trace, frames));
+            }
+            ui.ctx().copy_text(text);
         }
     });
     egui::ScrollArea::vertical()
@@ -257,6 +376,7 @@ pub fn show(
                             ui.end_row();
                         }
                     });
+                call_stack_ui(&mut cols[0], trace, frames, usize::MAX);
                 let ui = &mut cols[1];
                 let partners = model.partners(trace, event);
                 if !partners.is_empty() {

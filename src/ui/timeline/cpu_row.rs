@@ -173,16 +173,14 @@ fn sample_ticks(
 }
 
 /// Outlines the samples of `highlighted` (sorted sample indices) on the CPU rows placed in
-/// `rows`; returns how many ticks were drawn.
+/// `rows`, within the view `[t0, t1)` drawn in `area`; returns how many ticks were drawn.
 pub fn outline_samples(
-    trace: &Trace,
-    model: &TimelineModel,
+    (trace, model): (&Trace, &TimelineModel),
     map: &TimeToX,
     rows: &[RowPlacement],
     (t0, t1): (i64, i64),
     area: Rect,
-    highlighted: &[u32],
-    color: Color32,
+    (highlighted, color): (&[u32], Color32),
     shapes: &mut Vec<Shape>,
 ) -> usize {
     if highlighted.is_empty() {

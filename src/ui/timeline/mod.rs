@@ -14,6 +14,7 @@ pub mod overlays;
 pub mod painter;
 pub mod rows;
 mod tooltip;
+pub mod unified_memory;
 
 pub use navigation::{TimeToX, ViewState, format_duration, format_tick};
 pub use overlays::{

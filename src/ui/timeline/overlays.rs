@@ -357,14 +357,12 @@ pub fn overlay_shapes(
     }
 
     out.counts.outlined += super::cpu_row::outline_samples(
-        trace,
-        model,
+        (trace, model),
         &map,
         rows,
         (view.start_ns.floor() as i64, view.end_ns.ceil() as i64 + 1),
         area,
-        &overlays.highlighted_samples,
-        palette.highlight,
+        (&overlays.highlighted_samples, palette.highlight),
         &mut out.shapes,
     );
 

@@ -162,6 +162,20 @@ pub fn build_shapes(
                 );
             }
             RowKind::ExposedComm { device } => painter.exposed_comm(device, bar),
+            kind @ (RowKind::UnifiedMemoryCpu { .. } | RowKind::UnifiedMemoryGpu { .. }) => {
+                let (single, merged) = super::unified_memory::paint_row(
+                    &model.unified_memory,
+                    kind,
+                    &painter.map,
+                    (painter.t0, painter.t1),
+                    painter.merge_below_ns,
+                    bar,
+                    palette,
+                    &mut painter.frame.shapes,
+                );
+                painter.frame.events_drawn += single;
+                painter.frame.merged_drawn += merged;
+            }
             RowKind::GpuMetric { series } => super::counters::paint_metric(
                 trace,
                 series,
@@ -428,6 +442,9 @@ pub fn event_style(
             trace.nvtx.spans.name[i],
         ),
         EventKind::Osrt => (palette.osrt, trace.osrt.spans.name[i]),
+        EventKind::CpuPageFault | EventKind::GpuPageFault => {
+            (palette.um_fault, event.spans(trace).name[i])
+        }
     }
 }
 
@@ -442,6 +459,7 @@ fn merged_color(palette: &Palette, kind: EventKind) -> Color32 {
         EventKind::ApiCall => palette.api_call.gamma_multiply(0.8),
         EventKind::Nvtx => palette.nvtx_default,
         EventKind::Osrt => palette.osrt.gamma_multiply(0.8),
+        EventKind::CpuPageFault | EventKind::GpuPageFault => palette.um_fault,
     }
 }
 
@@ -515,6 +533,10 @@ pub fn event_at(
         (t - tolerance).floor() as i64,
         (t + tolerance).ceil() as i64 + 1,
     );
+    let row_kind = model.rows[placement.row].kind;
+    if model.unified_memory.lane(row_kind).is_some() {
+        return super::unified_memory::fault_near(&model.unified_memory, row_kind, t, tolerance);
+    }
     let merge_below = (map.ns_per_px().floor() as i64).max(1);
     let mut best: Option<(f64, i64, EventRef)> = None;
     for (slice, kind) in row_lanes(trace, model.rows[placement.row].kind) {

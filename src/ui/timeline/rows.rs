@@ -23,6 +23,10 @@ pub enum EventKind {
     ApiCall,
     Nvtx,
     Osrt,
+    /// A CPU page fault on unified memory (`trace.unified_memory.cpu_page_faults`).
+    CpuPageFault,
+    /// A GPU page-fault group on unified memory (`trace.unified_memory.gpu_page_faults`).
+    GpuPageFault,
 }
 
 impl EventKind {
@@ -34,6 +38,8 @@ impl EventKind {
             EventKind::ApiCall => "CUDA API",
             EventKind::Nvtx => "NVTX",
             EventKind::Osrt => "OS runtime",
+            EventKind::CpuPageFault => "CPU page fault",
+            EventKind::GpuPageFault => "GPU page fault",
         }
     }
 }
@@ -79,6 +85,8 @@ pub fn spans_of(trace: &Trace, kind: EventKind) -> &Spans {
         EventKind::ApiCall => &trace.api_calls.spans,
         EventKind::Nvtx => &trace.nvtx.spans,
         EventKind::Osrt => &trace.osrt.spans,
+        EventKind::CpuPageFault => &trace.unified_memory.cpu_page_faults.spans,
+        EventKind::GpuPageFault => &trace.unified_memory.gpu_page_faults.spans,
     }
 }
 
@@ -144,6 +152,14 @@ pub enum RowKind {
     GpuMetric {
         series: usize,
     },
+    /// CPU page faults of a process ([`super::unified_memory`]).
+    UnifiedMemoryCpu {
+        pid: u32,
+    },
+    /// GPU page faults of a device ([`super::unified_memory`]).
+    UnifiedMemoryGpu {
+        device: u32,
+    },
 }
 
 /// One row of the timeline.
@@ -187,12 +203,15 @@ pub struct TimelineModel {
     pub initially_collapsed: Vec<GroupId>,
     /// Communication under the Overlap tab's pattern, once computed (see [`Self::set_comm`]).
     pub comm: Option<Arc<CommTimeline>>,
+    /// The page faults of each unified-memory row, sorted for drawing.
+    pub unified_memory: super::unified_memory::UnifiedMemoryLanes,
 }
 
 impl TimelineModel {
     pub fn new(trace: &Trace) -> Self {
         let mut rows = Vec::new();
         let mut initially_collapsed = Vec::new();
+        let unified_memory = super::unified_memory::UnifiedMemoryLanes::new(trace);
         for device in super::counters::gpu_row_devices(trace) {
             rows.push(Row {
                 kind: RowKind::GpuSummary { device },
@@ -220,9 +239,12 @@ impl TimelineModel {
                     height_px: EVENT_ROW_HEIGHT,
                 });
             }
+            rows.extend(unified_memory.gpu_row(device));
             super::counters::push_metric_rows(trace, device, &mut rows, &mut initially_collapsed);
         }
         let mut pids: Vec<u32> = trace.threads.iter().map(|t| t.pid).collect();
+        pids.extend(unified_memory.cpu_pids());
+        pids.sort_unstable();
         pids.dedup();
         let mut thread_of_tid = HashMap::new();
         for pid in pids {
@@ -241,6 +263,7 @@ impl TimelineModel {
                 hidden_by: Vec::new(),
                 height_px: EVENT_ROW_HEIGHT,
             });
+            rows.extend(unified_memory.process_row(pid));
             for (ti, t) in trace.threads.iter().enumerate() {
                 if t.pid != pid {
                     continue;
@@ -385,6 +408,7 @@ impl TimelineModel {
             row_of,
             initially_collapsed,
             comm: None,
+            unified_memory,
         }
     }
 
@@ -482,6 +506,9 @@ impl TimelineModel {
                     .iter()
                     .position(|t| t.osrt.range.contains(&i))?,
             },
+            EventKind::CpuPageFault | EventKind::GpuPageFault => {
+                super::unified_memory::row_kind_of(trace, event)?
+            }
         };
         self.row_index(kind)
     }
@@ -518,7 +545,10 @@ impl TimelineModel {
             EventKind::ApiCall => {
                 return self.launched.get(&event.index).cloned().unwrap_or_default();
             }
-            EventKind::Nvtx | EventKind::Osrt => None,
+            EventKind::Nvtx
+            | EventKind::Osrt
+            | EventKind::CpuPageFault
+            | EventKind::GpuPageFault => None,
         };
         match call {
             Some(c) if c != NO_INDEX && (c as usize) < trace.api_calls.spans.len() => {

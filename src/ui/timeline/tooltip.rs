@@ -1,4 +1,5 @@
-//! The hover tooltip of an event: the same facts as the details panel, in a compact grid.
+//! The hover tooltip of an event: the same facts as the details panel, in a compact grid, and
+//! the first frames of its call stack when it has one.
 
 use egui::Ui;
 
@@ -11,6 +12,12 @@ pub fn event_tooltip(ui: &mut Ui, trace: &Trace, model: &TimelineModel, event: E
         ui,
         "sightline_tooltip",
         details::describe(trace, model, event),
+    );
+    details::call_stack_ui(
+        ui,
+        trace,
+        details::call_stack(trace, event),
+        details::TOOLTIP_FRAMES,
     );
 }
 

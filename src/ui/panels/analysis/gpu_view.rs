@@ -85,9 +85,10 @@ impl AnalysisPanel {
                     let before = gap.before.name(trace);
                     let after = gap.after.name(trace);
                     let cause = result.causes.get(rank).copied();
+                    let chosen = self.samples.is_chosen_gap(rank, gap);
                     ui.horizontal(|ui| {
                         let row = ui
-                            .add(Button::selectable(false, gap_label(rank + 1, gap)))
+                            .add(Button::selectable(chosen, gap_label(rank + 1, gap)))
                             .on_hover_text(format!(
                                 "{} – {}\nafter: {before}\nbefore: {after}\n{}click to show \
                                  the gap and the call that launched the next work",
@@ -98,6 +99,7 @@ impl AnalysisPanel {
                         if row.clicked() {
                             match cause {
                                 Some(cause) => {
+                                    self.samples.choose_gap(trace, rank, *gap, cause);
                                     actions.push(PanelAction::ShowGap { gap: *gap, cause })
                                 }
                                 None => actions.push(PanelAction::ZoomTo {
@@ -123,6 +125,7 @@ impl AnalysisPanel {
                     });
                 }
             });
+        self.gap_functions_ui(ui, trace);
     }
 
     /// The gaps result to show (fresh, or the last one while the fresh one is computed).

@@ -1,0 +1,238 @@
+//! `sightline diff BASE NEW`: one report's per-name deltas between two runs, or `--report
+//! headline` for whole-run figures, optionally per step (`--per-step REGEX`: divided by the
+//! number of NVTX ranges matching REGEX in each run). The arithmetic is
+//! [`crate::analysis::diff`]; this file loads, computes the reports and prints.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use regex::Regex;
+
+use super::analysis_commands::{ExclusionArgs, apply_exclusion};
+use super::{Format, load_for_cli, parse_range_arg, report_commands};
+use crate::analysis::diff::{self, HeadlineRow};
+use crate::analysis::filter::EventTable;
+use crate::analysis::{
+    self, Filter, GapOptions, ReportInput, Table, TimeRange, copy_compute_overlap, gpu_activity,
+    gpu_idle_gaps,
+};
+use crate::export::{nsys_csv, text_table};
+use crate::trace::Trace;
+
+#[derive(clap::Args, Debug)]
+pub struct DiffArgs {
+    /// The baseline trace.
+    pub base: PathBuf,
+    /// The new (optimised) trace.
+    pub new: PathBuf,
+    /// Report to compare per name (`cuda_gpu_kern_sum`, `cuda_api_sum`, `cuda_gpu_mem_time_sum`,
+    /// `cuda_gpu_mem_size_sum`, `nvtx_sum`, `nvtx_gpu_proj_sum`, …), or `headline`.
+    #[arg(long, default_value = "cuda_gpu_kern_sum")]
+    pub report: String,
+    /// Divide counts and totals by the number of NVTX ranges matching REGEX in each run (runs of
+    /// different length then compare per iteration).
+    #[arg(long, value_name = "REGEX")]
+    pub per_step: Option<String>,
+    /// Only events starting in START:END, in both runs.
+    #[arg(long)]
+    pub range: Option<String>,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    #[command(flatten)]
+    pub exclusion: ExclusionArgs,
+}
+
+/// One loaded run with what the diff needs of it.
+struct Run {
+    trace: Trace,
+    exclusion: Option<analysis::WarmupExclusion>,
+}
+
+impl Run {
+    fn filter(&self, range: TimeRange) -> Filter<'_> {
+        Filter {
+            range,
+            excluded: self.exclusion.as_ref().map(|e| &e.excluded),
+        }
+    }
+}
+
+/// Durations of the kept NVTX ranges matching `step`, sorted.
+fn step_durations(trace: &Trace, filter: &Filter, step: &Regex) -> Vec<i64> {
+    let nv = &trace.nvtx.spans;
+    let mut d: Vec<i64> = (0..nv.len())
+        .filter(|&i| {
+            filter.keeps(EventTable::Nvtx, i, nv.start_ns[i])
+                && step.is_match(trace.str(nv.name[i]))
+        })
+        .map(|i| nv.duration_ns(i))
+        .collect();
+    d.sort_unstable();
+    d
+}
+
+fn median(sorted: &[i64]) -> Option<f64> {
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2] as f64),
+        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) as f64 / 2.0),
+    }
+}
+
+/// Whole-run figures of one run, by metric name.
+fn headline_of(run: &Run, range: TimeRange, step: Option<&Regex>) -> Vec<(String, f64)> {
+    let t = &run.trace;
+    let filter = run.filter(range);
+    let mut out = vec![(
+        "Trace span (ns)".to_string(),
+        (t.last_ns - t.first_ns) as f64,
+    )];
+    for a in gpu_activity(t, &filter) {
+        if let Some(p) = a.busy_percent() {
+            out.push((format!("GPU {} busy (%)", a.device), p));
+        }
+    }
+    let overlap = copy_compute_overlap(t, &filter);
+    let (o, m) = overlap.iter().fold((0i64, 0i64), |(o, m), d| {
+        (o + d.overlap_ns, m + d.memory_ns)
+    });
+    if m > 0 {
+        out.push((
+            "Copy/compute overlap (%)".to_string(),
+            100.0 * o as f64 / m as f64,
+        ));
+    }
+    let gaps = gpu_idle_gaps(t, &filter, &GapOptions::default());
+    out.push((
+        format!(
+            "Idle in gaps >= {} us (ns)",
+            analysis::DEFAULT_MIN_GAP_NS / 1000
+        ),
+        gaps.iter().map(|g| g.duration_ns()).sum::<i64>() as f64,
+    ));
+    let kernels = (0..t.kernels.spans.len())
+        .filter(|&i| filter.keeps(EventTable::Kernels, i, t.kernels.spans.start_ns[i]))
+        .count();
+    out.push(("Kernels".to_string(), kernels as f64));
+    if let Some(step) = step {
+        let d = step_durations(t, &filter, step);
+        out.push(("Steps".to_string(), d.len() as f64));
+        if let Some(m) = median(&d) {
+            out.push(("Step median (ns)".to_string(), m));
+        }
+    }
+    out
+}
+
+pub fn diff(args: &DiffArgs) -> Result<i32> {
+    let range = parse_range_arg(args.range.as_deref())?;
+    let rules = args.exclusion.rules()?;
+    let step = match &args.per_step {
+        Some(p) => Some(
+            Regex::new(p)
+                .map_err(|e| anyhow::anyhow!("--per-step '{p}' is not a valid regex: {e}"))?,
+        ),
+        None => None,
+    };
+    let headline = args.report == "headline";
+    let request = if headline {
+        None
+    } else {
+        let mut r = report_commands::parse_reports(&args.report)?;
+        if r.len() != 1 {
+            bail!("diff compares one report at a time (got '{}')", args.report);
+        }
+        r.pop()
+    };
+    let load = |path: &PathBuf| -> Result<Run> {
+        let trace = load_for_cli(path)?;
+        let exclusion = apply_exclusion(&trace, &rules);
+        Ok(Run { trace, exclusion })
+    };
+    let (base, new) = (load(&args.base)?, load(&args.new)?);
+
+    let table = if let Some(request) = request {
+        let compute = |run: &Run| -> Table {
+            request.report.compute(&ReportInput {
+                trace: &run.trace,
+                filter: &run.filter(range),
+                options: &request.options,
+                with_events: false,
+                row_limit: None,
+            })
+        };
+        let (bt, nt) = (compute(&base), compute(&new));
+        let unit = diff::diff_columns(&bt)
+            .or_else(|| diff::diff_columns(&nt))
+            .map(|c| c.unit)
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{} has no name, count and total columns to compare",
+                    request.report.name()
+                )
+            })?;
+        let steps = match &step {
+            Some(re) => {
+                let count = |run: &Run| step_durations(&run.trace, &run.filter(range), re).len();
+                let (b, n) = (count(&base), count(&new));
+                if b == 0 || n == 0 {
+                    bail!(
+                        "--per-step '{}': {} has {b} and {} has {n} matching NVTX ranges",
+                        re.as_str(),
+                        args.base.display(),
+                        args.new.display()
+                    );
+                }
+                eprintln!(
+                    "note: per step: {b} steps in {}, {n} in {}",
+                    args.base.display(),
+                    args.new.display()
+                );
+                Some((b as f64, n as f64))
+            }
+            None => None,
+        };
+        let rows = diff::diff(&bt, &nt, steps).map_err(anyhow::Error::msg)?;
+        diff::diff_table(&rows, unit, steps.is_some())
+    } else {
+        let b = headline_of(&base, range, step.as_ref());
+        let n = headline_of(&new, range, step.as_ref());
+        let mut metrics: Vec<String> = b.iter().map(|m| m.0.clone()).collect();
+        for (m, _) in &n {
+            if !metrics.contains(m) {
+                metrics.push(m.clone());
+            }
+        }
+        let get = |v: &[(String, f64)], m: &str| v.iter().find(|x| x.0 == m).map(|x| x.1);
+        let rows: Vec<HeadlineRow> = metrics
+            .into_iter()
+            .map(|m| HeadlineRow {
+                base: get(&b, &m),
+                new: get(&n, &m),
+                metric: m,
+            })
+            .collect();
+        diff::headline_table(&rows)
+    };
+
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match args.format {
+        Format::Csv => nsys_csv::write_table_csv(&table, &mut out)?,
+        Format::Table => {
+            writeln!(
+                out,
+                "\n {} vs {} ({}):\n",
+                args.base.display(),
+                args.new.display(),
+                args.report
+            )?;
+            let header: Vec<&str> = table.columns.iter().map(String::as_str).collect();
+            let text = text_table::render(&header, &nsys_csv::table_text_rows(&table));
+            out.write_all(text.as_bytes())?;
+        }
+    }
+    Ok(0)
+}

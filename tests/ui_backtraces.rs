@@ -1,0 +1,258 @@
+//! Backtraces of CUDA and OS-runtime calls in the window, driven through `egui_kittest` on a real
+//! capture (cpu_side, recorded with `--cudabacktrace=all` and OS-runtime tracing): clicking a call
+//! with a backtrace lists its frames in the details panel, innermost first, as the file's
+//! callchain tables hold them; hovering one lists the first frames in its tooltip; a call without
+//! one shows no call stack. The frames are read here with SQL over `CUDA_CALLCHAINS` /
+//! `OSRT_CALLCHAINS` joined to `StringIds`.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
+mod common;
+
+use common::ui::{click_at, opened};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use rusqlite::{Connection, OpenFlags};
+use sightline::ui::SightlineApp;
+use sightline::ui::timeline::{EventKind, EventRef};
+
+fn conn() -> Connection {
+    Connection::open_with_flags(
+        common::fixture("cpu_side"),
+        OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .expect("open")
+}
+
+/// (function, module file name) of each frame of callchain `id` of `table`, by stackDepth.
+fn sql_frames(c: &Connection, table: &str, id: i64) -> Vec<(String, String)> {
+    c.prepare(&format!(
+        "SELECT s.value, m.value FROM {table} c JOIN StringIds s ON s.id = c.symbol \
+         JOIN StringIds m ON m.id = c.module WHERE c.id = ?1 ORDER BY c.stackDepth"
+    ))
+    .unwrap()
+    .query_map([id], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+    })
+    .unwrap()
+    .map(|r| {
+        let (f, m) = r.unwrap();
+        let m = m.rsplit('/').next().unwrap_or(&m).to_string();
+        (f, m)
+    })
+    .collect()
+}
+
+/// The call of `kind` that starts at `start` on the thread `global_tid` (API calls) or at
+/// `start` with name `name` (OS runtime).
+fn find_call(
+    h: &Harness<'static, SightlineApp>,
+    kind: EventKind,
+    start: i64,
+    name: &str,
+) -> EventRef {
+    let trace = h.state().trace().unwrap();
+    let spans = match kind {
+        EventKind::ApiCall => &trace.api_calls.spans,
+        _ => &trace.osrt.spans,
+    };
+    let i = (0..spans.len())
+        .find(|&i| spans.start_ns[i] == start && trace.str(spans.name[i]) == name)
+        .expect("call in the trace");
+    EventRef::new(kind, i)
+}
+
+/// Brings `event` on screen (zoom, expand, scroll) with nothing selected; returns where it is.
+fn reveal(h: &mut Harness<'static, SightlineApp>, event: EventRef) -> egui::Rect {
+    {
+        let app = h.state_mut();
+        let d = app.document.as_ref().unwrap();
+        app.timeline.reveal(&d.trace, &d.model, event);
+        app.timeline.selection = None;
+    }
+    h.step();
+    h.step();
+    let app = h.state();
+    let d = app.document.as_ref().unwrap();
+    app.timeline
+        .event_screen_rect(&d.trace, &d.model, event)
+        .expect("call on screen")
+}
+
+/// Reveals `event` and clicks it as a person would, then takes the pointer away so that only
+/// the details panel (no tooltip) shows its facts.
+fn click_event(h: &mut Harness<'static, SightlineApp>, event: EventRef) {
+    let rect = reveal(h, event);
+    click_and_leave(h, event, rect.center());
+}
+
+fn click_and_leave(h: &mut Harness<'static, SightlineApp>, event: EventRef, pos: egui::Pos2) {
+    click_at(h, pos);
+    assert_eq!(h.state().timeline.selection, Some(event));
+    h.event(egui::Event::PointerGone);
+    h.step();
+    h.step();
+}
+
+/// Reveals `event`, zooms to `[from, to]` and clicks its row at time `t` (for a call with a
+/// shorter call nested in it, which a click on the middle would pick).
+fn click_event_at(
+    h: &mut Harness<'static, SightlineApp>,
+    event: EventRef,
+    (from, to): (i64, i64),
+    t: i64,
+) {
+    reveal(h, event);
+    {
+        let view = &mut h.state_mut().timeline.view;
+        view.start_ns = from as f64;
+        view.end_ns = to as f64;
+    }
+    h.step();
+    h.step();
+    let pos = {
+        let app = h.state();
+        let d = app.document.as_ref().unwrap();
+        let rect = app
+            .timeline
+            .event_screen_rect(&d.trace, &d.model, event)
+            .expect("call on screen");
+        let area = app.timeline.last_event_area;
+        let map =
+            sightline::ui::timeline::TimeToX::new(&app.timeline.view, area.left(), area.width());
+        egui::Pos2::new(map.x(t), rect.center().y)
+    };
+    click_and_leave(h, event, pos);
+}
+
+/// The y of each frame's function label, matched in order (each below the one before), so the
+/// frames are listed innermost first as `frames` orders them.
+fn frames_listed_in_order(h: &Harness<'static, SightlineApp>, frames: &[(String, String)]) {
+    let mut last_y = f32::NEG_INFINITY;
+    for (k, (function, module)) in frames.iter().enumerate() {
+        let y = h
+            .query_all_by_label(function)
+            .map(|n| n.rect().center().y)
+            .filter(|&y| y > last_y)
+            .fold(f32::INFINITY, f32::min);
+        assert!(
+            y.is_finite(),
+            "frame {k} ({function}) listed below frame {}",
+            k.max(1) - 1
+        );
+        last_y = y;
+        assert!(
+            h.query_all_by_label(module).next().is_some(),
+            "module {module} of frame {k} listed"
+        );
+    }
+}
+
+#[test]
+fn a_selected_cuda_call_lists_its_backtrace_innermost_first() {
+    let c = conn();
+    // The first kernel launch with a backtrace; its stack is CUDA_CALLCHAINS.id = callchainId + 1
+    // (callchainId counts from 0, the callchain ids from 1: the stack at that id is the one whose
+    // innermost named frame is this call's own API function).
+    let (start, name, callchain): (i64, String, i64) = c
+        .query_row(
+            "SELECT r.start, s.value, r.callchainId FROM CUPTI_ACTIVITY_KIND_RUNTIME r \
+             JOIN StringIds s ON s.id = r.nameId \
+             WHERE r.callchainId IS NOT NULL AND s.value LIKE 'cudaLaunchKernel%' \
+             ORDER BY r.start LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    let frames = sql_frames(&c, "CUDA_CALLCHAINS", callchain + 1);
+    assert!(frames.len() > 3);
+    assert!(
+        frames.iter().any(|(f, _)| name.starts_with(f.as_str())),
+        "the call's own function is in its stack: {frames:?}"
+    );
+
+    // nsys 2023.4 records the runtime's versioned entry point (cudaLaunchKernel_v7000) as a
+    // shorter call nested in this one: click between the two starts.
+    let nested: i64 = c
+        .query_row(
+            "SELECT min(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE start > ?1 AND globalTid = \
+             (SELECT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE start = ?1)",
+            [start],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let gap = nested - start;
+    assert!(gap > 0);
+
+    let mut h = opened("cpu_side");
+    let event = find_call(&h, EventKind::ApiCall, start, &name);
+    let heading = format!("Call stack ({} frames, innermost first)", frames.len());
+    assert!(h.query_by_label(&heading).is_none());
+    click_event_at(&mut h, event, (start - gap, nested + gap), start + gap / 2);
+    h.get_by_label(&heading);
+    frames_listed_in_order(&h, &frames);
+}
+
+#[test]
+fn a_selected_os_runtime_call_lists_its_backtrace() {
+    let c = conn();
+    // The deepest OS-runtime backtrace (OSRT_API.callchainId is OSRT_CALLCHAINS.id; 0 is none).
+    let (start, name, callchain): (i64, String, i64) = c
+        .query_row(
+            "SELECT o.start, s.value, o.callchainId FROM OSRT_API o \
+             JOIN StringIds s ON s.id = o.nameId \
+             JOIN (SELECT id, count(*) AS n FROM OSRT_CALLCHAINS GROUP BY id) k \
+             ON k.id = o.callchainId ORDER BY k.n DESC, o.start LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    let frames = sql_frames(&c, "OSRT_CALLCHAINS", callchain);
+    assert!(frames.len() > 12, "{}", frames.len());
+
+    let mut h = opened("cpu_side");
+    let event = find_call(&h, EventKind::Osrt, start, &name);
+
+    // Hovered (nothing selected): the tooltip lists the first 12 frames and how many more.
+    let rect = reveal(&mut h, event);
+    let more = format!("… {} more frames", frames.len() - 12);
+    assert!(h.query_by_label(&more).is_none());
+    h.ctx.all_styles_mut(|s| s.interaction.tooltip_delay = 0.0);
+    h.hover_at(rect.center());
+    h.step();
+    h.step();
+    h.get_by_label(&more);
+    frames_listed_in_order(&h, &frames[..12]);
+
+    click_event(&mut h, event);
+    h.get_by_label(&format!(
+        "Call stack ({} frames, innermost first)",
+        frames.len()
+    ));
+    frames_listed_in_order(&h, &frames);
+}
+
+#[test]
+fn a_call_without_a_backtrace_shows_no_call_stack() {
+    let c = conn();
+    let (start, name): (i64, String) = c
+        .query_row(
+            "SELECT r.start, s.value FROM CUPTI_ACTIVITY_KIND_RUNTIME r \
+             JOIN StringIds s ON s.id = r.nameId WHERE r.callchainId IS NULL \
+             ORDER BY r.start LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let mut h = opened("cpu_side");
+    let event = find_call(&h, EventKind::ApiCall, start, &name);
+    click_event(&mut h, event);
+    // The details are up (its correlation id is listed), and no call stack heading is.
+    h.get_by_label("Correlation ID");
+    assert!(
+        h.query_all_by_label_contains("Call stack (")
+            .next()
+            .is_none(),
+        "no call stack for a call without one"
+    );
+}
