@@ -151,3 +151,41 @@ fn odd_rows_are_counted_as_warnings_not_fatal() {
     assert_eq!(odd.memcpys.spans.len(), clean.memcpys.spans.len());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_or_a_directory_is_refused_at_once() {
+    let dir = common::scratch_dir("fifo");
+    let fifo = dir.join("x.sqlite");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success());
+    // In the library: no writer will ever open the pipe, so any attempt to read it would hang.
+    let t0 = std::time::Instant::now();
+    match load::load_file(&fifo) {
+        Err(e @ LoadError::NotRegularFile { .. }) => {
+            let msg = e.to_string();
+            assert!(msg.contains("named pipe") && msg.contains("x.sqlite"), "{msg}");
+        }
+        other => panic!("expected NotRegularFile, got {:?}", other.map(|_| ())),
+    }
+    // On the command line, within a second, for the pipe and for a directory.
+    for path in [&fifo, &dir] {
+        let t = std::time::Instant::now();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .arg("summary")
+            .arg(path)
+            .output()
+            .expect("run sightline");
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("named pipe") || err.contains("is a directory"),
+            "{err}"
+        );
+        assert!(t.elapsed() < std::time::Duration::from_secs(1), "{:?}", t.elapsed());
+    }
+    assert!(t0.elapsed() < std::time::Duration::from_secs(2));
+}

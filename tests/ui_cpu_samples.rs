@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use common::ui::{click_at, opened, settle};
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use rusqlite::{Connection, OpenFlags};
 use sightline::analysis::gap_causes;
 use sightline::analysis::{self, Filter, GapOptions, cpu_samples};
@@ -283,8 +283,11 @@ fn samples_tab_follows_the_selection_and_outlines_what_is_clicked() {
     };
     let n_through = sql.iter().filter(|s| in_range(s) && through(s)).count();
     h.hover_at(target);
-    h.step();
-    h.step();
+    for _ in 0..60 {
+        h.step();
+    }
+    eprintln!("target {target:?}");
+    for n in h.query_all_by_label_contains("sample") { eprintln!("{:?}", n.accesskit_node().label()); }
     h.get_by_label(&format!("Module: {}", path.last().unwrap().1));
     h.get_by_label_contains(&format!("Total: {n_through} samples"));
     click_at(&mut h, target);

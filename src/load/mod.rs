@@ -17,6 +17,8 @@ pub enum LoadError {
     NotFound { path: PathBuf },
     #[error("{path}: is a directory, not a trace file")]
     IsDirectory { path: PathBuf },
+    #[error("{path}: is a {kind}, not a regular file; Sightline opens trace files only")]
+    NotRegularFile { path: PathBuf, kind: &'static str },
     #[error("{path}: cannot read the file: {source}")]
     Unreadable {
         path: PathBuf,
@@ -80,6 +82,26 @@ impl LoadControl<'_> {
     }
 }
 
+/// What a non-regular file is, in words.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "named pipe";
+        }
+        if t.is_socket() {
+            return "socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "device";
+        }
+    }
+    let _ = meta;
+    "special file"
+}
+
 /// Loads a trace with no progress reporting.
 pub fn load_file(path: &Path) -> Result<Trace, LoadError> {
     let cancel = AtomicBool::new(false);
@@ -106,6 +128,14 @@ pub fn load_file_with(path: &Path, control: &LoadControl) -> Result<Trace, LoadE
     if meta.is_dir() {
         return Err(LoadError::IsDirectory {
             path: path.to_path_buf(),
+        });
+    }
+    // A named pipe would block the open below forever, a device could be endless: refuse
+    // anything that is not a regular file before opening it.
+    if !meta.is_file() {
+        return Err(LoadError::NotRegularFile {
+            path: path.to_path_buf(),
+            kind: file_kind(&meta),
         });
     }
     // Reading the header proves the file is readable and tells the format before SQLite does.
