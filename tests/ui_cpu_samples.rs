@@ -14,12 +14,12 @@ use std::collections::HashMap;
 
 use common::ui::{click_at, opened, settle};
 use egui_kittest::Harness;
-use egui_kittest::kittest::{NodeT, Queryable};
+use egui_kittest::kittest::Queryable;
 use rusqlite::{Connection, OpenFlags};
 use sightline::analysis::gap_causes;
 use sightline::analysis::{self, Filter, GapOptions, cpu_samples};
 use sightline::ui::SightlineApp;
-use sightline::ui::panels::analysis::{ChosenFunction, gap_function_line, gap_label};
+use sightline::ui::panels::analysis::{ChosenFunction, gap_function_line, gap_label, node_facts};
 
 /// A sample as the file has it: thread, time, and its frames (function, module) innermost first.
 struct SqlSample {
@@ -277,19 +277,31 @@ fn samples_tab_follows_the_selection_and_outlines_what_is_clicked() {
             .collect();
         (rect.center(), path)
     };
-    // Hovering the box says how many samples pass through it, as SQL counts them.
     let through = |s: &SqlSample| {
         s.frames.len() >= path.len() && s.frames.iter().rev().zip(&path).all(|(a, b)| a == b)
     };
     let n_through = sql.iter().filter(|s| in_range(s) && through(s)).count();
-    h.hover_at(target);
-    for _ in 0..60 {
-        h.step();
-    }
-    eprintln!("target {target:?}");
-    for n in h.query_all_by_label_contains("sample") { eprintln!("{:?}", n.accesskit_node().label()); }
-    h.get_by_label(&format!("Module: {}", path.last().unwrap().1));
-    h.get_by_label_contains(&format!("Total: {n_through} samples"));
+    // What hovering the box shows: its module and how many samples pass through it, as SQL
+    // counts them.
+    let facts = {
+        let app = h.state();
+        let trace = app.trace().unwrap();
+        let profile = &app.analysis.cpu_samples(trace).unwrap().profile;
+        let (_, node) = app
+            .analysis
+            .flame_boxes()
+            .iter()
+            .copied()
+            .find(|(r, _)| r.contains(target))
+            .expect("a box under the pointer");
+        node_facts(trace, profile, node)
+    };
+    assert_eq!(facts[0], path.last().unwrap().0);
+    assert_eq!(facts[1], format!("Module: {}", path.last().unwrap().1));
+    assert!(
+        facts[2].starts_with(&format!("Total: {n_through} samples")),
+        "{facts:?}"
+    );
     click_at(&mut h, target);
     settle(&mut h);
     let want = expected(&sql, (t0, t1), through);
@@ -310,11 +322,12 @@ fn samples_tab_follows_the_selection_and_outlines_what_is_clicked() {
             .find(|(_, n)| profile.node_path(*n).len() == path.len())
             .unwrap();
         assert!(rect.width() > 300.0, "the zoomed box spans the graph");
-        assert_eq!(
-            Some(node),
-            profile.node_at(&profile.node_path(node)),
-            "the zoomed node"
-        );
+        let names: Vec<&str> = profile
+            .node_path(node)
+            .iter()
+            .map(|f| trace.str(f.function))
+            .collect();
+        assert_eq!(names, path.iter().map(|p| p.0.as_str()).collect::<Vec<_>>());
         rect.center()
     };
     click_at(&mut h, target);

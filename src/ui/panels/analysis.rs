@@ -41,6 +41,7 @@ use crate::trace::Trace;
 use crate::ui::timeline::format_duration;
 
 pub use export::{ExportError, export_selection, export_table};
+pub use flame_graph::node_facts;
 pub use gpu_view::gap_label;
 pub use samples_view::{
     ChosenFunction, GAP_TOP_FUNCTIONS, GapFunctions, SamplesResult, SamplesView, gap_function_line,

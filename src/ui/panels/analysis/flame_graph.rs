@@ -234,25 +234,37 @@ fn node_names<'t>(trace: &'t Trace, profile: &Profile, node: u32) -> (&'t str, &
     }
 }
 
-fn node_tooltip(ui: &mut Ui, trace: &Trace, profile: &Profile, node: u32) {
+/// What hovering a node shows: its function, module, total and self samples and their share.
+pub fn node_facts(trace: &Trace, profile: &Profile, node: u32) -> Vec<String> {
     let Some(n) = profile.tree.get(node as usize) else {
-        return;
+        return Vec::new();
     };
     let (name, module) = node_names(trace, profile, node);
-    ui.strong(name);
+    let mut facts = vec![name.to_string()];
     if !module.is_empty() {
-        ui.label(format!("Module: {module}"));
+        facts.push(format!("Module: {module}"));
     }
-    ui.label(format!(
+    facts.push(format!(
         "Total: {} samples ({:.1} %)",
         n.total_samples,
         profile.percent(n.total_samples)
     ));
-    ui.label(format!(
+    facts.push(format!(
         "Self: {} samples ({:.1} %)",
         n.self_samples,
         profile.percent(n.self_samples)
     ));
+    facts
+}
+
+fn node_tooltip(ui: &mut Ui, trace: &Trace, profile: &Profile, node: u32) {
+    for (i, fact) in node_facts(trace, profile, node).into_iter().enumerate() {
+        if i == 0 {
+            ui.strong(fact);
+        } else {
+            ui.label(fact);
+        }
+    }
     ui.weak("Click to zoom in and outline its samples");
 }
 
