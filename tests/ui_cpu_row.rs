@@ -15,8 +15,11 @@ use rusqlite::{Connection, OpenFlags};
 use sightline::ui::timeline::{RowKind, TimeToX, format_duration};
 
 fn conn() -> Connection {
-    Connection::open_with_flags(common::fixture("cpu_side"), OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .expect("open")
+    Connection::open_with_flags(
+        common::fixture("cpu_side"),
+        OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .expect("open")
 }
 
 #[test]
@@ -122,4 +125,53 @@ fn hovering_a_sample_shows_its_call_stack() {
             "frame {function} listed"
         );
     }
+}
+
+/// The CPU samples tab lists each sampled thread with its running share of the selection: the
+/// running time inside the selection over the selection clipped to the thread's first and last
+/// scheduling events, both computed here with SQL (LEAD pairing over SCHED_EVENTS).
+#[test]
+fn the_panel_gives_each_threads_running_share_of_the_selection() {
+    let mut h = opened("cpu_side");
+    let c = conn();
+    let (t0, t1): (i64, i64) = c
+        .query_row(
+            "SELECT start, end FROM NVTX_EVENTS WHERE text = 'data_loader'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    h.get_by_label("CPU samples").click();
+    h.state_mut().set_selection_range(Some((t0, t1)));
+    common::ui::settle(&mut h);
+    let (tid, running, first, last): (i64, i64, i64, i64) = c
+        .query_row(
+            "WITH iv AS (SELECT globalTid g, start s, next_start e FROM (SELECT globalTid, start, \
+             isSchedIn, lead(start) OVER w AS next_start, lead(isSchedIn) OVER w AS next_in \
+             FROM SCHED_EVENTS WINDOW w AS (PARTITION BY globalTid ORDER BY start, rowid)) \
+             WHERE isSchedIn != 0 AND next_in = 0) \
+             SELECT g, sum(max(0, min(e, ?2) - max(s, ?1))), \
+             (SELECT min(start) FROM SCHED_EVENTS WHERE globalTid = g), \
+             (SELECT max(start) FROM SCHED_EVENTS WHERE globalTid = g) \
+             FROM iv WHERE g IN (SELECT globalTid FROM COMPOSITE_EVENTS) \
+             GROUP BY g ORDER BY count(*) DESC LIMIT 1",
+            [t0, t1],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    let span = (t1.min(last) - t0.max(first)) as f64;
+    let share = format!(
+        "running {:.1} % ({})",
+        100.0 * running as f64 / span,
+        format_duration(running as f64)
+    );
+    let samples: i64 = c
+        .query_row(
+            "SELECT count(*) FROM COMPOSITE_EVENTS WHERE globalTid = ?1",
+            [tid],
+            |r| r.get(0),
+        )
+        .unwrap();
+    // One checkbox line per thread: "name [tid] · N samples · running X % (time)".
+    h.get_by_label_contains(&format!("{samples} samples · {share}"));
 }

@@ -370,7 +370,7 @@ impl AnalysisPanel {
             );
             return;
         }
-        if self.threads_ui(ui, trace) {
+        if self.threads_ui(ui, trace, bounds(selection)) {
             self.sync_samples(trace, actions);
         }
         let Some(key) = self.samples_key(trace) else {
@@ -430,9 +430,10 @@ impl AnalysisPanel {
         }
     }
 
-    /// The thread filter, folded: every thread with samples, checked when profiled. Returns
-    /// whether the choice changed.
-    fn threads_ui(&mut self, ui: &mut Ui, trace: &Trace) -> bool {
+    /// The thread filter (open when there are a few threads): every thread with samples,
+    /// checked when profiled, with its sample count and its running share of the selection
+    /// `window` where the trace records scheduling. Returns whether the choice changed.
+    fn threads_ui(&mut self, ui: &mut Ui, trace: &Trace, window: (i64, i64)) -> bool {
         let with_samples: Vec<usize> = (0..trace.threads.len())
             .filter(|&t| !trace.threads[t].samples.is_empty())
             .collect();
@@ -443,6 +444,7 @@ impl AnalysisPanel {
         let mut changed = false;
         egui::CollapsingHeader::new(format!("Threads: {on} of {}", with_samples.len()))
             .id_salt("samples_threads")
+            .default_open(with_samples.len() <= 6)
             .show(ui, |ui| {
                 ui.horizontal(|ui| {
                     if ui.button("All").clicked() {
@@ -456,11 +458,20 @@ impl AnalysisPanel {
                 });
                 for &t in &with_samples {
                     let mut checked = !self.samples.off_threads.contains(&t);
-                    let text = format!(
+                    let th = &trace.threads[t];
+                    let mut text = format!(
                         "{} · {} samples",
                         thread_label(trace, t),
-                        trace.threads[t].samples.len()
+                        th.samples.len()
                     );
+                    if let Some((running, share)) =
+                        crate::ui::timeline::cpu_row::running_share(trace, th, window.0, window.1)
+                    {
+                        text.push_str(&format!(
+                            " · running {share:.1} % ({})",
+                            crate::ui::timeline::format_duration(running as f64)
+                        ));
+                    }
                     if ui.checkbox(&mut checked, text).changed() {
                         if checked {
                             self.samples.off_threads.remove(&t);
