@@ -228,9 +228,14 @@ impl SightlineApp {
                                 e.end_ns(&d.trace),
                             )));
                         }
-                        if let Some(e) =
-                            details::show(ui, &d.trace, &d.model, self.timeline.selection)
-                        {
+                        // A call stack makes the details taller than the panel: scroll.
+                        let shown = egui::ScrollArea::vertical()
+                            .auto_shrink([false, false])
+                            .show(ui, |ui| {
+                                details::show(ui, &d.trace, &d.model, self.timeline.selection)
+                            })
+                            .inner;
+                        if let Some(e) = shown {
                             self.timeline.reveal(&d.trace, &d.model, e);
                         }
                     }

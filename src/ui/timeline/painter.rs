@@ -275,7 +275,9 @@ impl RowPainter<'_> {
                     }
                     LodItem::Merged(b) => {
                         frame.merged_drawn += 1;
-                        (b.start_ns, b.max_end_ns, merged_color(palette, kind), None)
+                        let color = merged_copy_color(trace, palette, kind, base, starts, &b)
+                            .unwrap_or_else(|| merged_color(palette, kind));
+                        (b.start_ns, b.max_end_ns, color, None)
                     }
                 };
                 let x0 = map.x(s).max(clip.left());
@@ -450,6 +452,28 @@ pub fn event_style(
 
 /// Bars narrower than this are coalesced with touching neighbours.
 const NARROW_PX: f32 = 2.0;
+
+/// A merged block of memory copies keeps the copies' colour when its first and last copy share
+/// it (a run of one direction, or of unified-memory migrations), rather than the neutral merged
+/// colour: one binary search per block. `None` for other kinds or a mixed block.
+fn merged_copy_color(
+    trace: &Trace,
+    palette: &Palette,
+    kind: EventKind,
+    base: usize,
+    starts: &[i64],
+    block: &crate::index::Block,
+) -> Option<Color32> {
+    if kind != EventKind::Memcpy || starts.is_empty() {
+        return None;
+    }
+    let first = starts.partition_point(|&s| s < block.start_ns);
+    let last = (first + block.count.max(1) as usize - 1).min(starts.len() - 1);
+    let kinds = &trace.memcpys.copy_kind;
+    let (a, b) = (kinds.get(base + first)?, kinds.get(base + last)?);
+    let (ca, cb) = (palette.memcpy(*a), palette.memcpy(*b));
+    (ca == cb).then_some(ca)
+}
 
 fn merged_color(palette: &Palette, kind: EventKind) -> Color32 {
     match kind {
