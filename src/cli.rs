@@ -12,8 +12,8 @@ use crate::load;
 
 mod analysis_commands;
 mod diff_commands;
-pub use diff_commands::DiffArgs;
 pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};
+pub use diff_commands::DiffArgs;
 mod perf_commands;
 mod report_commands;
 mod samples_export;

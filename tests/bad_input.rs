@@ -167,7 +167,10 @@ fn a_named_pipe_or_a_directory_is_refused_at_once() {
     match load::load_file(&fifo) {
         Err(e @ LoadError::NotRegularFile { .. }) => {
             let msg = e.to_string();
-            assert!(msg.contains("named pipe") && msg.contains("x.sqlite"), "{msg}");
+            assert!(
+                msg.contains("named pipe") && msg.contains("x.sqlite"),
+                "{msg}"
+            );
         }
         other => panic!("expected NotRegularFile, got {:?}", other.map(|_| ())),
     }
@@ -185,7 +188,11 @@ fn a_named_pipe_or_a_directory_is_refused_at_once() {
             err.contains("named pipe") || err.contains("is a directory"),
             "{err}"
         );
-        assert!(t.elapsed() < std::time::Duration::from_secs(1), "{:?}", t.elapsed());
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(1),
+            "{:?}",
+            t.elapsed()
+        );
     }
     assert!(t0.elapsed() < std::time::Duration::from_secs(2));
 }

@@ -50,7 +50,13 @@ Delta Total (ns),Delta Total (%),Base Avg (ns),New Avg (ns),Delta Avg (%),Status
 
 fn diff(base: &str, new: &str, extra: &[&str]) -> String {
     let (b, n) = (fixture(base), fixture(new));
-    let mut args = vec!["diff", b.to_str().unwrap(), n.to_str().unwrap(), "--format", "csv"];
+    let mut args = vec![
+        "diff",
+        b.to_str().unwrap(),
+        n.to_str().unwrap(),
+        "--format",
+        "csv",
+    ];
     args.extend_from_slice(extra);
     sightline_stdout(&args)
 }
@@ -94,11 +100,22 @@ fn two_exports_of_one_capture_differ_by_nothing() {
         assert_eq!(r["Delta Avg (%)"], "0.0");
     }
     // A trace against itself, every report.
-    for report in ["cuda_api_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "nvtx_sum"] {
+    for report in [
+        "cuda_api_sum",
+        "cuda_gpu_mem_time_sum",
+        "cuda_gpu_mem_size_sum",
+        "nvtx_sum",
+    ] {
         let rows = records(&diff("moe", "moe", &["--report", report]));
         assert!(!rows.is_empty(), "{report}");
-        assert!(rows.iter().all(|r| r["Status"] == "both"
-            && num(&r[r.keys().find(|k| k.starts_with("Delta Total (") && !k.ends_with("(%)")).unwrap()]) == 0.0));
+        assert!(rows.iter().all(|r| {
+            r["Status"] == "both"
+                && num(&r[r
+                    .keys()
+                    .find(|k| k.starts_with("Delta Total (") && !k.ends_with("(%)"))
+                    .unwrap()])
+                    == 0.0
+        }));
     }
 }
 
@@ -145,20 +162,34 @@ fn per_step_divides_by_the_step_ranges_of_each_run() {
         .unwrap();
     assert_eq!(steps, 10.0, "transformer has 10 steps after its warm-up");
     let g = golden("transformer");
-    let rows = records(&diff("transformer", "transformer", &["--per-step", "^step_"]));
+    let rows = records(&diff(
+        "transformer",
+        "transformer",
+        &["--per-step", "^step_"],
+    ));
     assert_eq!(rows.len(), g.len());
     for r in &rows {
         let k = &g[&r["Name"]];
         let per = |col: &str| ((num(&k[col]) / steps) * 1000.0).round() / 1000.0;
         assert_eq!(num(&r["Base Total (ns)"]), per("Total Time (ns)"));
         assert_eq!(num(&r["Base Instances"]), per("Instances"));
-        assert_eq!(num(&r["Base Avg (ns)"]), num(&k["Avg (ns)"]), "average per instance");
+        assert_eq!(
+            num(&r["Base Avg (ns)"]),
+            num(&k["Avg (ns)"]),
+            "average per instance"
+        );
     }
     // The headline counts them too, and a run compared with itself moves nowhere.
     let head = records(&diff(
         "transformer",
         "transformer",
-        &["--report", "headline", "--per-step", "^step_", "--exclude-warmup"],
+        &[
+            "--report",
+            "headline",
+            "--per-step",
+            "^step_",
+            "--exclude-warmup",
+        ],
     ));
     let steps_row = head.iter().find(|r| r["Metric"] == "Steps").unwrap();
     assert_eq!(num(&steps_row["Base"]), steps);
@@ -169,18 +200,22 @@ fn per_step_divides_by_the_step_ranges_of_each_run() {
 
 #[test]
 fn headline_has_the_metrics_of_both_runs() {
-    let head = records(&diff("ws_baseline", "ws_streaming", &["--report", "headline"]));
+    let head = records(&diff(
+        "ws_baseline",
+        "ws_streaming",
+        &["--report", "headline"],
+    ));
     let metrics: Vec<&str> = head.iter().map(|r| r["Metric"].as_str()).collect();
-    for m in ["Trace span (ns)", "GPU 0 busy (%)", "Kernels", "Copy/compute overlap (%)"] {
+    for m in [
+        "Trace span (ns)",
+        "GPU 0 busy (%)",
+        "Kernels",
+        "Copy/compute overlap (%)",
+    ] {
         assert!(metrics.contains(&m), "{m} in {metrics:?}");
     }
     let kernels = head.iter().find(|r| r["Metric"] == "Kernels").unwrap();
-    let count = |name: &str| -> f64 {
-        golden(name)
-            .values()
-            .map(|r| num(&r["Instances"]))
-            .sum()
-    };
+    let count = |name: &str| -> f64 { golden(name).values().map(|r| num(&r["Instances"])).sum() };
     assert_eq!(num(&kernels["Base"]), count("ws_baseline"));
     assert_eq!(num(&kernels["New"]), count("ws_streaming"));
     // Streaming overlaps its copies with compute; the baseline does not.

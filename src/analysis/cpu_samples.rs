@@ -196,11 +196,7 @@ fn call_tree(trace: &Trace, stacks: &[(StackId, u64)]) -> Vec<CallNode> {
         }
         tree[node as usize].self_samples += c;
     }
-    let name = |n: u32| {
-        tree[n as usize]
-            .frame
-            .map_or("", |f| trace.str(f.function))
-    };
+    let name = |n: u32| tree[n as usize].frame.map_or("", |f| trace.str(f.function));
     let orders: Vec<Vec<u32>> = tree
         .iter()
         .map(|node| {
@@ -305,7 +301,11 @@ fn samples_whose_stack(
                 return false;
             };
             if *v == UNKNOWN {
-                *v = if matches(trace.stacks.frames(s)) { YES } else { NO };
+                *v = if matches(trace.stacks.frames(s)) {
+                    YES
+                } else {
+                    NO
+                };
             }
             *v == YES
         })

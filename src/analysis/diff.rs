@@ -242,7 +242,11 @@ pub fn headline_table(rows: &[HeadlineRow]) -> Table {
     let pct = |v: Option<f64>| v.map_or(Cell::Null, |v| Cell::Float(sqlite_round(v, 1)));
     let whole = |v: Option<f64>| v.map_or(Cell::Null, |v| Cell::Int(v.round() as i64));
     for r in rows {
-        let cell = if r.metric.ends_with("(%)") { pct } else { whole };
+        let cell = if r.metric.ends_with("(%)") {
+            pct
+        } else {
+            whole
+        };
         let delta = match (r.base, r.new) {
             (Some(b), Some(n)) => Some(n - b),
             _ => None,

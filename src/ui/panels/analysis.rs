@@ -523,6 +523,21 @@ impl AnalysisPanel {
             || self.samples.busy()
     }
 
+    /// Takes in every finished job, whether or not its tab is shown: a job started by one tab
+    /// (a report's table, a histogram) that ends after the user moved to another would
+    /// otherwise count as running for ever, and the spinner would never stop.
+    fn poll_jobs(&mut self) {
+        let j = &mut self.jobs;
+        j.report.poll();
+        j.layout.poll();
+        j.chosen.poll();
+        j.findings.poll();
+        j.gaps.poll();
+        j.overlap.poll();
+        self.comm.poll();
+        self.samples.poll();
+    }
+
     /// Blocks until every running job is done and their follow-ups are started and done (tests
     /// and the bench; the window never waits).
     pub fn wait_for_jobs(&mut self) {
@@ -547,6 +562,7 @@ impl AnalysisPanel {
     ) -> Vec<PanelAction> {
         self.repaint = Some(ui.ctx().clone());
         let mut actions = Vec::new();
+        self.poll_jobs();
         self.sync(trace, selection, &mut actions);
 
         ui.horizontal_wrapped(|ui| {

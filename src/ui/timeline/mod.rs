@@ -7,9 +7,9 @@
 //! with [`build_shapes_with_overlays`]), and [`show`] wires them to egui input.
 
 pub mod counters;
+pub mod cpu_row;
 pub mod launch_arrows;
 pub mod navigation;
-pub mod cpu_row;
 pub mod overlays;
 pub mod painter;
 pub mod rows;
@@ -376,8 +376,7 @@ pub fn show(
                 "the view",
             ),
         };
-        area_response
-            .on_hover_ui_at_pointer(|ui| cpu_row::cpu_tooltip(ui, trace, c, window, what));
+        area_response.on_hover_ui_at_pointer(|ui| cpu_row::cpu_tooltip(ui, trace, c, window, what));
     }
     output
 }

@@ -61,6 +61,11 @@ impl CommState {
         self.timeline.wait();
     }
 
+    pub(super) fn poll(&mut self) {
+        self.overlap.poll();
+        self.timeline.poll();
+    }
+
     /// Puts `draft` in force when it is a valid, non-empty regex; otherwise says why and keeps
     /// the last valid pattern.
     fn check_draft(&mut self) {

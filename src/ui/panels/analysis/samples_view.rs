@@ -159,6 +159,12 @@ impl SamplesState {
         self.gap_functions.wait();
     }
 
+    pub(super) fn poll(&mut self) {
+        self.profile.poll();
+        self.outlined.poll();
+        self.gap_functions.poll();
+    }
+
     /// A new trace: threads, frames and gaps of the old one mean nothing. (The app clears the
     /// timeline's outline itself when it loads a trace.)
     pub(super) fn forget_trace(&mut self) {
@@ -459,11 +465,8 @@ impl AnalysisPanel {
                 for &t in &with_samples {
                     let mut checked = !self.samples.off_threads.contains(&t);
                     let th = &trace.threads[t];
-                    let mut text = format!(
-                        "{} · {} samples",
-                        thread_label(trace, t),
-                        th.samples.len()
-                    );
+                    let mut text =
+                        format!("{} · {} samples", thread_label(trace, t), th.samples.len());
                     if let Some((running, share)) =
                         crate::ui::timeline::cpu_row::running_share(trace, th, window.0, window.1)
                     {
