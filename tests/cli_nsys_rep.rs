@@ -288,20 +288,15 @@ fn an_sqlite_export_named_nsys_rep_is_read_as_it_is() {
     assert!(s.calls().is_empty(), "nsys was not needed");
 }
 
-/// The real Nsight Systems, where installed. No real `.nsys-rep` is shipped with the project
-/// (`../shared/traces/README.md`), so this checks that sightline runs the real `nsys export` and
-/// reports its refusal of a file that is not a report; a successful real conversion is not
-/// tested here.
+/// The real Nsight Systems, where installed, refusing a file that is not a report: sightline
+/// reports the failed `nsys export` and caches nothing (a successful real conversion is
+/// [`a_real_report_is_converted_by_the_real_nsys`]).
 #[test]
 fn the_real_nsys_is_run_when_installed() {
     let Some(nsys) = sightline::load::nsys_rep::find_on_path("nsys") else {
         eprintln!("note: nsys is not on PATH: skipping the real-nsys test");
         return;
     };
-    eprintln!(
-        "note: no real .nsys-rep is available: testing {} on a file that is not a report",
-        nsys.display()
-    );
     let s = Setup::new("nsys-rep-real");
     let started = SystemTime::now();
     let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
@@ -317,4 +312,51 @@ fn the_real_nsys_is_run_when_installed() {
     );
     assert!(Setup::files_in(&s.cache).is_empty());
     assert!(started.elapsed().unwrap_or_default() < Duration::from_secs(120));
+}
+
+/// A real report, converted by the real Nsight Systems where installed:
+/// `tests/fixtures/osrt_sleep_2022.nsys-rep` was recorded on this project's build machine with
+/// nsys 2022.4 (`nsys profile --trace=osrt,nvtx --sample=none --cpuctxsw=none /bin/sleep 0.2`, no
+/// GPU needed, imported with its QdstrmImporter). `summary` on the report prints exactly what it
+/// prints on the export the test makes itself with `nsys export`, and the report names the sleep.
+#[test]
+fn a_real_report_is_converted_by_the_real_nsys() {
+    let Some(nsys) = sightline::load::nsys_rep::find_on_path("nsys") else {
+        eprintln!("note: nsys is not on PATH: skipping the real-report test");
+        return;
+    };
+    let dir = common::scratch_dir("real-report");
+    let report = dir.join("sleep.nsys-rep");
+    std::fs::copy(common::fixtures().join("osrt_sleep_2022.nsys-rep"), &report).expect("copy");
+    let direct = dir.join("direct.sqlite");
+    let made = Command::new(&nsys)
+        .args(["export", "--type=sqlite", "-o"])
+        .arg(&direct)
+        .arg(&report)
+        .output()
+        .expect("run nsys export");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let cache = dir.join("cache");
+    let run = |trace: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args(["summary", "--report", "osrt_sum", "--format", "csv"])
+            .arg(trace)
+            .env("SIGHTLINE_CACHE_DIR", &cache)
+            .output()
+            .expect("run sightline");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let via_report = run(&report);
+    assert_eq!(via_report, run(&direct));
+    assert!(via_report.contains("nanosleep"), "{via_report}");
+    assert_eq!(Setup::files_in(&cache).len(), 1, "one cached conversion");
 }
