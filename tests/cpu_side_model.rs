@@ -12,19 +12,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 use sightline::trace::{StackId, Trace};
 
-fn open(path: &Path) -> Connection {
-    Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap()
-}
-
-fn has_table(conn: &Connection, t: &str) -> bool {
-    conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?1",
-        [t],
-        |r| r.get::<_, i64>(0),
-    )
-    .unwrap()
-        > 0
-}
+use common::{has_table, open_ro as open};
 
 /// Frames of every callchain id of `table`, innermost first, as "function|module" text.
 fn sql_stacks(conn: &Connection, table: &str) -> HashMap<i64, Vec<String>> {

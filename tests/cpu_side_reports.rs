@@ -16,19 +16,7 @@ use rusqlite::Connection;
 use sightline::analysis::{Filter, ReportInput, TimeRange, reports};
 use sightline::trace::Trace;
 
-fn open(path: &Path) -> Connection {
-    Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap()
-}
-
-fn has_table(conn: &Connection, t: &str) -> bool {
-    conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?1",
-        [t],
-        |r| r.get::<_, i64>(0),
-    )
-    .unwrap()
-        > 0
-}
+use common::{has_table, open_ro as open};
 
 fn has_column(conn: &Connection, table: &str, column: &str) -> bool {
     let sql = format!("SELECT count(*) FROM pragma_table_info('{table}') WHERE name = ?1");

@@ -21,6 +21,23 @@ pub fn fixture(name: &str) -> PathBuf {
     fixtures().join(format!("{name}.sqlite"))
 }
 
+/// An export opened read-only for the test's own SQL.
+pub fn open_ro(path: &Path) -> rusqlite::Connection {
+    rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .expect("open the export read-only")
+}
+
+/// Whether the export has this table.
+pub fn has_table(conn: &rusqlite::Connection, table: &str) -> bool {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?1",
+        [table],
+        |r| r.get::<_, i64>(0),
+    )
+    .expect("read sqlite_master")
+        > 0
+}
+
 /// `../shared/traces` beside the checkout, when present (it is on CI).
 pub fn shared_traces() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");

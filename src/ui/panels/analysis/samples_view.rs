@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use egui::collapsing_header::CollapsingState;
-use egui::{Align, Button, Id, Layout, RichText, Ui};
+use egui::{Button, Id, RichText, Ui};
 
 use super::flame_graph::{self, FlameClick};
 use super::{AnalysisPanel, AnalysisTab, PanelAction, Worker};
@@ -711,19 +711,10 @@ fn bottom_up_order(trace: &Trace, profile: &Profile, sort: BottomUpSort) -> Vec<
     order
 }
 
-/// One cell `width` wide, numbers right-aligned.
+/// One cell `width` wide and a row high, numbers right-aligned.
 fn cell<R>(ui: &mut Ui, width: f32, right: bool, add: impl FnOnce(&mut Ui) -> R) -> R {
     let height = ui.spacing().interact_size.y;
-    let layout = if right {
-        Layout::right_to_left(Align::Center)
-    } else {
-        Layout::left_to_right(Align::Center)
-    };
-    ui.allocate_ui_with_layout(egui::vec2(width, height), layout, |ui| {
-        ui.set_min_size(egui::vec2(width, height));
-        add(ui)
-    })
-    .inner
+    super::statistics_view::cell(ui, width, height, right, add)
 }
 
 /// Draws the bottom-up table (only the rows on screen); returns the header and the function

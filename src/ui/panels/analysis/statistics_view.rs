@@ -281,8 +281,14 @@ fn spinner(ui: &mut Ui) {
     });
 }
 
-/// One cell of `width` × `height`, numbers right-aligned.
-fn cell<R>(ui: &mut Ui, width: f32, height: f32, right: bool, add: impl FnOnce(&mut Ui) -> R) -> R {
+/// One cell of `width` × `height`, numbers right-aligned (the panel's tables share it).
+pub(super) fn cell<R>(
+    ui: &mut Ui,
+    width: f32,
+    height: f32,
+    right: bool,
+    add: impl FnOnce(&mut Ui) -> R,
+) -> R {
     let layout = if right {
         Layout::right_to_left(Align::Center)
     } else {
