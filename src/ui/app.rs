@@ -228,13 +228,17 @@ impl SightlineApp {
                                 e.end_ns(&d.trace),
                             )));
                         }
-                        // A call stack makes the details taller than the panel: scroll.
-                        let shown = egui::ScrollArea::vertical()
-                            .auto_shrink([false, false])
-                            .show(ui, |ui| {
-                                details::show(ui, &d.trace, &d.model, self.timeline.selection)
-                            })
-                            .inner;
+                        // A call stack makes the details taller than the panel: scroll. With
+                        // nothing selected the one-line hint keeps the panel short.
+                        let selection = self.timeline.selection;
+                        let shown = if selection.is_some() {
+                            egui::ScrollArea::vertical()
+                                .auto_shrink([false, false])
+                                .show(ui, |ui| details::show(ui, &d.trace, &d.model, selection))
+                                .inner
+                        } else {
+                            details::show(ui, &d.trace, &d.model, selection)
+                        };
                         if let Some(e) = shown {
                             self.timeline.reveal(&d.trace, &d.model, e);
                         }
