@@ -220,10 +220,37 @@ pub fn stable_hash(text: &str) -> u64 {
 /// where black label text stays readable in both themes.
 pub fn kernel_color(name: &str) -> Color32 {
     let h = stable_hash(name);
-    let hue = (h % 360) as f32;
+    let hue = kernel_hue(h);
     let saturation = 0.45 + ((h >> 16) % 20) as f32 / 100.0;
     let lightness = 0.55 + ((h >> 24) % 12) as f32 / 100.0;
     hsl(hue, saturation, lightness)
+}
+
+/// Hues the legend gives meaning to, in degrees: the copy directions (H2D blue, D2H green, D2D
+/// orange, P2P purple), unified-memory migrations (rose) and communication (crimson, 340°–4°).
+/// Kernels never take a hue within [`HUE_MARGIN`] of these, so no kernel reads as a copy.
+const LEGEND_HUES: [f32; 6] = [217.0, 134.0, 30.0, 271.0, 333.0, 352.0];
+/// Half-width of the band around each legend hue that kernel colours leave free.
+pub const HUE_MARGIN: f32 = 16.0;
+
+/// Circular distance between two hues, in degrees.
+pub fn hue_distance(a: f32, b: f32) -> f32 {
+    let d = (a - b).rem_euclid(360.0);
+    d.min(360.0 - d)
+}
+
+/// The hue of a kernel colour for hash `h`: one of the whole degrees outside the legend's bands,
+/// chosen by the hash (so a name keeps its hue from run to run).
+fn kernel_hue(h: u64) -> f32 {
+    let allowed = || {
+        (0..360u16).filter(|&d| {
+            LEGEND_HUES
+                .iter()
+                .all(|&l| hue_distance(f32::from(d), l) > HUE_MARGIN)
+        })
+    };
+    let n = allowed().count().max(1) as u64;
+    allowed().nth((h % n) as usize).map_or(0.0, f32::from)
 }
 
 /// A stable colour for a communication kernel: hue from 340° (crimson) to 4° (red), saturation 0.82–0.93
@@ -331,6 +358,59 @@ mod tests {
             assert!(deep_red(p.comm));
             assert!(!copies.into_iter().any(deep_red), "{copies:?}");
         }
+    }
+
+    /// Hue of an RGB colour, in degrees.
+    fn hue_of(c: Color32) -> f32 {
+        let [r, g, b] = [c.r(), c.g(), c.b()].map(|v| f32::from(v) / 255.0);
+        let (max, min) = (r.max(g).max(b), r.min(g).min(b));
+        let d = max - min;
+        if d == 0.0 {
+            return 0.0;
+        }
+        let h = if max == r {
+            ((g - b) / d).rem_euclid(6.0)
+        } else if max == g {
+            (b - r) / d + 2.0
+        } else {
+            (r - g) / d + 4.0
+        };
+        h * 60.0
+    }
+
+    /// No kernel name gets a colour whose hue is near a legend colour's (copy directions,
+    /// migrations, communication) in either palette: `add`, once drawn in the P2P purple,
+    /// among them. The legend hues are read from the palettes, not from the constant.
+    #[test]
+    fn kernel_colours_stay_clear_of_the_legends_hues() {
+        let mut names: Vec<String> = (0..20_000).map(|i| format!("kernel_{i}")).collect();
+        names.extend(["add", "gemm", "softmax_kernel", "elementwise_kernel"].map(String::from));
+        for p in [Palette::dark(), Palette::light()] {
+            let legend = [
+                p.memcpy_htod,
+                p.memcpy_dtoh,
+                p.memcpy_dtod,
+                p.memcpy_ptop,
+                p.um_migration,
+                p.comm,
+            ]
+            .map(hue_of);
+            for name in &names {
+                let k = hue_of(kernel_color(name));
+                for l in legend {
+                    // Rounding to 8-bit RGB moves a hue by a few degrees at most.
+                    assert!(
+                        hue_distance(k, l) > HUE_MARGIN - 6.0,
+                        "{name}: hue {k} near legend hue {l}"
+                    );
+                }
+            }
+        }
+        let hues: std::collections::BTreeSet<u32> = names
+            .iter()
+            .map(|n| hue_of(kernel_color(n)) as u32)
+            .collect();
+        assert!(hues.len() > 150, "kernel hues still spread: {}", hues.len());
     }
 
     #[test]
