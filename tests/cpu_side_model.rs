@@ -7,7 +7,7 @@
 mod common;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rusqlite::Connection;
 use sightline::trace::{StackId, Trace};
@@ -246,16 +246,10 @@ fn cpu_side_fixture_matches_sql() {
 
 #[test]
 fn shared_exports_match_sql() {
-    let Some(dir) = common::shared_traces() else {
-        println!("../shared/traces not present: skipped");
+    let files = common::shared_exports();
+    if files.is_empty() {
         return;
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "sqlite"))
-        .collect();
-    files.sort();
+    }
     let mut with_data = 0;
     for f in &files {
         if check(f) {

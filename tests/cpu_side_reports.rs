@@ -28,17 +28,7 @@ fn has_column(conn: &Connection, table: &str, column: &str) -> bool {
 /// The fixture and every shared export holding all of `tables`.
 fn traces_with(tables: &[&str]) -> Vec<PathBuf> {
     let mut paths = vec![common::fixture("cpu_side")];
-    if let Some(dir) = common::shared_traces() {
-        let mut shared: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "sqlite"))
-            .collect();
-        shared.sort();
-        paths.extend(shared);
-    } else {
-        println!("../shared/traces not present: only the fixture is checked");
-    }
+    paths.extend(common::shared_exports());
     paths
         .into_iter()
         .filter(|p| {

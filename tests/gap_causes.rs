@@ -336,17 +336,7 @@ fn every_cause_on_real_exports_matches_its_definition() {
         .iter()
         .map(|n| common::fixture(n))
         .collect();
-    if let Some(dir) = common::shared_traces() {
-        let mut shared: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "sqlite"))
-            .collect();
-        shared.sort();
-        paths.extend(shared);
-    } else {
-        println!("../shared/traces absent: fixtures only");
-    }
+    paths.extend(common::shared_exports());
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for path in &paths {
         let counts = check(path);

@@ -21,6 +21,22 @@ pub fn fixture(name: &str) -> PathBuf {
     fixtures().join(format!("{name}.sqlite"))
 }
 
+/// Every `.sqlite` export in `../shared/traces`, sorted; empty (with a line saying so) when the
+/// folder is not beside the checkout.
+pub fn shared_exports() -> Vec<PathBuf> {
+    let Some(dir) = shared_traces() else {
+        println!("../shared/traces not present: only the fixtures are checked");
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("list ../shared/traces")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "sqlite"))
+        .collect();
+    paths.sort();
+    paths
+}
+
 /// An export opened read-only for the test's own SQL.
 pub fn open_ro(path: &Path) -> rusqlite::Connection {
     rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
