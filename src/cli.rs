@@ -28,8 +28,12 @@ pub use report_commands::AnalyzeArgs;
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
-    /// Trace to open in the window (.sqlite export, or .nsys-rep when nsys is on PATH).
-    pub trace: Option<PathBuf>,
+    /// Traces to open in the window, one tab each (.sqlite export, or .nsys-rep when nsys is
+    /// on PATH).
+    pub traces: Vec<PathBuf>,
+    /// Open BASE and NEW and compare them: two timelines on one time axis, with their diff.
+    #[arg(long, num_args = 2, value_names = ["BASE", "NEW"])]
+    pub compare: Option<Vec<PathBuf>>,
     /// Register Sightline with the desktop (XDG): opens *.nsys-rep, "Open with" for .sqlite.
     #[arg(long, conflicts_with = "uninstall_desktop")]
     pub install_desktop: bool,
@@ -179,7 +183,10 @@ pub fn main_with(cli: Cli) -> Result<i32> {
         None if cli.install_desktop => crate::ui::desktop::install_command(),
         None if cli.uninstall_desktop => crate::ui::desktop::uninstall_command(),
         None => {
-            crate::ui::run_window(cli.trace)?;
+            let compare = cli.compare.is_some();
+            let mut files = cli.compare.unwrap_or_default();
+            files.extend(cli.traces);
+            crate::ui::run_window(files, compare)?;
             Ok(0)
         }
     }

@@ -52,20 +52,20 @@ fn instances(table: &Table) -> u64 {
 #[test]
 fn shift_drag_selects_a_range_and_the_panel_statistics_follow_it() {
     let mut h = opened("transformer");
-    let area = h.state().timeline.last_event_area;
+    let area = h.state().tab().timeline.last_event_area;
     let (x0, x1) = (
         area.left() + area.width() * 0.55,
         area.left() + area.width() * 0.9,
     );
     let y = area.bottom() - 20.0;
-    let view_before = h.state().timeline.view.clone();
+    let view_before = h.state().tab().timeline.view.clone();
     drag_with(&mut h, Pos2::new(x0, y), Pos2::new(x1, y), Modifiers::SHIFT);
     settle(&mut h);
     let app = h.state();
     // Selecting does not pan.
-    assert_eq!(app.timeline.view.start_ns, view_before.start_ns);
-    let map = TimeToX::new(&app.timeline.view, area.left(), area.width());
-    let (a, b) = app.timeline.range_selection.expect("a range is selected");
+    assert_eq!(app.tab().timeline.view.start_ns, view_before.start_ns);
+    let map = TimeToX::new(&app.tab().timeline.view, area.left(), area.width());
+    let (a, b) = app.tab().timeline.range_selection.expect("a range is selected");
     let px = map.ns_per_px();
     assert!(
         (a as f64 - map.t(x0)).abs() <= px,
@@ -79,7 +79,7 @@ fn shift_drag_selects_a_range_and_the_panel_statistics_follow_it() {
     );
     let trace = app.trace().expect("trace");
     let expected = kernel_summary(trace, TimeRange::new(a, b));
-    let shown = app.analysis.report_table(KERNELS).expect("kernel table");
+    let shown = app.tab().analysis.report_table(KERNELS).expect("kernel table");
     assert_eq!(shown, &expected);
     let all = kernel_summary(trace, TimeRange::ALL);
     assert!(instances(&expected) > 0 && instances(&expected) < instances(&all));
@@ -87,14 +87,14 @@ fn shift_drag_selects_a_range_and_the_panel_statistics_follow_it() {
     h.key_press(egui::Key::Escape);
     h.step();
     settle(&mut h);
-    assert_eq!(h.state().timeline.range_selection, None);
-    assert_eq!(h.state().analysis.report_table(KERNELS), Some(&all));
+    assert_eq!(h.state().tab().timeline.range_selection, None);
+    assert_eq!(h.state().tab().analysis.report_table(KERNELS), Some(&all));
 }
 
 #[test]
 fn warmup_checkbox_shades_the_warmup_range_and_drops_its_kernels() {
     let mut h = opened("transformer");
-    assert!(h.state().timeline.overlays.excluded.is_empty());
+    assert!(h.state().tab().timeline.overlays.excluded.is_empty());
     h.get_by_label("Exclude warm-up").click();
     h.step();
     settle(&mut h);
@@ -106,7 +106,7 @@ fn warmup_checkbox_shades_the_warmup_range_and_drops_its_kernels() {
         .map(|i| (trace.nvtx.spans.start_ns[i], trace.nvtx.spans.end_ns[i]))
         .collect();
     assert_eq!(warmup.len(), 1);
-    assert_eq!(app.timeline.overlays.excluded, warmup);
+    assert_eq!(app.tab().timeline.overlays.excluded, warmup);
     // Kernels counted: those whose launching API call started outside it.
     let (ws, we) = warmup[0];
     let kept = (0..trace.kernels.spans.len())
@@ -116,7 +116,7 @@ fn warmup_checkbox_shades_the_warmup_range_and_drops_its_kernels() {
             !(ws..we).contains(&t)
         })
         .count() as u64;
-    let table = app.analysis.report_table(KERNELS).expect("table");
+    let table = app.tab().analysis.report_table(KERNELS).expect("table");
     assert_eq!(instances(table), kept);
     assert!(kept < trace.kernels.spans.len() as u64);
 }
@@ -141,7 +141,7 @@ fn ruler_between_two_event_edges_reads_their_time_difference() {
             trace.nvtx.spans.start_ns[second],
         )
     };
-    h.state_mut().timeline.view.zoom_to(
+    h.state_mut().tab_mut().timeline.view.zoom_to(
         a_start as f64 - (b_start - a_start) as f64 * 0.5,
         b_start as f64 + (b_start - a_start) as f64 * 1.5,
     );
@@ -155,12 +155,13 @@ fn ruler_between_two_event_edges_reads_their_time_difference() {
     let (ra, rb) = (rect_of(&h, first), rect_of(&h, second));
     h.key_press(egui::Key::R);
     h.step();
-    assert!(h.state().timeline.ruler.active);
+    assert!(h.state().tab().timeline.ruler.active);
     // Click 3 px inside each range's left edge: the ends snap to the edges.
     click_at(&mut h, Pos2::new(ra.left() + 3.0, ra.center().y));
     click_at(&mut h, Pos2::new(rb.left() + 3.0, rb.center().y));
     let ruler = h
         .state()
+        .tab()
         .timeline
         .ruler
         .rulers
@@ -171,14 +172,14 @@ fn ruler_between_two_event_edges_reads_their_time_difference() {
     assert_eq!(ruler.to_ns, b_start as f64);
     assert_eq!(ruler.delta_ns(), (b_start - a_start) as f64);
     // Ruler clicks do not select events; the ruler stays while zooming.
-    assert_eq!(h.state().timeline.selection, None);
+    assert_eq!(h.state().tab().timeline.selection, None);
     h.key_press(egui::Key::W);
     h.step();
-    assert_eq!(h.state().timeline.ruler.rulers.len(), 1);
+    assert_eq!(h.state().tab().timeline.ruler.rulers.len(), 1);
     h.key_press(egui::Key::Escape);
     h.step();
-    assert!(h.state().timeline.ruler.rulers.is_empty());
-    assert!(!h.state().timeline.ruler.active);
+    assert!(h.state().tab().timeline.ruler.rulers.is_empty());
+    assert!(!h.state().tab().timeline.ruler.active);
 }
 
 #[test]
@@ -193,6 +194,7 @@ fn idle_gaps_of_the_panel_are_the_ones_the_timeline_hatches() {
             .map(|g| (g.device, g.start_ns, g.end_ns))
             .collect();
     let hatched: Vec<(u32, i64, i64)> = app
+        .tab()
         .timeline
         .overlays
         .gaps
@@ -202,7 +204,7 @@ fn idle_gaps_of_the_panel_are_the_ones_the_timeline_hatches() {
     assert!(!expected.is_empty());
     assert_eq!(hatched, expected);
     // The GPU rows they are drawn on exist.
-    let model = &app.document.as_ref().expect("document").model;
+    let model = &app.tab().document.as_ref().expect("document").model;
     assert!(
         model
             .rows
@@ -213,7 +215,7 @@ fn idle_gaps_of_the_panel_are_the_ones_the_timeline_hatches() {
 
 /// The time under `x` in the last frame's event area.
 fn time_at(h: &Harness<'static, SightlineApp>, x: f32) -> f64 {
-    let tl = &h.state().timeline;
+    let tl = &h.state().tab().timeline;
     TimeToX::new(
         &tl.view,
         tl.last_event_area.left(),
@@ -223,7 +225,7 @@ fn time_at(h: &Harness<'static, SightlineApp>, x: f32) -> f64 {
 }
 
 fn ns_per_px(h: &Harness<'static, SightlineApp>) -> f64 {
-    let tl = &h.state().timeline;
+    let tl = &h.state().tab().timeline;
     TimeToX::new(
         &tl.view,
         tl.last_event_area.left(),
@@ -235,7 +237,7 @@ fn ns_per_px(h: &Harness<'static, SightlineApp>) -> f64 {
 #[test]
 fn ctrl_drag_on_the_axis_selects_a_range_and_a_plain_axis_drag_still_zooms() {
     let mut h = opened("ws_streaming");
-    let axis = h.state().timeline.last_axis_area;
+    let axis = h.state().tab().timeline.last_axis_area;
     let y = axis.center().y;
     // Right to left: the range comes out ordered.
     let (x0, x1) = (
@@ -244,17 +246,17 @@ fn ctrl_drag_on_the_axis_selects_a_range_and_a_plain_axis_drag_still_zooms() {
     );
     let (t0, t1) = (time_at(&h, x1), time_at(&h, x0));
     let px = ns_per_px(&h);
-    let view_before = h.state().timeline.view.clone();
+    let view_before = h.state().tab().timeline.view.clone();
     drag_with(&mut h, Pos2::new(x0, y), Pos2::new(x1, y), Modifiers::CTRL);
     let (a, b) = h.state().selection_range().expect("a range is selected");
     assert!((a as f64 - t0).abs() <= px, "start {a} vs {t0}");
     assert!((b as f64 - t1).abs() <= px, "end {b} vs {t1}");
     assert_eq!(
-        h.state().timeline.view,
+        h.state().tab().timeline.view,
         view_before,
         "selecting must not zoom"
     );
-    assert!(h.state().timeline.last_overlays_drawn.range);
+    assert!(h.state().tab().timeline.last_overlays_drawn.range);
 
     // Shift+drag on the axis selects too.
     let (x2, x3) = (
@@ -265,11 +267,11 @@ fn ctrl_drag_on_the_axis_selects_a_range_and_a_plain_axis_drag_still_zooms() {
     drag_with(&mut h, Pos2::new(x2, y), Pos2::new(x3, y), Modifiers::SHIFT);
     let (a, b) = h.state().selection_range().expect("a range is selected");
     assert!((a as f64 - t2).abs() <= px && (b as f64 - t3).abs() <= px);
-    assert_eq!(h.state().timeline.view, view_before);
+    assert_eq!(h.state().tab().timeline.view, view_before);
 
     // A plain drag on the axis zooms to the dragged span and leaves the selection alone.
     drag(&mut h, Pos2::new(x0, y), Pos2::new(x1, y));
-    let view = &h.state().timeline.view;
+    let view = &h.state().tab().timeline.view;
     assert!(
         (view.start_ns - t0).abs() <= px && (view.end_ns - t1).abs() <= px,
         "view {}..{} vs {t0}..{t1}",
@@ -293,7 +295,7 @@ fn alt_click_on_an_nvtx_range_or_its_select_range_button_selects_its_time() {
     let mut h = opened("transformer");
     let (step3, s3, e3) = nvtx_named(&h, "step_3");
     let (step4, s4, e4) = nvtx_named(&h, "step_4");
-    h.state_mut().timeline.view.zoom_to(
+    h.state_mut().tab_mut().timeline.view.zoom_to(
         s3 as f64 - (e4 - s3) as f64 * 0.2,
         e4 as f64 + (e4 - s3) as f64 * 0.2,
     );
@@ -327,7 +329,7 @@ fn alt_click_on_an_nvtx_range_or_its_select_range_button_selects_its_time() {
     h.key_press(egui::Key::Escape);
     h.step();
     assert_eq!(h.state().selection_range(), None);
-    assert!(!h.state().timeline.last_overlays_drawn.range);
+    assert!(!h.state().tab().timeline.last_overlays_drawn.range);
 }
 
 /// Two kernels one after the other on one stream with idle time between them, both longer
@@ -364,6 +366,7 @@ fn rulers_snap_to_kernel_edges_coexist_stay_anchored_in_time_and_esc_clears_them
     };
     let pad = (end_b - start_a) as f64 * 0.3;
     h.state_mut()
+        .tab_mut()
         .timeline
         .view
         .zoom_to(start_a as f64 - pad, end_b as f64 + pad);
@@ -401,7 +404,7 @@ fn rulers_snap_to_kernel_edges_coexist_stay_anchored_in_time_and_esc_clears_them
     assert_eq!(h.state().selection(), None, "ruler clicks do not select");
 
     // A second ruler between two free points (below the rows: nothing to snap to).
-    let area = h.state().timeline.last_event_area;
+    let area = h.state().tab().timeline.last_event_area;
     let (x0, x1) = (area.left() + 40.0, area.right() - 40.0);
     let (t0, t1) = (time_at(&h, x0), time_at(&h, x1));
     let px = ns_per_px(&h);
@@ -411,18 +414,18 @@ fn rulers_snap_to_kernel_edges_coexist_stay_anchored_in_time_and_esc_clears_them
     let rulers = h.state().rulers().to_vec();
     assert_eq!(rulers.len(), 2);
     assert!((rulers[1].from_ns - t0).abs() <= px && (rulers[1].to_ns - t1).abs() <= px);
-    assert_eq!(h.state().timeline.last_overlays_drawn.rulers, 2);
+    assert_eq!(h.state().tab().timeline.last_overlays_drawn.rulers, 2);
 
     // Zooming and panning move the view, not the rulers.
-    let view_before = h.state().timeline.view.clone();
+    let view_before = h.state().tab().timeline.view.clone();
     h.key_press(egui::Key::S);
     h.step();
     h.key_press(egui::Key::D);
     h.step();
     h.step();
-    assert_ne!(h.state().timeline.view, view_before);
+    assert_ne!(h.state().tab().timeline.view, view_before);
     assert_eq!(h.state().rulers(), rulers.as_slice());
-    assert_eq!(h.state().timeline.last_overlays_drawn.rulers, 2);
+    assert_eq!(h.state().tab().timeline.last_overlays_drawn.rulers, 2);
 
     // Esc clears the rulers, the selection and ruler mode.
     h.state_mut().set_selection_range(Some((start_b, start_a)));
@@ -432,7 +435,7 @@ fn rulers_snap_to_kernel_edges_coexist_stay_anchored_in_time_and_esc_clears_them
     assert!(h.state().rulers().is_empty());
     assert_eq!(h.state().selection_range(), None);
     assert!(!h.state().ruler_active());
-    assert_eq!(h.state().timeline.last_overlays_drawn.rulers, 0);
+    assert_eq!(h.state().tab().timeline.last_overlays_drawn.rulers, 0);
 }
 
 #[test]
@@ -467,14 +470,14 @@ fn overlays_set_on_the_app_are_drawn_in_the_window() {
     });
     h.step();
     h.step();
-    let drawn = h.state().timeline.last_overlays_drawn;
+    let drawn = h.state().tab().timeline.last_overlays_drawn;
     assert_eq!(drawn.veils, 1);
     assert!(drawn.hatched > 0);
     assert_eq!(drawn.outlined, kernels.min(5));
     h.state_mut().set_overlays(Overlays::default());
     h.step();
     assert_eq!(
-        h.state().timeline.last_overlays_drawn,
+        h.state().tab().timeline.last_overlays_drawn,
         timeline::OverlayCounts::default()
     );
 }

@@ -65,7 +65,7 @@ fn find_call(
 /// Brings `event` on screen (zoom, expand, scroll) with nothing selected; returns where it is.
 fn reveal(h: &mut Harness<'static, SightlineApp>, event: EventRef) -> egui::Rect {
     {
-        let app = h.state_mut();
+        let app = h.state_mut().tab_mut();
         let d = app.document.as_ref().unwrap();
         app.timeline.reveal(&d.trace, &d.model, event);
         app.timeline.selection = None;
@@ -73,8 +73,8 @@ fn reveal(h: &mut Harness<'static, SightlineApp>, event: EventRef) -> egui::Rect
     h.step();
     h.step();
     let app = h.state();
-    let d = app.document.as_ref().unwrap();
-    app.timeline
+    let d = app.tab().document.as_ref().unwrap();
+    app.tab().timeline
         .event_screen_rect(&d.trace, &d.model, event)
         .expect("call on screen")
 }
@@ -88,7 +88,7 @@ fn click_event(h: &mut Harness<'static, SightlineApp>, event: EventRef) {
 
 fn click_and_leave(h: &mut Harness<'static, SightlineApp>, event: EventRef, pos: egui::Pos2) {
     click_at(h, pos);
-    assert_eq!(h.state().timeline.selection, Some(event));
+    assert_eq!(h.state().tab().timeline.selection, Some(event));
     h.event(egui::Event::PointerGone);
     h.step();
     h.step();
@@ -104,7 +104,7 @@ fn click_event_at(
 ) {
     reveal(h, event);
     {
-        let view = &mut h.state_mut().timeline.view;
+        let view = &mut h.state_mut().tab_mut().timeline.view;
         view.start_ns = from as f64;
         view.end_ns = to as f64;
     }
@@ -112,14 +112,15 @@ fn click_event_at(
     h.step();
     let pos = {
         let app = h.state();
-        let d = app.document.as_ref().unwrap();
+        let d = app.tab().document.as_ref().unwrap();
         let rect = app
+            .tab()
             .timeline
             .event_screen_rect(&d.trace, &d.model, event)
             .expect("call on screen");
-        let area = app.timeline.last_event_area;
+        let area = app.tab().timeline.last_event_area;
         let map =
-            sightline::ui::timeline::TimeToX::new(&app.timeline.view, area.left(), area.width());
+            sightline::ui::timeline::TimeToX::new(&app.tab().timeline.view, area.left(), area.width());
         egui::Pos2::new(map.x(t), rect.center().y)
     };
     click_and_leave(h, event, pos);

@@ -17,6 +17,7 @@ use egui::{Pos2, Rect, Shape};
 use egui_kittest::kittest::Queryable;
 use regex::RegexBuilder;
 use rusqlite::Connection;
+use sightline::analysis::comm_overlap::DEFAULT_COMM_PATTERN;
 use sightline::ui::panels::analysis::AnalysisTab;
 use sightline::ui::theme::{self, Palette};
 use sightline::ui::timeline::{RowKind, ViewState, build_shapes, format_duration};
@@ -97,7 +98,7 @@ fn expected(trace: &Path, pattern: &str) -> Expected {
 }
 
 fn exposed_rows(h: &egui_kittest::Harness<'static, sightline::ui::SightlineApp>) -> Vec<u32> {
-    let model = &h.state().document.as_ref().expect("a trace").model;
+    let model = &h.state().tab().document.as_ref().expect("a trace").model;
     model
         .rows
         .iter()
@@ -115,7 +116,7 @@ fn each_gpu_that_communicates_gets_an_exposed_communication_row_drawn_under_its_
     let want = expected(&path, "nccl");
     assert_eq!(want.len(), 2);
     assert_eq!(exposed_rows(&h), vec![0, 1]);
-    let d = h.state().document.as_ref().unwrap();
+    let d = h.state().tab().document.as_ref().unwrap();
     let (trace, model) = (&d.trace, &d.model);
     for (device, (comm, compute, exposed)) in &want {
         assert!(*comm > 0 && *compute > 0);
@@ -172,7 +173,7 @@ fn a_one_gpu_trace_without_communication_has_no_exposed_row() {
             .all(|(comm, _, _)| *comm == 0)
     );
     let h = opened("transformer");
-    let model = &h.state().document.as_ref().unwrap().model;
+    let model = &h.state().tab().document.as_ref().unwrap().model;
     let comm = model.comm.as_ref().expect("communication computed");
     assert!(comm.devices.iter().all(|d| d.comm_ns == 0));
     assert!(exposed_rows(&h).is_empty());
@@ -184,10 +185,11 @@ fn typing_a_regex_in_the_overlap_tab_changes_the_numbers_rows_and_colours() {
     let mut h = opened("p2p_2gpu");
     h.get_by_label("Overlap").click();
     settle(&mut h);
-    assert_eq!(h.state().analysis.tab, AnalysisTab::Overlap);
+    assert_eq!(h.state().tab().analysis.tab, AnalysisTab::Overlap);
 
     let before = expected(&path, "nccl");
-    let after = expected(&path, "nccl|scale_add");
+    let typed = format!("{DEFAULT_COMM_PATTERN}|scale_add");
+    let after = expected(&path, &typed);
     let shown = |h: &egui_kittest::Harness<'static, sightline::ui::SightlineApp>, ns: i64| {
         h.query_all_by_label(&format_duration(ns as f64)).count()
     };
@@ -206,16 +208,18 @@ fn typing_a_regex_in_the_overlap_tab_changes_the_numbers_rows_and_colours() {
 
     h.get_by_label("Communication kernels (regex)").click();
     h.run();
+    // The default pattern is longer than the box: go to its end, as a person would.
+    h.key_press(egui::Key::End);
     h.get_by_label("Communication kernels (regex)")
         .type_text("|scale_add");
     settle(&mut h);
-    assert_eq!(h.state().analysis.comm_pattern(), "nccl|scale_add");
+    assert_eq!(h.state().tab().analysis.comm_pattern(), typed);
     for (comm, _, exposed) in after.values() {
         // Communication and exposed communication: the same now that nothing computes.
         assert!(shown(&h, *comm) >= 2, "comm {comm} shown");
         assert_eq!(exposed.iter().map(|(s, e)| e - s).sum::<i64>(), *comm);
     }
-    let d = h.state().document.as_ref().unwrap();
+    let d = h.state().tab().document.as_ref().unwrap();
     for (device, (_, _, exposed)) in &after {
         assert_eq!(d.model.exposed_comm(*device), exposed.as_slice());
     }
@@ -230,8 +234,8 @@ fn typing_a_regex_in_the_overlap_tab_changes_the_numbers_rows_and_colours() {
     h.get_by_label("Communication kernels (regex)")
         .type_text("(");
     settle(&mut h);
-    h.get_by_label_contains("'nccl|scale_add(' is not a valid regex");
-    assert_eq!(h.state().analysis.comm_pattern(), "nccl|scale_add");
+    h.get_by_label_contains(&format!("'{typed}(' is not a valid regex"));
+    assert_eq!(h.state().tab().analysis.comm_pattern(), typed);
     for (comm, _, _) in after.values() {
         assert!(shown(&h, *comm) >= 2);
     }

@@ -27,7 +27,7 @@ fn every_scheduled_or_sampled_thread_has_a_cpu_row() {
     let h = opened("cpu_side");
     let app = h.state();
     let trace = app.trace().expect("trace");
-    let model = &app.document.as_ref().expect("document").model;
+    let model = &app.tab().document.as_ref().expect("document").model;
     let want: i64 = conn()
         .query_row(
             "SELECT count(*) FROM (SELECT globalTid FROM SCHED_EVENTS UNION \
@@ -81,7 +81,7 @@ fn hovering_a_sample_shows_its_call_stack() {
 
     // Zoom to 2 ms around the sample so no other sample shares its pixel.
     let row_kind = {
-        let app = h.state_mut();
+        let app = h.state_mut().tab_mut();
         let trace = app.trace().expect("trace");
         let thread = trace
             .threads
@@ -96,17 +96,18 @@ fn hovering_a_sample_shows_its_call_stack() {
     h.step();
     let (pos, want_time) = {
         let app = h.state();
-        let model = &app.document.as_ref().expect("document").model;
+        let model = &app.tab().document.as_ref().expect("document").model;
         let row = model.row_index(row_kind).expect("row");
         let p = app
+            .tab()
             .timeline
             .last_rows
             .iter()
             .find(|p| p.row == row)
             .copied()
             .expect("CPU row shown");
-        let area = app.timeline.last_event_area;
-        let map = TimeToX::new(&app.timeline.view, area.left(), area.width());
+        let area = app.tab().timeline.last_event_area;
+        let map = TimeToX::new(&app.tab().timeline.view, area.left(), area.width());
         (
             Pos2::new(map.x(time) + 1.0, p.top + p.height - 4.0),
             format_duration(time as f64),

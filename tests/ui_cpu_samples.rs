@@ -151,7 +151,7 @@ fn samples_tab_follows_the_selection_and_outlines_what_is_clicked() {
         let app = h.state();
         let trace = app.trace().unwrap();
         let in_range = cpu_samples::samples_in(trace, t0, t1, None);
-        let shown = app.analysis.cpu_samples(trace).expect("profile computed");
+        let shown = app.tab().analysis.cpu_samples(trace).expect("profile computed");
         assert_eq!(shown.samples, in_range);
         assert_eq!(shown.samples.len() as i64, sql_count);
         assert!(sql_count > 0, "data_loader holds samples");
@@ -182,7 +182,7 @@ fn samples_tab_follows_the_selection_and_outlines_what_is_clicked() {
     h.get_by_label(hot).click();
     settle(&mut h);
     assert!(h.state().overlays().highlighted_samples.is_empty());
-    assert_eq!(h.state().analysis.chosen_function(), None);
+    assert_eq!(h.state().tab().analysis.chosen_function(), None);
     // A chosen function follows the selection: chosen again, then the first half of the range
     // selected.
     h.get_by_label(hot).click();
@@ -240,7 +240,7 @@ fn samples_tab_follows_the_selection_and_outlines_what_is_clicked() {
         "samples whose outermost frame is {node}"
     );
     assert!(matches!(
-        h.state().analysis.chosen_function(),
+        h.state().tab().analysis.chosen_function(),
         Some(ChosenFunction::Node(p)) if p.len() == 1
     ));
 
@@ -251,8 +251,8 @@ fn samples_tab_follows_the_selection_and_outlines_what_is_clicked() {
     let (target, path) = {
         let app = h.state();
         let trace = app.trace().unwrap();
-        let profile = &app.analysis.cpu_samples(trace).unwrap().profile;
-        let boxes = app.analysis.flame_boxes();
+        let profile = &app.tab().analysis.cpu_samples(trace).unwrap().profile;
+        let boxes = app.tab().analysis.flame_boxes();
         assert!(!boxes.is_empty(), "the flame graph was drawn");
         let (rect, node) = boxes
             .iter()
@@ -286,8 +286,9 @@ fn samples_tab_follows_the_selection_and_outlines_what_is_clicked() {
     let facts = {
         let app = h.state();
         let trace = app.trace().unwrap();
-        let profile = &app.analysis.cpu_samples(trace).unwrap().profile;
+        let profile = &app.tab().analysis.cpu_samples(trace).unwrap().profile;
         let (_, node) = app
+            .tab()
             .analysis
             .flame_boxes()
             .iter()
@@ -313,8 +314,9 @@ fn samples_tab_follows_the_selection_and_outlines_what_is_clicked() {
     let target = {
         let app = h.state();
         let trace = app.trace().unwrap();
-        let profile = &app.analysis.cpu_samples(trace).unwrap().profile;
+        let profile = &app.tab().analysis.cpu_samples(trace).unwrap().profile;
         let (rect, node) = app
+            .tab()
             .analysis
             .flame_boxes()
             .iter()
@@ -354,8 +356,9 @@ fn the_thread_filter_keeps_the_chosen_threads_samples() {
             .unwrap();
         (t, trace.threads[t].global_tid)
     };
-    let trace = h.state().document.as_ref().unwrap().trace.clone();
+    let trace = h.state().tab().document.as_ref().unwrap().trace.clone();
     h.state_mut()
+        .tab_mut()
         .analysis
         .set_sample_threads(&trace, Some(&[thread]));
     settle(&mut h);
@@ -367,7 +370,7 @@ fn the_thread_filter_keeps_the_chosen_threads_samples() {
     h.get_by_label(&format!(
         "{want} samples in the whole trace on 1 thread, {without} without a call stack"
     ));
-    let shown = h.state().analysis.cpu_samples(&trace).unwrap();
+    let shown = h.state().tab().analysis.cpu_samples(&trace).unwrap();
     assert_eq!(shown.samples.len(), want);
 }
 
@@ -417,6 +420,7 @@ fn a_gap_lists_the_launching_threads_top_functions() {
 
     let found = h
         .state()
+        .tab()
         .analysis
         .gap_functions()
         .expect("computed")

@@ -27,7 +27,7 @@ fn gaps_are_hatched_by_cause_and_the_gaps_tab_explains_them() {
         (gaps, causes)
     };
     // Every gap hatched, in its cause's colour.
-    let marks = &h.state().timeline.overlays.gaps;
+    let marks = &h.state().tab().timeline.overlays.gaps;
     assert_eq!(marks.len(), expected.len());
     for (m, (g, c)) in marks.iter().zip(expected.iter().zip(&causes)) {
         assert_eq!((m.start_ns, m.end_ns), (g.start_ns, g.end_ns));
@@ -77,7 +77,7 @@ fn check_link(
     cause: &GapCauseInfo,
 ) {
     let app = h.state();
-    let link = app.timeline.overlays.gap_link.expect("gap link");
+    let link = app.tab().timeline.overlays.gap_link.expect("gap link");
     let call = cause.launch_call.expect("a launching call");
     assert_eq!(link.cause, cause.cause);
     assert_eq!(link.call, Some(EventRef::new(EventKind::ApiCall, call)));
@@ -86,7 +86,7 @@ fn check_link(
     assert_eq!(next.index as usize, cause.next.index);
     let trace = app.trace().unwrap();
     let call_start = trace.api_calls.spans.start_ns[call] as f64;
-    let view = &app.timeline.view;
+    let view = &app.tab().timeline.view;
     assert!(
         view.start_ns <= call_start.min(gap.start_ns as f64) && view.end_ns >= gap.end_ns as f64
     );
@@ -96,11 +96,11 @@ fn check_link(
 #[test]
 fn launch_arrows_join_kernels_in_view_to_their_calls_and_details_show_launch_times() {
     let mut h = opened("moe");
-    assert_eq!(h.state().timeline.last_launch_arrows, 0);
+    assert_eq!(h.state().tab().timeline.last_launch_arrows, 0);
     h.get_by_label("Launch arrows").click();
     h.step();
     h.step();
-    let drawn = h.state().timeline.last_launch_arrows;
+    let drawn = h.state().tab().timeline.last_launch_arrows;
     let kernels_linked = {
         let t = h.state().trace().unwrap();
         t.kernels
@@ -115,12 +115,12 @@ fn launch_arrows_join_kernels_in_view_to_their_calls_and_details_show_launch_tim
     assert!(drawn <= sightline::ui::timeline::launch_arrows::MAX_ARROWS);
     h.get_by_label("Launch arrows").click();
     h.step();
-    assert_eq!(h.state().timeline.last_launch_arrows, 0);
+    assert_eq!(h.state().tab().timeline.last_launch_arrows, 0);
 
     // The details of a launched kernel: API, queue and kernel time as cuda_kern_exec_sum has them.
     let app = h.state();
     let trace = app.trace().unwrap();
-    let model = &app.document.as_ref().unwrap().model;
+    let model = &app.tab().document.as_ref().unwrap().model;
     let k = (0..trace.kernels.spans.len())
         .find(|&k| trace.kernels.api_call[k] != sightline::trace::NO_INDEX)
         .unwrap();

@@ -20,9 +20,9 @@ fn hovering_a_counter_row_shows_the_nearest_sample() {
     let (metric_rows, sm_active) = {
         let app = h.state();
         let trace = app.trace().expect("trace");
-        let model = &app.document.as_ref().expect("document").model;
+        let model = &app.tab().document.as_ref().expect("document").model;
         assert!(
-            app.timeline
+            app.tab().timeline
                 .view
                 .collapsed
                 .contains(&GroupId::GpuMetrics(0))
@@ -45,9 +45,9 @@ fn hovering_a_counter_row_shows_the_nearest_sample() {
     let row_kind = RowKind::GpuMetric { series: sm_active };
     let shown = |h: &egui_kittest::Harness<'static, sightline::ui::SightlineApp>| {
         let app = h.state();
-        let model = &app.document.as_ref().expect("document").model;
+        let model = &app.tab().document.as_ref().expect("document").model;
         let row = model.row_index(row_kind).expect("row");
-        app.timeline
+        app.tab().timeline
             .last_rows
             .iter()
             .find(|p| p.row == row)
@@ -56,6 +56,7 @@ fn hovering_a_counter_row_shows_the_nearest_sample() {
     assert!(shown(&h).is_none(), "collapsed at first");
 
     h.state_mut()
+        .tab_mut()
         .timeline
         .view
         .collapsed
@@ -67,8 +68,8 @@ fn hovering_a_counter_row_shows_the_nearest_sample() {
 
     // The pointer over the middle of the kernels' stretch (523–665 ms), in the row.
     let app = h.state();
-    let area = app.timeline.last_event_area;
-    let map = TimeToX::new(&app.timeline.view, area.left(), area.width());
+    let area = app.tab().timeline.last_event_area;
+    let map = TimeToX::new(&app.tab().timeline.view, area.left(), area.width());
     let x = map.x(600_000_000).round();
     let pos = Pos2::new(x, placement.top + placement.height / 2.0);
     let t_ns = map.t(x).round() as i64;

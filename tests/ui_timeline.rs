@@ -45,10 +45,10 @@ fn opening_a_fixture_loads_in_the_background_and_shows_the_whole_trace() {
     let app = h.state();
     let trace = app.trace().expect("trace loaded");
     assert_eq!(trace.kernels.spans.len(), 355);
-    let view = &app.timeline.view;
+    let view = &app.tab().timeline.view;
     assert!(view.start_ns <= trace.first_ns as f64 && view.end_ns >= trace.last_ns as f64);
-    assert!(app.timeline.last_events_drawn + app.timeline.last_merged_drawn > 0);
-    let model = &app.document.as_ref().expect("document").model;
+    assert!(app.tab().timeline.last_events_drawn + app.tab().timeline.last_merged_drawn > 0);
+    let model = &app.tab().document.as_ref().expect("document").model;
     assert_eq!(model.rows[0].title, trace.gpu_title(0));
     assert!(model.rows[0].title.starts_with("GPU 0 · "));
     // Every stream with work has a row, under its GPU.
@@ -72,9 +72,9 @@ fn opening_a_fixture_loads_in_the_background_and_shows_the_whole_trace() {
 #[test]
 fn wheel_zooms_at_the_pointer_and_keys_zoom_pan_and_reset() {
     let mut h = opened("moe");
-    let area = h.state().timeline.last_event_area;
+    let area = h.state().tab().timeline.last_event_area;
     let pointer = Pos2::new(area.left() + area.width() * 0.75, area.top() + 30.0);
-    let before = h.state().timeline.view.clone();
+    let before = h.state().tab().timeline.view.clone();
     let t_under_pointer =
         before.start_ns + before.span_ns() * f64::from((pointer.x - area.left()) / area.width());
     h.event(Event::PointerMoved(pointer));
@@ -86,7 +86,7 @@ fn wheel_zooms_at_the_pointer_and_keys_zoom_pan_and_reset() {
         source: egui::MouseWheelSource::Wheel,
     });
     h.step();
-    let after = h.state().timeline.view.clone();
+    let after = h.state().tab().timeline.view.clone();
     let expected_span = before.span_ns() * (-0.5f64).exp();
     assert!(
         (after.span_ns() - expected_span).abs() < 1.0,
@@ -102,25 +102,25 @@ fn wheel_zooms_at_the_pointer_and_keys_zoom_pan_and_reset() {
     );
 
     // W zooms in by 0.8 about the centre, S zooms back out.
-    let span = h.state().timeline.view.span_ns();
+    let span = h.state().tab().timeline.view.span_ns();
     h.key_press(egui::Key::W);
     h.step();
-    assert!((h.state().timeline.view.span_ns() - span * 0.8).abs() < 1.0);
+    assert!((h.state().tab().timeline.view.span_ns() - span * 0.8).abs() < 1.0);
     h.key_press(egui::Key::S);
     h.step();
-    assert!((h.state().timeline.view.span_ns() - span).abs() < 1.0);
+    assert!((h.state().tab().timeline.view.span_ns() - span).abs() < 1.0);
     // D pans right by a tenth of the span, A back.
-    let start = h.state().timeline.view.start_ns;
+    let start = h.state().tab().timeline.view.start_ns;
     h.key_press(egui::Key::D);
     h.step();
-    assert!((h.state().timeline.view.start_ns - (start + span * 0.1)).abs() < 1.0);
+    assert!((h.state().tab().timeline.view.start_ns - (start + span * 0.1)).abs() < 1.0);
     h.key_press(egui::Key::A);
     h.step();
-    assert!((h.state().timeline.view.start_ns - start).abs() < 1.0);
+    assert!((h.state().tab().timeline.view.start_ns - start).abs() < 1.0);
     // Home shows everything again.
     h.key_press(egui::Key::Home);
     h.step();
-    assert!((h.state().timeline.view.span_ns() - before.span_ns()).abs() < 1.0);
+    assert!((h.state().tab().timeline.view.span_ns() - before.span_ns()).abs() < 1.0);
     // "?" opens the keys overlay.
     h.key_press(egui::Key::Questionmark);
     h.step();
@@ -132,29 +132,29 @@ fn wheel_zooms_at_the_pointer_and_keys_zoom_pan_and_reset() {
 #[test]
 fn dragging_pans_and_dragging_on_the_axis_zooms_to_that_span() {
     let mut h = opened("moe");
-    h.state_mut().timeline.view.zoom_center(0.25);
+    h.state_mut().tab_mut().timeline.view.zoom_center(0.25);
     h.step();
-    let area = h.state().timeline.last_event_area;
-    let before = h.state().timeline.view.clone();
+    let area = h.state().tab().timeline.last_event_area;
+    let before = h.state().tab().timeline.view.clone();
     let ns_per_px = before.span_ns() / f64::from(area.width());
     let from = Pos2::new(area.center().x, area.top() + 10.0);
     drag(&mut h, from, from - Vec2::new(200.0, 0.0));
-    let after = h.state().timeline.view.clone();
+    let after = h.state().tab().timeline.view.clone();
     assert!((after.span_ns() - before.span_ns()).abs() < 1.0);
     let moved_px = (after.start_ns - before.start_ns) / ns_per_px;
     assert!((moved_px - 200.0).abs() < 2.0, "panned {moved_px} px");
 
-    let axis = h.state().timeline.last_axis_area;
+    let axis = h.state().tab().timeline.last_axis_area;
     let x0 = axis.left() + 100.0;
     let x1 = axis.left() + 400.0;
-    let view = h.state().timeline.view.clone();
+    let view = h.state().tab().timeline.view.clone();
     let t = |x: f32| view.start_ns + view.span_ns() * f64::from((x - area.left()) / area.width());
     drag(
         &mut h,
         Pos2::new(x0, axis.center().y),
         Pos2::new(x1, axis.center().y),
     );
-    let zoomed = &h.state().timeline.view;
+    let zoomed = &h.state().tab().timeline.view;
     assert!((zoomed.start_ns - t(x0)).abs() < ns_per_px * 2.0);
     assert!((zoomed.end_ns - t(x1)).abs() < ns_per_px * 2.0);
 }
@@ -177,7 +177,7 @@ fn clicking_a_kernel_selects_it_and_its_launching_api_call_is_its_partner() {
     };
     // Bring the kernel on screen, clear the selection, then click it like a user.
     h.state_mut().reveal(kernel);
-    h.state_mut().timeline.selection = None;
+    h.state_mut().tab_mut().timeline.selection = None;
     h.step();
     h.step();
     let rect = h
@@ -209,7 +209,7 @@ fn clicking_a_kernel_selects_it_and_its_launching_api_call_is_its_partner() {
         .state()
         .event_screen_rect(kernel)
         .expect("kernel on screen");
-    h.state_mut().timeline.view.zoom_center(3.0);
+    h.state_mut().tab_mut().timeline.view.zoom_center(3.0);
     h.step();
     let rect2 = h.state().event_screen_rect(kernel).unwrap_or(rect);
     // Let more than the double-click delay pass since the last click, so the next two clicks
@@ -218,7 +218,7 @@ fn clicking_a_kernel_selects_it_and_its_launching_api_call_is_its_partner() {
     click_at(&mut h, rect2.center());
     click_at(&mut h, rect2.center());
     let trace = h.state().trace().expect("trace");
-    let view = &h.state().timeline.view;
+    let view = &h.state().tab().timeline.view;
     let (s, e) = (kernel.start_ns(trace) as f64, kernel.end_ns(trace) as f64);
     assert!(view.start_ns <= s && view.end_ns >= e);
     assert!(
@@ -232,15 +232,22 @@ fn clicking_a_kernel_selects_it_and_its_launching_api_call_is_its_partner() {
 #[test]
 fn clicking_a_gpu_title_collapses_its_streams() {
     let mut h = opened("p2p_2gpu");
-    let rows_before = h.state().timeline.last_rows.len();
-    let title_area = h.state().timeline.last_title_area;
-    let gpu_row = h.state().timeline.last_rows[0];
+    let rows_before = h.state().tab().timeline.last_rows.len();
+    let title_area = h.state().tab().timeline.last_title_area;
+    let gpu_row = h.state().tab().timeline.last_rows[0];
     click_at(
         &mut h,
         Pos2::new(title_area.left() + 20.0, gpu_row.top + gpu_row.height / 2.0),
     );
-    assert!(h.state().timeline.view.collapsed.contains(&GroupId::Gpu(0)));
-    let rows_after = h.state().timeline.last_rows.len();
+    assert!(
+        h.state()
+            .tab()
+            .timeline
+            .view
+            .collapsed
+            .contains(&GroupId::Gpu(0))
+    );
+    let rows_after = h.state().tab().timeline.last_rows.len();
     let streams_of_gpu0 = h
         .state()
         .trace()
@@ -252,6 +259,7 @@ fn clicking_a_gpu_title_collapses_its_streams() {
     // Its stream rows go, and the exposed-communication row of its peer-to-peer copies.
     let exposed_rows = h
         .state()
+        .tab()
         .document
         .as_ref()
         .expect("document")
@@ -268,7 +276,7 @@ fn clicking_a_gpu_title_collapses_its_streams() {
 fn search_counts_matches_and_next_previous_jump_to_them() {
     let mut h = opened("moe");
     let needle = "memcpy";
-    h.state_mut().search.query = needle.to_string();
+    h.state_mut().tab_mut().search.query = needle.to_string();
     h.step();
     let expected = {
         let trace = h.state().trace().expect("trace");
@@ -289,17 +297,17 @@ fn search_counts_matches_and_next_previous_jump_to_them() {
             .sum::<usize>()
     };
     assert!(expected > 0);
-    assert_eq!(h.state().search.matches.len(), expected);
+    assert_eq!(h.state().tab().search.matches.len(), expected);
     assert!(h.query_by_label(&format!("{expected} matches")).is_some());
 
     h.get_by_label("Next").click();
     h.step();
     h.step();
-    let first = h.state().search.matches[0];
+    let first = h.state().tab().search.matches[0];
     assert_eq!(h.state().selection(), Some(first));
     {
         let trace = h.state().trace().expect("trace");
-        let view = &h.state().timeline.view;
+        let view = &h.state().tab().timeline.view;
         assert!(view.start_ns <= first.start_ns(trace) as f64);
         assert!(view.end_ns >= first.end_ns(trace) as f64);
     }
@@ -311,12 +319,12 @@ fn search_counts_matches_and_next_previous_jump_to_them() {
     h.step();
     assert_eq!(
         h.state().selection(),
-        h.state().search.matches.last().copied()
+        h.state().tab().search.matches.last().copied()
     );
 
     // Regex mode.
-    h.state_mut().search.use_regex = true;
-    h.state_mut().search.query = "^cudaLaunchKernel".to_string();
+    h.state_mut().tab_mut().search.use_regex = true;
+    h.state_mut().tab_mut().search.query = "^cudaLaunchKernel".to_string();
     h.step();
     let launches = {
         let trace = h.state().trace().expect("trace");
@@ -329,28 +337,42 @@ fn search_counts_matches_and_next_previous_jump_to_them() {
             .count()
     };
     assert!(launches > 0);
-    assert_eq!(h.state().search.matches.len(), launches);
-    h.state_mut().search.query = "([unclosed".to_string();
+    assert_eq!(h.state().tab().search.matches.len(), launches);
+    h.state_mut().tab_mut().search.query = "([unclosed".to_string();
     h.step();
-    assert!(h.state().search.error.is_some());
-    assert!(h.state().search.matches.is_empty());
+    assert!(h.state().tab().search.error.is_some());
+    assert!(h.state().tab().search.matches.is_empty());
 }
 
 #[test]
-fn dropping_a_file_replaces_the_trace_and_a_bad_file_shows_its_error() {
+fn dropping_a_file_opens_a_tab_and_a_bad_file_shows_its_error_in_its_tab() {
     let mut h = opened("moe");
     assert_eq!(h.state().trace().expect("trace").devices(), vec![0]);
     drop_file(&mut h, &common::fixture("p2p_2gpu"));
-    assert!(h.state().error.is_none());
+    assert!(h.state().tab().error.is_none());
     let trace = h.state().trace().expect("trace");
     assert!(trace.path.ends_with("p2p_2gpu.sqlite"));
     assert_eq!(trace.devices(), vec![0, 1]);
+    // The first trace stays open in its own tab.
+    assert_eq!(h.state().tabs.len(), 2);
+    assert!(
+        h.state().tabs[0]
+            .trace()
+            .expect("first tab keeps its trace")
+            .path
+            .ends_with("moe.sqlite")
+    );
 
     let dir = common::scratch_dir("ui-drop");
     let bad = dir.join("notes.sqlite");
     std::fs::write(&bad, "not a database\n".repeat(50)).expect("write");
     drop_file(&mut h, &bad);
-    let error = h.state().error.clone().expect("an error for the bad file");
+    let error = h
+        .state()
+        .tab()
+        .error
+        .clone()
+        .expect("an error for the bad file");
     assert!(
         error.contains("notes.sqlite") && error.contains("not an SQLite database"),
         "{error}"
@@ -359,23 +381,31 @@ fn dropping_a_file_replaces_the_trace_and_a_bad_file_shows_its_error() {
         h.query_by_label_contains("not an SQLite database")
             .is_some()
     );
-    // The app stays usable: the previous trace is still there and navigation works.
+    // The error is that tab's only: the other tabs keep their traces and stay usable.
+    assert_eq!(h.state().tabs.len(), 3);
     assert!(
-        h.state()
-            .trace()
-            .expect("trace")
-            .path
-            .ends_with("p2p_2gpu.sqlite")
+        h.state().tabs[..2]
+            .iter()
+            .all(|t| t.error.is_none() && t.document.is_some())
     );
-    let span = h.state().timeline.view.span_ns();
+    h.get_by_label("p2p_2gpu.sqlite").click();
+    h.step();
+    h.step();
+    assert_eq!(h.state().active, 1);
+    assert!(
+        h.query_by_label_contains("not an SQLite database")
+            .is_none()
+    );
+    let span = h.state().tab().timeline.view.span_ns();
     h.key_press(egui::Key::W);
     h.step();
-    assert!(h.state().timeline.view.span_ns() < span);
+    assert!(h.state().tab().timeline.view.span_ns() < span);
 
     // A directory and a .nsys-rep without nsys give their own messages.
     drop_file(&mut h, &dir);
     assert!(
         h.state()
+            .tab()
             .error
             .clone()
             .unwrap_or_default()
@@ -386,7 +416,7 @@ fn dropping_a_file_replaces_the_trace_and_a_bad_file_shows_its_error() {
     // With no nsys on PATH the message says what command to run.
     if sightline::ui::loader::find_on_path("nsys").is_none() {
         drop_file(&mut h, &rep);
-        let error = h.state().error.clone().unwrap_or_default();
+        let error = h.state().tab().error.clone().unwrap_or_default();
         assert!(error.contains("nsys export --type=sqlite"), "{error}");
     } else {
         eprintln!("nsys is on PATH: skipping the no-nsys message check");
@@ -413,7 +443,7 @@ fn hovering_a_file_shows_the_drop_hint_without_opening_it() {
 }
 
 #[test]
-fn a_second_open_while_loading_replaces_the_first() {
+fn a_second_open_while_loading_opens_its_own_tab() {
     let mut h = harness(None);
     h.state_mut().open(common::fixture("stress"), None);
     h.state_mut().open(common::fixture("moe"), None);
@@ -425,5 +455,6 @@ fn a_second_open_while_loading_replaces_the_first() {
             .path
             .ends_with("moe.sqlite")
     );
-    assert!(h.state().error.is_none());
+    assert!(h.state().tab().error.is_none());
+    assert_eq!(h.state().tabs.len(), 2);
 }

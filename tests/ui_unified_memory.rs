@@ -44,9 +44,9 @@ fn ints(c: &Connection, sql: &str) -> Vec<i64> {
 /// Where a row was drawn in the last frame.
 fn placed(h: &Harness<'static, SightlineApp>, kind: RowKind) -> Option<RowPlacement> {
     let app = h.state();
-    let model = &app.document.as_ref().expect("document").model;
+    let model = &app.tab().document.as_ref().expect("document").model;
     let row = model.row_index(kind)?;
-    app.timeline
+    app.tab().timeline
         .last_rows
         .iter()
         .find(|p| p.row == row)
@@ -81,7 +81,7 @@ fn unified_memory_rows_sit_under_the_process_and_the_gpu() {
     let c = conn();
     let (cpu_row, gpu_row) = um_rows(&c);
     let app = h.state();
-    let model = &app.document.as_ref().unwrap().model;
+    let model = &app.tab().document.as_ref().unwrap().model;
     let um_kinds: Vec<RowKind> = model
         .rows
         .iter()
@@ -151,10 +151,10 @@ fn marks_in_view(
     (i64, i64),
 ) {
     let app = h.state();
-    let d = app.document.as_ref().unwrap();
+    let d = app.tab().document.as_ref().unwrap();
     let (trace, model) = (&d.trace, &d.model);
-    let view: &ViewState = &app.timeline.view;
-    let area: Rect = app.timeline.last_event_area;
+    let view: &ViewState = &app.tab().timeline.view;
+    let area: Rect = app.tab().timeline.last_event_area;
     let palette = Palette::dark();
     let frame = build_shapes(trace, model, view, area, &palette);
     let row = model.row_index(kind).unwrap();
@@ -192,7 +192,7 @@ fn fault_marks_stand_for_exactly_the_faults_in_view() {
     let (cpu_row, gpu_row) = um_rows(&c);
     for kind in [cpu_row, gpu_row] {
         // The whole trace: dense faults merge, and the marks still account for every one.
-        h.state_mut().timeline.view.show_all();
+        h.state_mut().tab_mut().timeline.view.show_all();
         h.step();
         let (rects, marks, (t0, t1)) = marks_in_view(&h, kind);
         let want = sql_count_in(&c, kind, t0, t1);
@@ -225,7 +225,7 @@ fn fault_marks_stand_for_exactly_the_faults_in_view() {
             .unwrap();
         let margin = (last_end - first[0]) / 10;
         {
-            let view = &mut h.state_mut().timeline.view;
+            let view = &mut h.state_mut().tab_mut().timeline.view;
             view.start_ns = (first[0] - margin) as f64;
             view.end_ns = (last_end + margin) as f64;
         }
@@ -255,7 +255,7 @@ fn point_in_row(
     t: i64,
 ) -> Pos2 {
     {
-        let view = &mut h.state_mut().timeline.view;
+        let view = &mut h.state_mut().tab_mut().timeline.view;
         view.start_ns = from as f64;
         view.end_ns = to as f64;
     }
@@ -263,8 +263,8 @@ fn point_in_row(
     h.step();
     let p = placed(h, kind).expect("row shown");
     let app = h.state();
-    let area = app.timeline.last_event_area;
-    let map = TimeToX::new(&app.timeline.view, area.left(), area.width());
+    let area = app.tab().timeline.last_event_area;
+    let map = TimeToX::new(&app.tab().timeline.view, area.left(), area.width());
     Pos2::new(map.x(t), p.top + p.height / 2.0)
 }
 
@@ -294,7 +294,7 @@ fn hovering_and_clicking_a_cpu_page_fault_names_it() {
     h.get_by_label(&format!("{} ({start} ns)", format_duration(start as f64)));
 
     click_at(&mut h, pos);
-    let selected = h.state().timeline.selection.expect("a fault selected");
+    let selected = h.state().tab().timeline.selection.expect("a fault selected");
     assert_eq!(selected.kind, EventKind::CpuPageFault);
     let trace = h.state().trace().unwrap();
     let i = selected.index as usize;
@@ -339,7 +339,7 @@ fn hovering_a_gpu_page_fault_shows_its_address_count_and_access_type() {
     h.get_by_label(&format!("{} ({len} ns)", format_duration(len as f64)));
 
     click_at(&mut h, pos);
-    let selected = h.state().timeline.selection.expect("a fault selected");
+    let selected = h.state().tab().timeline.selection.expect("a fault selected");
     assert_eq!(selected.kind, EventKind::GpuPageFault);
     let trace = h.state().trace().unwrap();
     let f = &trace.unified_memory.gpu_page_faults;
@@ -368,7 +368,7 @@ fn migrations_are_drawn_listed_and_named_as_unified_memory() {
     // copy-direction colours.
     {
         let app = h.state();
-        let d = app.document.as_ref().unwrap();
+        let d = app.tab().document.as_ref().unwrap();
         for palette in [Palette::dark(), Palette::light()] {
             for c in [
                 palette.memcpy_htod,
@@ -421,13 +421,13 @@ fn migrations_are_drawn_listed_and_named_as_unified_memory() {
     };
     {
         let app = h.state();
-        let d = app.document.as_ref().unwrap();
+        let d = app.tab().document.as_ref().unwrap();
         let palette = Palette::dark();
         let mut view = ViewState::new(d.trace.first_ns, d.trace.last_ns, &d.model);
         let len = end - start;
         view.start_ns = (start - len) as f64;
         view.end_ns = (end + len) as f64;
-        let rect = app.timeline.last_event_area;
+        let rect = app.tab().timeline.last_event_area;
         let frame = build_shapes(&d.trace, &d.model, &view, rect, &palette);
         let row = d.model.row_of_event(&d.trace, event).expect("stream row");
         let p = frame
@@ -460,7 +460,7 @@ fn migrations_are_drawn_listed_and_named_as_unified_memory() {
     let label = "Unified memory migration (host to device)";
     assert!(h.query_by_label(label).is_none());
     {
-        let app = h.state_mut();
+        let app = h.state_mut().tab_mut();
         let d = app.document.as_ref().unwrap();
         app.timeline.reveal(&d.trace, &d.model, event);
     }

@@ -2,12 +2,14 @@
 //! and `nsys analyze` rules, the filters that choose which events count (warm-up exclusion), GPU idle gaps and busy time,
 //! and copy/compute overlap. Nothing here knows about drawing.
 
+pub mod align;
 pub mod comm_overlap;
 pub mod cpu_samples;
 pub mod diff;
 pub mod filter;
 pub mod gap_causes;
 pub mod gaps;
+pub mod headline;
 pub mod intervals;
 pub mod overlap;
 pub mod range;

@@ -11,12 +11,9 @@ use regex::Regex;
 
 use super::analysis_commands::{ExclusionArgs, apply_exclusion};
 use super::{Format, load_for_cli, parse_range_arg, report_commands};
-use crate::analysis::diff::{self, HeadlineRow};
-use crate::analysis::filter::EventTable;
-use crate::analysis::{
-    self, Filter, GapOptions, ReportInput, Table, TimeRange, copy_compute_overlap, gpu_activity,
-    gpu_idle_gaps,
-};
+use crate::analysis::diff;
+use crate::analysis::headline;
+use crate::analysis::{self, Filter, ReportInput, Table, TimeRange};
 use crate::export::{nsys_csv, text_table};
 use crate::trace::Trace;
 
@@ -58,72 +55,9 @@ impl Run {
     }
 }
 
-/// Durations of the kept NVTX ranges matching `step`, sorted.
-fn step_durations(trace: &Trace, filter: &Filter, step: &Regex) -> Vec<i64> {
-    let nv = &trace.nvtx.spans;
-    let mut d: Vec<i64> = (0..nv.len())
-        .filter(|&i| {
-            filter.keeps(EventTable::Nvtx, i, nv.start_ns[i])
-                && step.is_match(trace.str(nv.name[i]))
-        })
-        .map(|i| nv.duration_ns(i))
-        .collect();
-    d.sort_unstable();
-    d
-}
-
-fn median(sorted: &[i64]) -> Option<f64> {
-    let n = sorted.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(sorted[n / 2] as f64),
-        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) as f64 / 2.0),
-    }
-}
-
 /// Whole-run figures of one run, by metric name.
 fn headline_of(run: &Run, range: TimeRange, step: Option<&Regex>) -> Vec<(String, f64)> {
-    let t = &run.trace;
-    let filter = run.filter(range);
-    let mut out = vec![(
-        "Trace span (ns)".to_string(),
-        (t.last_ns - t.first_ns) as f64,
-    )];
-    for a in gpu_activity(t, &filter) {
-        if let Some(p) = a.busy_percent() {
-            out.push((format!("GPU {} busy (%)", a.device), p));
-        }
-    }
-    let overlap = copy_compute_overlap(t, &filter);
-    let (o, m) = overlap.iter().fold((0i64, 0i64), |(o, m), d| {
-        (o + d.overlap_ns, m + d.memory_ns)
-    });
-    if m > 0 {
-        out.push((
-            "Copy/compute overlap (%)".to_string(),
-            100.0 * o as f64 / m as f64,
-        ));
-    }
-    let gaps = gpu_idle_gaps(t, &filter, &GapOptions::default());
-    out.push((
-        format!(
-            "Idle in gaps >= {} us (ns)",
-            analysis::DEFAULT_MIN_GAP_NS / 1000
-        ),
-        gaps.iter().map(|g| g.duration_ns()).sum::<i64>() as f64,
-    ));
-    let kernels = (0..t.kernels.spans.len())
-        .filter(|&i| filter.keeps(EventTable::Kernels, i, t.kernels.spans.start_ns[i]))
-        .count();
-    out.push(("Kernels".to_string(), kernels as f64));
-    if let Some(step) = step {
-        let d = step_durations(t, &filter, step);
-        out.push(("Steps".to_string(), d.len() as f64));
-        if let Some(m) = median(&d) {
-            out.push(("Step median (ns)".to_string(), m));
-        }
-    }
-    out
+    headline::headline(&run.trace, &run.filter(range), step)
 }
 
 pub fn diff(args: &DiffArgs) -> Result<i32> {
@@ -175,7 +109,8 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
             })?;
         let steps = match &step {
             Some(re) => {
-                let count = |run: &Run| step_durations(&run.trace, &run.filter(range), re).len();
+                let count =
+                    |run: &Run| headline::step_durations(&run.trace, &run.filter(range), re).len();
                 let (b, n) = (count(&base), count(&new));
                 if b == 0 || n == 0 {
                     bail!(
@@ -199,21 +134,7 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
     } else {
         let b = headline_of(&base, range, step.as_ref());
         let n = headline_of(&new, range, step.as_ref());
-        let mut metrics: Vec<String> = b.iter().map(|m| m.0.clone()).collect();
-        for (m, _) in &n {
-            if !metrics.contains(m) {
-                metrics.push(m.clone());
-            }
-        }
-        let get = |v: &[(String, f64)], m: &str| v.iter().find(|x| x.0 == m).map(|x| x.1);
-        let rows: Vec<HeadlineRow> = metrics
-            .into_iter()
-            .map(|m| HeadlineRow {
-                base: get(&b, &m),
-                new: get(&n, &m),
-                metric: m,
-            })
-            .collect();
+        let rows = headline::headline_rows(&b, &n);
         diff::headline_table(&rows)
     };
 

@@ -5,290 +5,256 @@ use std::path::PathBuf;
 
 use egui::{Align2, Color32, FontId, Id, Ui};
 
-use super::loader::LoadJob;
-use super::panels::analysis::{AnalysisPanel, PanelAction};
+use super::compare::{self, CompareView};
+use super::panels::analysis::PanelAction;
 use super::panels::{details, search};
 use super::theme::Palette;
-use super::timeline::{
-    self, EventKind, EventRef, GapLink, GapMark, Overlays, Ruler, TimelineModel, TimelineState,
-};
+use super::timeline::{self, EventKind, EventRef, GapMark, Overlays, Ruler};
+use super::workspace::{TraceTab, file_name};
 use crate::analysis::gap_causes::GapCauseInfo;
-use crate::analysis::{EventTable, GpuOpKind, IdleGap, TimeRange};
+use crate::analysis::{IdleGap, TimeRange};
 use crate::trace::Trace;
-use std::sync::Arc;
 
-/// A loaded trace and what the window derived from it.
-pub struct Document {
-    /// Shared with the analysis panel's worker threads.
-    pub trace: Arc<Trace>,
-    pub model: TimelineModel,
-}
+pub use super::workspace::Document;
 
-/// The whole window's state.
+/// The whole window's state: the open traces (tabs), which one is shown, and the compare view.
 pub struct SightlineApp {
-    pub document: Option<Document>,
-    pub job: Option<LoadJob>,
-    /// The last load error, shown in the window until dismissed or the next successful open.
-    pub error: Option<String>,
-    /// A one-line note ("Loading cancelled").
-    pub status: Option<String>,
-    pub timeline: TimelineState,
-    pub search: search::SearchState,
+    /// Never empty: the first is an empty start tab until a trace is opened into it.
+    pub tabs: Vec<TraceTab>,
+    /// Index into `tabs` of the tab shown.
+    pub active: usize,
+    next_id: u64,
+    /// Two tabs on one time axis with their diff, when on.
+    pub compare: Option<CompareView>,
+    /// The compare dialog (View → Compare…) is open.
+    pub show_compare_dialog: bool,
     pub show_help: bool,
     pub show_details: bool,
-    /// The analysis side panel (range statistics, warm-up, gaps, overlap, export).
-    pub analysis: AnalysisPanel,
     pub show_analysis: bool,
-    /// The range the panel's statistics were last computed for.
-    panel_range: TimeRange,
-    pending_open: Option<PathBuf>,
-    title_shown: Option<PathBuf>,
+    pending_open: Vec<PathBuf>,
+    /// `--compare`: compare the first two files once they are open.
+    pending_compare: bool,
+    /// The compare dialog's last choice (tab indices).
+    compare_choice: Option<(usize, usize)>,
+    title_shown: Option<String>,
 }
 
 impl SightlineApp {
     /// An app that opens `trace` (if any) on its first frame.
     pub fn new(trace: Option<PathBuf>) -> Self {
+        Self::with_files(trace.into_iter().collect(), false)
+    }
+
+    /// An app that opens each of `files` in a tab of its own on its first frame, and compares
+    /// the first two when `compare` is set.
+    pub fn with_files(files: Vec<PathBuf>, compare: bool) -> Self {
         Self {
-            document: None,
-            job: None,
-            error: None,
-            status: None,
-            timeline: TimelineState::default(),
-            search: search::SearchState::default(),
+            tabs: vec![TraceTab::empty(0)],
+            active: 0,
+            next_id: 1,
+            compare: None,
+            show_compare_dialog: false,
             show_help: false,
             show_details: true,
-            analysis: AnalysisPanel::new(),
             show_analysis: true,
-            panel_range: TimeRange::ALL,
-            pending_open: trace,
+            pending_open: files,
+            pending_compare: compare,
+            compare_choice: None,
             title_shown: None,
         }
     }
 
-    /// Starts loading `path` in the background; a load already running is cancelled. The trace
-    /// on screen stays until the new one is ready.
-    pub fn open(&mut self, path: PathBuf, ctx: Option<&egui::Context>) {
-        self.status = None;
-        self.job = Some(LoadJob::start(path, ctx.cloned()));
+    /// The tab shown.
+    pub fn tab(&self) -> &TraceTab {
+        &self.tabs[self.active.min(self.tabs.len() - 1)]
     }
 
+    pub fn tab_mut(&mut self) -> &mut TraceTab {
+        let i = self.active.min(self.tabs.len() - 1);
+        &mut self.tabs[i]
+    }
+
+    /// The tab with `id`, if still open.
+    pub fn tab_by_id(&self, id: u64) -> Option<&TraceTab> {
+        self.tabs.iter().find(|t| t.id == id)
+    }
+
+    /// Opens `path` in a new tab (or in the empty start tab) and shows it; the load runs in
+    /// the background.
+    pub fn open(&mut self, path: PathBuf, ctx: Option<&egui::Context>) {
+        let reuse = self
+            .tabs
+            .iter()
+            .position(|t| t.is_blank() && t.error.is_none() && t.path.is_none());
+        let i = match reuse {
+            Some(i) => i,
+            None => {
+                self.tabs.push(TraceTab::empty(self.next_id));
+                self.next_id += 1;
+                self.tabs.len() - 1
+            }
+        };
+        self.tabs[i].open(path, ctx);
+        self.active = i;
+        self.compare = None;
+    }
+
+    /// Closes tab `index`, freeing its trace; the last tab closed leaves an empty start tab.
+    pub fn close_tab(&mut self, index: usize) {
+        if index >= self.tabs.len() {
+            return;
+        }
+        let id = self.tabs.remove(index).id;
+        if self.compare.as_ref().is_some_and(|c| c.involves(id)) {
+            self.compare = None;
+        }
+        if self.tabs.is_empty() {
+            self.tabs.push(TraceTab::empty(self.next_id));
+            self.next_id += 1;
+        }
+        if self.active > index || self.active >= self.tabs.len() {
+            self.active = self.active.saturating_sub(1).min(self.tabs.len() - 1);
+        }
+    }
+
+    /// Compares tab `base` (on top) with tab `new` (indices into `tabs`).
+    pub fn start_compare(&mut self, base: usize, new: usize) {
+        if let (Some(b), Some(n)) = (self.tabs.get(base), self.tabs.get(new)) {
+            self.compare = Some(CompareView::new(b.id, n.id));
+        }
+    }
+
+    /// Whether any tab is still loading.
     pub fn is_loading(&self) -> bool {
-        self.job.is_some()
+        self.tabs.iter().any(TraceTab::is_loading)
     }
 
     pub fn trace(&self) -> Option<&Trace> {
-        self.document.as_ref().map(|d| d.trace.as_ref())
+        self.tab().trace()
     }
 
     pub fn selection(&self) -> Option<EventRef> {
-        self.timeline.selection
+        self.tab().timeline.selection
     }
 
     /// The events correlated with the selection (kernel ↔ launching API call), highlighted and
     /// joined to it by a line.
     pub fn selection_partners(&self) -> Vec<EventRef> {
-        match (&self.document, self.timeline.selection) {
-            (Some(d), Some(e)) => d.model.partners(&d.trace, e),
-            _ => Vec::new(),
-        }
+        self.tab().selection_partners()
     }
 
     /// Selects an event, zooms to it and scrolls it into view.
     pub fn reveal(&mut self, event: EventRef) {
-        if let Some(d) = &self.document {
-            self.timeline.reveal(&d.trace, &d.model, event);
-        }
+        self.tab_mut().reveal(event);
     }
 
     /// Where `event` was drawn in the last frame.
     pub fn event_screen_rect(&self, event: EventRef) -> Option<egui::Rect> {
-        let d = self.document.as_ref()?;
-        self.timeline.event_screen_rect(&d.trace, &d.model, event)
+        self.tab().event_screen_rect(event)
     }
 
     /// The selected time range `[start_ns, end_ns)` (Shift+drag, Ctrl+drag on the axis,
     /// Alt+click on an NVTX range, "Select range" in the details), if any.
     pub fn selection_range(&self) -> Option<(i64, i64)> {
-        self.timeline.range_selection
+        self.tab().timeline.range_selection
     }
 
     /// Sets (in either order) or clears the selected range.
     pub fn set_selection_range(&mut self, range: Option<(i64, i64)>) {
-        self.timeline.set_range_selection(range);
+        self.tab_mut().timeline.set_range_selection(range);
     }
 
     /// What the timeline draws for the analysis: excluded time, idle gaps, highlighted events.
     pub fn overlays(&self) -> &Overlays {
-        &self.timeline.overlays
+        &self.tab().timeline.overlays
     }
 
     pub fn set_overlays(&mut self, overlays: Overlays) {
-        self.timeline.overlays = overlays;
+        self.tab_mut().timeline.overlays = overlays;
     }
 
     /// Time shaded as excluded, `[start_ns, end_ns)` intervals (see [`Overlays::excluded_from`]).
     pub fn set_excluded(&mut self, intervals: Vec<(i64, i64)>) {
-        self.timeline.overlays.excluded = intervals;
+        self.tab_mut().timeline.overlays.excluded = intervals;
     }
 
     /// Idle gaps hatched on their GPU or stream rows (see [`Overlays::gaps_from`]).
     pub fn set_gaps(&mut self, gaps: Vec<GapMark>) {
-        self.timeline.overlays.gaps = gaps;
+        self.tab_mut().timeline.overlays.gaps = gaps;
     }
 
-    /// Shows why a gap happened: zooms to the gap and the call that launched the work ending it,
-    /// selects that work (its launching call is then outlined as its partner) and draws the line
-    /// from the GPU back to the call.
+    /// Shows why a gap happened (see [`TraceTab::show_gap`]).
     pub fn show_gap(&mut self, gap: &IdleGap, cause: &GapCauseInfo) {
-        let Some(d) = &self.document else {
-            return;
-        };
-        let kind = match cause.next.kind {
-            GpuOpKind::Kernel => EventKind::Kernel,
-            GpuOpKind::Memcpy => EventKind::Memcpy,
-            GpuOpKind::Memset => EventKind::Memset,
-        };
-        let next = EventRef::new(kind, cause.next.index);
-        let call = cause
-            .launch_call
-            .map(|c| EventRef::new(EventKind::ApiCall, c));
-        let from = call.map_or(gap.start_ns, |c| c.start_ns(&d.trace).min(gap.start_ns));
-        let to = next.end_ns(&d.trace).max(gap.end_ns);
-        if let Some(c) = call
-            && let Some(row) = d.model.row_of_event(&d.trace, c)
-        {
-            for g in &d.model.rows[row].hidden_by {
-                self.timeline.view.collapsed.remove(g);
-            }
-        }
-        self.timeline.selection = Some(next);
-        self.timeline.view.zoom_to_event(from, to);
-        self.timeline.overlays.gap_link = Some(GapLink {
-            device: gap.device,
-            end_ns: gap.end_ns,
-            cause: cause.cause,
-            call,
-        });
+        self.tab_mut().show_gap(gap, cause);
     }
 
     /// Events outlined in the timeline.
     pub fn set_highlighted(&mut self, events: Vec<EventRef>) {
-        self.timeline.overlays.highlighted = events;
+        self.tab_mut().timeline.overlays.highlighted = events;
     }
 
     /// The rulers placed, in placing order.
     pub fn rulers(&self) -> &[Ruler] {
-        &self.timeline.ruler.rulers
+        &self.tab().timeline.ruler.rulers
     }
 
     /// Whether clicks place ruler ends (R or the "Ruler" button).
     pub fn ruler_active(&self) -> bool {
-        self.timeline.ruler.active
+        self.tab().timeline.ruler.active
     }
 
     pub fn set_ruler_active(&mut self, active: bool) {
-        self.timeline.ruler.active = active;
-        self.timeline.ruler.pending_ns = None;
+        let ruler = &mut self.tab_mut().timeline.ruler;
+        ruler.active = active;
+        ruler.pending_ns = None;
     }
 
     /// What Esc does: clears the rulers and the selected range.
     pub fn clear_marks(&mut self) {
-        self.timeline.clear_marks();
+        self.tab_mut().timeline.clear_marks();
+    }
+
+    /// The selected time range, or the whole trace.
+    pub fn selected_range(&self) -> TimeRange {
+        self.tab().selected_range()
+    }
+
+    /// Carries out what the analysis panel asked for.
+    pub fn apply_panel_actions(&mut self, actions: Vec<PanelAction>) {
+        self.tab_mut().apply_panel_actions(actions);
     }
 
     /// One frame.
     pub fn ui(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
-        if let Some(path) = self.pending_open.take() {
+        for path in std::mem::take(&mut self.pending_open) {
             self.open(path, Some(&ctx));
         }
-        self.poll_load();
+        if self.pending_compare && self.tabs.len() >= 2 {
+            self.pending_compare = false;
+            self.start_compare(0, 1);
+        }
+        for tab in &mut self.tabs {
+            tab.poll_load();
+        }
         self.take_dropped_files(&ctx);
         self.update_title(&ctx);
 
         let palette = Palette::for_dark_mode(ui.visuals().dark_mode);
         egui::Panel::top("sightline_top").show(ui, |ui| self.top_bar(ui, &palette));
-        if self.document.is_some() && self.show_details {
-            egui::Panel::bottom("sightline_details")
-                .resizable(true)
-                .default_size(200.0)
-                .show(ui, |ui| {
-                    if let Some(d) = &self.document {
-                        if let Some(e) = self
-                            .timeline
-                            .selection
-                            .filter(|e| e.kind == EventKind::Nvtx)
-                            && ui
-                                .button("Select range")
-                                .on_hover_text("Select this NVTX range's time (Alt+click does too)")
-                                .clicked()
-                        {
-                            self.timeline.set_range_selection(Some((
-                                e.start_ns(&d.trace),
-                                e.end_ns(&d.trace),
-                            )));
-                        }
-                        // A call stack makes the details taller than the panel: scroll. With
-                        // nothing selected the one-line hint keeps the panel short.
-                        let selection = self.timeline.selection;
-                        let shown = if selection.is_some() {
-                            egui::ScrollArea::vertical()
-                                .auto_shrink([false, false])
-                                .show(ui, |ui| details::show(ui, &d.trace, &d.model, selection))
-                                .inner
-                        } else {
-                            details::show(ui, &d.trace, &d.model, selection)
-                        };
-                        if let Some(e) = shown {
-                            self.timeline.reveal(&d.trace, &d.model, e);
-                        }
-                    }
-                });
+        if self.tabs.len() > 1 || self.compare.is_some() {
+            egui::Panel::top("sightline_tabs").show(ui, |ui| self.tab_bar(ui));
         }
-        if self.document.is_some() && self.show_analysis {
-            let mut actions = Vec::new();
-            // Statistics follow a range being dragged live; on very large traces (where one
-            // recomputation takes tens of ms) they follow when the drag ends.
-            let large = self
-                .document
-                .as_ref()
-                .is_some_and(|d| d.trace.event_count() > LIVE_STATISTICS_MAX_EVENTS);
-            if !(large && self.timeline.is_selecting_range()) {
-                self.panel_range = self.selected_range();
+        self.compare_dialog(&ctx);
+        if let Some(cv) = &mut self.compare {
+            if !compare::show(ui, &mut self.tabs, cv, &palette) {
+                self.compare = None;
             }
-            let range = self.panel_range;
-            egui::Panel::right("sightline_analysis")
-                .resizable(true)
-                .default_size(540.0)
-                .show(ui, |ui| {
-                    if let Some(d) = &self.document {
-                        let panel = &mut self.analysis;
-                        egui::ScrollArea::both().show(ui, |ui| {
-                            actions = panel.ui(ui, &d.trace, range);
-                        });
-                    }
-                });
-            self.apply_panel_actions(actions);
+        } else {
+            self.single_view(ui, &palette);
         }
-        egui::CentralPanel::default()
-            .frame(egui::Frame::central_panel(ui.style()).inner_margin(0.0))
-            .show(ui, |ui| match &self.document {
-                Some(d) => {
-                    let out = timeline::show(
-                        ui,
-                        &d.trace,
-                        &d.model,
-                        &mut self.timeline,
-                        &palette,
-                        &self.search.matches,
-                    );
-                    if out.toggle_help {
-                        self.show_help = !self.show_help;
-                    }
-                }
-                None => self.welcome(ui),
-            });
-        if self.document.is_none()
+        if self.tab().document.is_none()
+            && self.compare.is_none()
             && !ctx.egui_wants_keyboard_input()
             && ui.input(|i| i.key_pressed(egui::Key::Questionmark))
         {
@@ -296,119 +262,239 @@ impl SightlineApp {
         }
         self.help_window(&ctx);
         self.drop_hint(&ctx, &palette);
-        if self.job.is_some() {
+        if self.is_loading() {
             // Keep polling even if the worker's repaint request raced with this frame.
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
     }
 
-    /// The selected time range, or the whole trace.
-    pub fn selected_range(&self) -> TimeRange {
-        self.timeline
-            .range_selection
-            .map_or(TimeRange::ALL, |(a, b)| TimeRange::new(a, b))
-    }
-
-    /// Carries out what the analysis panel asked for.
-    pub fn apply_panel_actions(&mut self, actions: Vec<PanelAction>) {
-        for action in actions {
-            match action {
-                PanelAction::ZoomTo { start_ns, end_ns } => {
-                    self.timeline.view.zoom_to_event(start_ns, end_ns);
-                }
-                PanelAction::SetSelection { start_ns, end_ns } => {
-                    self.set_selection_range(Some((start_ns, end_ns)));
-                }
-                PanelAction::Highlight(events) => self.set_highlighted(
-                    events
-                        .into_iter()
-                        .map(|(table, i)| EventRef::new(event_kind(table), i))
-                        .collect(),
-                ),
-                PanelAction::ExclusionChanged => self.set_excluded(
-                    self.analysis
-                        .exclusion()
-                        .map_or_else(Vec::new, Overlays::excluded_from),
-                ),
-                PanelAction::GapsChanged => {
-                    self.set_gaps(Overlays::gaps_from(
-                        self.analysis.gaps(),
-                        self.analysis.gap_causes(),
-                    ));
-                }
-                PanelAction::ShowGap { gap, cause } => self.show_gap(&gap, &cause),
-                PanelAction::HighlightSamples(samples) => {
-                    self.timeline.overlays.highlighted_samples = samples;
-                }
-                PanelAction::CommChanged => {
-                    if let (Some(d), Some(comm)) =
-                        (self.document.as_mut(), self.analysis.comm_timeline())
-                    {
-                        d.model.set_comm(&d.trace, comm);
-                    }
-                }
-            }
+    /// The active tab: details below, analysis on the right, timeline in the middle.
+    fn single_view(&mut self, ui: &mut Ui, palette: &Palette) {
+        let show_details = self.show_details;
+        let show_analysis = self.show_analysis;
+        let mut toggle_help = false;
+        let tab = self.tab_mut();
+        if tab.document.is_some() && show_details {
+            egui::Panel::bottom("sightline_details")
+                .resizable(true)
+                .default_size(200.0)
+                .show(ui, |ui| details_panel(ui, tab));
         }
-    }
-
-    fn poll_load(&mut self) {
-        let Some(job) = &self.job else {
-            return;
-        };
-        let Some(outcome) = job.poll() else {
-            return;
-        };
-        let cancelled = job.is_cancelled();
-        self.job = None;
-        match outcome {
-            Ok(trace) => {
-                let model = TimelineModel::new(&trace);
-                self.timeline = TimelineState::new(&trace, &model);
-                self.search.forget_results();
-                self.document = Some(Document {
-                    trace: Arc::new(trace),
-                    model,
-                });
-                self.error = None;
+        if tab.document.is_some() && show_analysis {
+            let mut actions = Vec::new();
+            // Statistics follow a range being dragged live; on very large traces (where one
+            // recomputation takes tens of ms) they follow when the drag ends.
+            let large = tab
+                .document
+                .as_ref()
+                .is_some_and(|d| d.trace.event_count() > LIVE_STATISTICS_MAX_EVENTS);
+            if !(large && tab.timeline.is_selecting_range()) {
+                tab.panel_range = tab.selected_range();
             }
-            Err(_) if cancelled => self.status = Some("Loading cancelled.".to_string()),
-            Err(message) => self.error = Some(message),
+            let range = tab.panel_range;
+            egui::Panel::right("sightline_analysis")
+                .resizable(true)
+                .default_size(540.0)
+                .show(ui, |ui| {
+                    if let Some(d) = &tab.document {
+                        let panel = &mut tab.analysis;
+                        egui::ScrollArea::both().show(ui, |ui| {
+                            actions = panel.ui(ui, &d.trace, range);
+                        });
+                    }
+                });
+            tab.apply_panel_actions(actions);
+        }
+        let mut open_clicked = false;
+        egui::CentralPanel::default()
+            .frame(egui::Frame::central_panel(ui.style()).inner_margin(0.0))
+            .show(ui, |ui| match &tab.document {
+                Some(d) => {
+                    let out = timeline::show(
+                        ui,
+                        &d.trace,
+                        &d.model,
+                        &mut tab.timeline,
+                        palette,
+                        &tab.search.matches,
+                    );
+                    toggle_help = out.toggle_help;
+                }
+                None => open_clicked = welcome(ui),
+            });
+        if toggle_help {
+            self.show_help = !self.show_help;
+        }
+        if open_clicked && let Some(path) = pick_trace_file() {
+            self.open(path, Some(ui.ctx()));
         }
     }
 
     fn take_dropped_files(&mut self, ctx: &egui::Context) {
-        let dropped = ctx.input(|i| i.raw.dropped_files.first().map(|f| f.path().to_path_buf()));
-        if let Some(path) = dropped {
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .collect()
+        });
+        for path in dropped {
             self.open(path, Some(ctx));
         }
     }
 
     fn update_title(&mut self, ctx: &egui::Context) {
-        let path = self.document.as_ref().map(|d| d.trace.path.clone());
-        if path != self.title_shown {
-            let title = match &path {
-                Some(p) => format!(
-                    "Sightline — {}",
-                    p.file_name().map_or_else(
-                        || p.display().to_string(),
-                        |n| n.to_string_lossy().into_owned()
-                    )
-                ),
-                None => "Sightline".to_string(),
-            };
-            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title));
-            self.title_shown = path;
+        let title = match (&self.compare, self.tab().document.as_ref()) {
+            (Some(cv), _) => {
+                let name = |id| self.tab_by_id(id).map_or_else(String::new, TraceTab::title);
+                format!("Sightline — {} vs {}", name(cv.base), name(cv.new))
+            }
+            (None, Some(d)) => format!("Sightline — {}", file_name(&d.trace.path)),
+            (None, None) => "Sightline".to_string(),
+        };
+        if self.title_shown.as_ref() != Some(&title) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title_shown = Some(title);
         }
     }
 
+    /// One tab per open trace, with a close button, and the compare view's tab.
+    fn tab_bar(&mut self, ui: &mut Ui) {
+        let mut select = None;
+        let mut close = None;
+        ui.horizontal_wrapped(|ui| {
+            for (i, tab) in self.tabs.iter().enumerate() {
+                let shown = self.compare.is_none() && i == self.active;
+                let mut label = tab.title();
+                if tab.is_loading() {
+                    label.push_str(" …");
+                } else if tab.error.is_some() {
+                    label.push_str(" (failed)");
+                }
+                let r = ui.selectable_label(shown, label);
+                let r = match &tab.path {
+                    Some(p) => r.on_hover_text(p.display().to_string()),
+                    None => r,
+                };
+                if r.clicked() {
+                    select = Some(i);
+                }
+                if ui
+                    .small_button("×")
+                    .on_hover_text("Close this trace (frees its memory)")
+                    .clicked()
+                {
+                    close = Some(i);
+                }
+                ui.separator();
+            }
+            if let Some(cv) = &self.compare {
+                let name = |id| self.tab_by_id(id).map_or_else(String::new, TraceTab::title);
+                let _ = ui.selectable_label(
+                    true,
+                    format!("Compare: {} vs {}", name(cv.base), name(cv.new)),
+                );
+                if ui
+                    .small_button("×")
+                    .on_hover_text("Leave the compare view")
+                    .clicked()
+                {
+                    self.compare = None;
+                }
+            } else if self.tabs.iter().filter(|t| t.document.is_some()).count() >= 2
+                && ui.button("Compare…").clicked()
+            {
+                self.show_compare_dialog = true;
+            }
+        });
+        if let Some(i) = select {
+            self.active = i;
+            self.compare = None;
+        }
+        if let Some(i) = close {
+            self.close_tab(i);
+        }
+    }
+
+    /// View → Compare…: choose the baseline and the new run among the open traces.
+    fn compare_dialog(&mut self, ctx: &egui::Context) {
+        if !self.show_compare_dialog {
+            return;
+        }
+        let loaded: Vec<usize> = (0..self.tabs.len())
+            .filter(|&i| self.tabs[i].document.is_some())
+            .collect();
+        let mut open = true;
+        let mut start = None;
+        let (mut base, mut new) = self.compare_choice.unwrap_or_else(|| {
+            let b = loaded.first().copied().unwrap_or(0);
+            let n = loaded.iter().copied().find(|&i| i != b).unwrap_or(b);
+            (b, n)
+        });
+        egui::Window::new("Compare runs")
+            .id(Id::unique("sightline_compare_dialog"))
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(false)
+            .show(ctx, |ui| {
+                if loaded.is_empty() {
+                    ui.label("Open two traces first (File → Open…, or drop them on the window).");
+                    return;
+                }
+                egui::Grid::new("sightline_compare_pick").show(ui, |ui| {
+                    for (label, choice) in
+                        [("Baseline (top)", &mut base), ("New (bottom)", &mut new)]
+                    {
+                        let l = ui.label(label);
+                        egui::ComboBox::from_id_salt(label)
+                            .selected_text(
+                                self.tabs
+                                    .get(*choice)
+                                    .map_or_else(String::new, TraceTab::title),
+                            )
+                            .show_ui(ui, |ui| {
+                                for &i in &loaded {
+                                    ui.selectable_value(choice, i, self.tabs[i].title());
+                                }
+                            })
+                            .response
+                            .labelled_by(l.id);
+                        ui.end_row();
+                    }
+                });
+                if base == new {
+                    ui.weak("Comparing a trace with itself: every delta is zero.");
+                }
+                if ui.button("Compare").clicked() {
+                    start = Some((base, new));
+                }
+            });
+        self.compare_choice = Some((base, new));
+        if let Some((b, n)) = start {
+            self.start_compare(b, n);
+            open = false;
+        }
+        self.show_compare_dialog = open;
+    }
+
     fn top_bar(&mut self, ui: &mut Ui, palette: &Palette) {
+        let compare_on = self.compare.is_some();
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
-                if ui.button("Open…").clicked() {
+                if ui
+                    .button("Open…")
+                    .on_hover_text("Opens the trace in a new tab")
+                    .clicked()
+                {
                     ui.close();
                     if let Some(path) = pick_trace_file() {
                         self.open(path, Some(ui.ctx()));
                     }
+                }
+                if ui.button("Close tab").clicked() {
+                    ui.close();
+                    let i = self.active;
+                    self.close_tab(i);
                 }
                 if ui.button("Quit").clicked() {
                     ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
@@ -416,16 +502,25 @@ impl SightlineApp {
             });
             ui.menu_button("View", |ui| {
                 if ui.button("Show all (Home)").clicked() {
-                    self.timeline.view.show_all();
+                    self.tab_mut().timeline.view.show_all();
+                    ui.close();
+                }
+                if ui
+                    .add_enabled(
+                        self.tabs.iter().filter(|t| t.document.is_some()).count() >= 1,
+                        egui::Button::new("Compare…"),
+                    )
+                    .on_hover_text("Two traces on one time axis, with per-name deltas")
+                    .clicked()
+                {
+                    self.show_compare_dialog = true;
                     ui.close();
                 }
                 ui.checkbox(&mut self.show_details, "Details panel");
                 ui.checkbox(&mut self.show_analysis, "Analysis panel");
-                if ui
-                    .checkbox(&mut self.timeline.ruler.active, "Ruler (R)")
-                    .changed()
-                {
-                    self.timeline.ruler.pending_ns = None;
+                let ruler = &mut self.tab_mut().timeline.ruler;
+                if ui.checkbox(&mut ruler.active, "Ruler (R)").changed() {
+                    ruler.pending_ns = None;
                 }
                 let dark = ui.visuals().dark_mode;
                 if ui
@@ -444,38 +539,37 @@ impl SightlineApp {
                     ui.close();
                 }
             });
-            if let Some(d) = &self.document {
+            let tab = self.tab_mut();
+            if !compare_on && let Some(d) = &tab.document {
                 ui.separator();
-                if let Some(e) = search::show(ui, &d.trace, &mut self.search) {
-                    self.timeline.reveal(&d.trace, &d.model, e);
+                if let Some(e) = search::show(ui, &d.trace, &mut tab.search) {
+                    tab.timeline.reveal(&d.trace, &d.model, e);
                 }
-            }
-            if self.document.is_some() {
-                ui.toggle_value(&mut self.timeline.launch_arrows, "Launch arrows")
+                ui.toggle_value(&mut tab.timeline.launch_arrows, "Launch arrows")
                     .on_hover_text(
                         "An arrow from each CUDA call to the kernel it launched, for the kernels \
                          in view (thinned when zoomed out)",
                     );
-            }
-            if self.document.is_some()
-                && ui
-                    .toggle_value(&mut self.timeline.ruler.active, "Ruler")
+                if ui
+                    .toggle_value(&mut tab.timeline.ruler.active, "Ruler")
                     .on_hover_text("R: click two points or events to measure; Esc clears")
                     .changed()
-            {
-                self.timeline.ruler.pending_ns = None;
+                {
+                    tab.timeline.ruler.pending_ns = None;
+                }
             }
             if ui.button("?").on_hover_text("Keyboard and mouse").clicked() {
                 self.show_help = !self.show_help;
             }
             // Last: on a narrow window the legend is what runs off the edge, not the controls.
-            if self.document.is_some() {
+            if self.tab().document.is_some() || compare_on {
                 ui.separator();
                 legend(ui, palette);
             }
         });
+        let tab = self.tab_mut();
         let mut cancel = false;
-        if let Some(job) = &self.job {
+        if let Some(job) = &tab.job {
             let (phase, fraction) = job.progress();
             ui.horizontal(|ui| {
                 ui.label(format!("Loading {}", job.path.display()));
@@ -489,36 +583,11 @@ impl SightlineApp {
             });
         }
         if cancel {
-            self.job = None;
-            self.status = Some("Loading cancelled.".to_string());
+            tab.cancel_load();
         }
-        let mut dismiss = false;
-        if let Some(error) = &self.error {
-            ui.horizontal(|ui| {
-                ui.colored_label(ui.visuals().error_fg_color, format!("Error: {error}"));
-                dismiss = ui.small_button("Dismiss").clicked();
-            });
+        if !compare_on {
+            status_lines(ui, tab);
         }
-        if dismiss {
-            self.error = None;
-        }
-        if let Some(status) = &self.status {
-            ui.weak(status);
-        }
-    }
-
-    fn welcome(&mut self, ui: &mut Ui) {
-        ui.vertical_centered(|ui| {
-            ui.add_space(ui.available_height() / 3.0);
-            ui.heading("Sightline");
-            ui.label("Open an Nsight Systems trace: File > Open…, or drop a .sqlite / .nsys-rep file here.");
-            ui.weak("Make one with: nsys export --type=sqlite -o trace.sqlite report.nsys-rep");
-            if ui.button("Open…").clicked()
-                && let Some(path) = pick_trace_file()
-            {
-                self.open(path, Some(ui.ctx()));
-            }
-        });
     }
 
     fn help_window(&mut self, ctx: &egui::Context) {
@@ -575,11 +644,74 @@ impl SightlineApp {
         painter.text(
             rect.center(),
             Align2::CENTER_CENTER,
-            format!("Drop to open\n{name}"),
+            format!("Drop to open in a new tab\n{name}"),
             FontId::proportional(22.0),
             Color32::WHITE,
         );
     }
+}
+
+/// A tab's load error (dismissable) and status note.
+pub fn status_lines(ui: &mut Ui, tab: &mut TraceTab) {
+    let mut dismiss = false;
+    if let Some(error) = &tab.error {
+        ui.horizontal(|ui| {
+            ui.colored_label(ui.visuals().error_fg_color, format!("Error: {error}"));
+            dismiss = ui.small_button("Dismiss").clicked();
+        });
+    }
+    if dismiss {
+        tab.error = None;
+    }
+    if let Some(status) = &tab.status {
+        ui.weak(status);
+    }
+}
+
+/// The details of the selected event, with "Select range" for an NVTX range.
+fn details_panel(ui: &mut Ui, tab: &mut TraceTab) {
+    let Some(d) = &tab.document else {
+        return;
+    };
+    if let Some(e) = tab.timeline.selection.filter(|e| e.kind == EventKind::Nvtx)
+        && ui
+            .button("Select range")
+            .on_hover_text("Select this NVTX range's time (Alt+click does too)")
+            .clicked()
+    {
+        tab.timeline
+            .set_range_selection(Some((e.start_ns(&d.trace), e.end_ns(&d.trace))));
+    }
+    // A call stack makes the details taller than the panel: scroll. With nothing selected the
+    // one-line hint keeps the panel short.
+    let selection = tab.timeline.selection;
+    let shown = if selection.is_some() {
+        egui::ScrollArea::vertical()
+            .auto_shrink([false, false])
+            .show(ui, |ui| details::show(ui, &d.trace, &d.model, selection))
+            .inner
+    } else {
+        details::show(ui, &d.trace, &d.model, selection)
+    };
+    if let Some(e) = shown {
+        tab.timeline.reveal(&d.trace, &d.model, e);
+    }
+}
+
+/// The start screen; true when its Open… button was clicked.
+fn welcome(ui: &mut Ui) -> bool {
+    let mut clicked = false;
+    ui.vertical_centered(|ui| {
+        ui.add_space(ui.available_height() / 3.0);
+        ui.heading("Sightline");
+        ui.label(
+            "Open an Nsight Systems trace: File > Open…, or drop a .sqlite / .nsys-rep file here.",
+        );
+        ui.weak("Make one with: nsys export --type=sqlite -o trace.sqlite report.nsys-rep");
+        ui.weak("Open two runs (or drop both) and choose View > Compare… to compare them.");
+        clicked = ui.button("Open…").clicked();
+    });
+    clicked
 }
 
 /// Above this many events, the panel's statistics wait for the end of a range drag.
@@ -608,17 +740,6 @@ pub const HELP_KEYS: &[(&str, &str)] = &[
     ("Enter / Shift+Enter", "next / previous search match"),
     ("?", "this help"),
 ];
-
-fn event_kind(table: EventTable) -> EventKind {
-    match table {
-        EventTable::Kernels => EventKind::Kernel,
-        EventTable::Memcpys => EventKind::Memcpy,
-        EventTable::Memsets => EventKind::Memset,
-        EventTable::ApiCalls => EventKind::ApiCall,
-        EventTable::Nvtx => EventKind::Nvtx,
-        EventTable::Osrt => EventKind::Osrt,
-    }
-}
 
 fn pick_trace_file() -> Option<PathBuf> {
     rfd::FileDialog::new()

@@ -5,19 +5,22 @@
 //! loads off the UI thread; [`fonts`] adds a CJK fallback; [`desktop`] the XDG integration.
 
 pub mod app;
+pub mod compare;
 pub mod desktop;
 pub mod fonts;
 pub mod loader;
 pub mod panels;
 pub mod theme;
 pub mod timeline;
+pub mod workspace;
 
 pub use app::SightlineApp;
 
 use std::path::PathBuf;
 
-/// Opens the window (optionally loading `trace`) and returns when it is closed.
-pub fn run_window(trace: Option<PathBuf>) -> anyhow::Result<()> {
+/// Opens the window with `files` in tabs (comparing the first two when `compare`) and returns
+/// when it is closed.
+pub fn run_window(files: Vec<PathBuf>, compare: bool) -> anyhow::Result<()> {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("Sightline")
@@ -31,7 +34,7 @@ pub fn run_window(trace: Option<PathBuf>) -> anyhow::Result<()> {
         options,
         Box::new(move |cc| {
             fonts::install_cjk_fallback(&cc.egui_ctx);
-            Ok(Box::new(SightlineApp::new(trace)))
+            Ok(Box::new(SightlineApp::with_files(files, compare)))
         }),
     )
     .map_err(|e| {

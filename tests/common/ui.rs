@@ -45,7 +45,7 @@ pub fn wait_for_load(h: &mut Harness<'static, SightlineApp>) {
 /// Steps until the analysis panel has no job running and its results are on screen (the panel
 /// computes on worker threads: what a frame asks for shows on a later frame).
 pub fn settle(h: &mut Harness<'static, SightlineApp>) {
-    settle_with(h, |app| app.analysis.busy());
+    settle_with(h, |app| app.tab().analysis.busy());
 }
 
 /// Steps `h` until `busy` has been false for two frames in a row (a finished job may start a
@@ -72,7 +72,11 @@ pub fn settle_with<S>(h: &mut Harness<'static, S>, busy: impl Fn(&S) -> bool) {
 pub fn opened(name: &str) -> Harness<'static, SightlineApp> {
     let mut h = harness(Some(super::fixture(name)));
     wait_for_load(&mut h);
-    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    assert!(
+        h.state().tab().error.is_none(),
+        "{:?}",
+        h.state().tab().error
+    );
     h
 }
 

@@ -25,7 +25,7 @@ pub use painter::{BarLabel, FrameShapes, RowPlacement, build_shapes, event_at, e
 pub use rows::{EventKind, EventRef, GroupId, RowKind, TimelineModel};
 
 use egui::text::{LayoutJob, TextWrapping};
-use egui::{Align2, FontId, Id, Key, Pos2, Rect, Sense, Shape, Stroke, Ui, Vec2};
+use egui::{Align2, FontId, Key, Pos2, Rect, Sense, Shape, Stroke, Ui, Vec2};
 
 use crate::trace::Trace;
 use crate::ui::theme::Palette;
@@ -65,6 +65,9 @@ pub struct TimelineState {
     pub last_merged_drawn: usize,
     /// The overlays drawn in the last frame.
     pub last_overlays_drawn: OverlayCounts,
+    /// The time the axis labels count from (0: the session start; the compare view puts each
+    /// run's alignment point there).
+    pub axis_origin_ns: i64,
 }
 
 impl Default for TimelineState {
@@ -86,6 +89,7 @@ impl Default for TimelineState {
             last_events_drawn: 0,
             last_merged_drawn: 0,
             last_overlays_drawn: OverlayCounts::default(),
+            axis_origin_ns: 0,
         }
     }
 }
@@ -214,7 +218,8 @@ pub fn show(
         return output;
     }
 
-    let id = Id::unique("sightline_timeline");
+    // Relative to the enclosing ui, so two timelines (the compare view) do not clash.
+    let id = ui.scope_id().with("sightline_timeline");
     let area_response = ui.interact(event_area, id.with("events"), Sense::click_and_drag());
     let axis_response = ui.interact(axis_area, id.with("axis"), Sense::click_and_drag());
     let title_response = ui.interact(title_area, id.with("titles"), Sense::click());
@@ -682,7 +687,8 @@ fn paint_axis(
     painter.rect_filled(axis, 0.0, palette.header_row);
     let map = TimeToX::new(&state.view, event_area.left(), event_area.width());
     let step = navigation::tick_step_ns(map.ns_per_px(), 90.0);
-    let mut t = (state.view.start_ns / step).floor() * step;
+    let origin = state.axis_origin_ns as f64;
+    let mut t = ((state.view.start_ns - origin) / step).floor() * step + origin;
     let font = FontId::proportional(11.0);
     while t <= state.view.end_ns {
         let x = map.left_px + ((t - map.start_ns) * map.px_per_ns) as f32;
@@ -700,7 +706,7 @@ fn paint_axis(
         painter.text(
             Pos2::new(x + 3.0, axis.top() + 3.0),
             Align2::LEFT_TOP,
-            format_tick(t, step),
+            format_tick(t - origin, step),
             font.clone(),
             palette.text,
         );

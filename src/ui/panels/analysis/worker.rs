@@ -119,6 +119,11 @@ impl<K: Clone + PartialEq + Send + 'static, T: Send + 'static> Worker<K, T> {
         self.running.is_some()
     }
 
+    /// The result held (fresh or stale), if any.
+    pub fn done(&self) -> Option<&T> {
+        self.done.as_ref().map(|(_, t)| t)
+    }
+
     /// The key of the result held, if any.
     pub fn done_key(&self) -> Option<&K> {
         self.done.as_ref().map(|(k, _)| k)

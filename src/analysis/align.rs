@@ -1,0 +1,122 @@
+//! Aligning two runs for comparison: the time in each run that both timelines put at relative
+//! zero — the session start, the first GPU operation, or the start of an NVTX range instance
+//! chosen by name and index (`step` #5 in both). By default: the first instance after warm-up of
+//! the most frequent repeated NVTX range the two runs share, else the first GPU operation.
+
+use std::collections::HashMap;
+
+use crate::analysis::warmup::is_warmup_name;
+use crate::trace::{NvtxStyle, Trace};
+
+/// What relative zero is in each run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Alignment {
+    /// nsys's own zero (times count from it already).
+    SessionStart,
+    /// The start of the first kernel, copy or memset.
+    FirstGpuOp,
+    /// The start of the `index`-th (0-based, in start order) NVTX range named `name`.
+    Nvtx { name: String, index: usize },
+}
+
+impl Alignment {
+    pub fn describe(&self) -> String {
+        match self {
+            Alignment::SessionStart => "session start".to_string(),
+            Alignment::FirstGpuOp => "first GPU operation".to_string(),
+            Alignment::Nvtx { name, index } => format!("NVTX '{name}' #{index}"),
+        }
+    }
+}
+
+/// The start of the first GPU operation, if there is one.
+pub fn first_gpu_op_ns(trace: &Trace) -> Option<i64> {
+    [
+        &trace.kernels.spans,
+        &trace.memcpys.spans,
+        &trace.memsets.spans,
+    ]
+    .into_iter()
+    .filter_map(|s| s.start_ns.iter().copied().min())
+    .min()
+}
+
+/// Starts of the NVTX ranges (not marks) named `name`, ascending.
+pub fn nvtx_instances(trace: &Trace, name: &str) -> Vec<i64> {
+    let n = &trace.nvtx;
+    let mut starts: Vec<i64> = (0..n.spans.len())
+        .filter(|&i| n.style[i] != NvtxStyle::Mark && trace.str(n.spans.name[i]) == name)
+        .map(|i| n.spans.start_ns[i])
+        .collect();
+    starts.sort_unstable();
+    starts
+}
+
+/// NVTX range names that occur more than once, with their counts, most frequent first (then
+/// by name).
+pub fn repeated_nvtx_names(trace: &Trace) -> Vec<(String, usize)> {
+    let n = &trace.nvtx;
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for i in 0..n.spans.len() {
+        if n.style[i] != NvtxStyle::Mark {
+            *counts.entry(trace.str(n.spans.name[i])).or_default() += 1;
+        }
+    }
+    let mut v: Vec<(String, usize)> = counts
+        .into_iter()
+        .filter(|&(name, c)| c > 1 && !name.is_empty())
+        .map(|(name, c)| (name.to_string(), c))
+        .collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
+}
+
+/// The time in `trace` that `alignment` puts at relative zero, or `None` when the trace lacks
+/// it (no GPU operation, fewer instances of the range).
+pub fn offset_ns(trace: &Trace, alignment: &Alignment) -> Option<i64> {
+    match alignment {
+        Alignment::SessionStart => Some(0),
+        Alignment::FirstGpuOp => first_gpu_op_ns(trace),
+        Alignment::Nvtx { name, index } => nvtx_instances(trace, name).get(*index).copied(),
+    }
+}
+
+/// The index of the first instance of `name` that starts after every warm-up range (a range
+/// named warmup / warm-up / warm_up) has ended, or 0 when there is none.
+fn first_after_warmup(trace: &Trace, name: &str) -> usize {
+    let n = &trace.nvtx;
+    let warmup_end = (0..n.spans.len())
+        .filter(|&i| n.style[i] != NvtxStyle::Mark && is_warmup_name(trace.str(n.spans.name[i])))
+        .map(|i| n.spans.end_ns[i])
+        .max();
+    let Some(end) = warmup_end else {
+        return 0;
+    };
+    let starts = nvtx_instances(trace, name);
+    starts.iter().position(|&s| s >= end).unwrap_or(0)
+}
+
+/// The default alignment of `new` on `base`: the most frequent repeated NVTX range of `base`
+/// that `new` has too (not a warm-up range itself), at its first instance after warm-up in
+/// `base` (the same index is used in both runs, when `new` has it); otherwise the first GPU
+/// operation; otherwise the session start.
+pub fn default_alignment(base: &Trace, new: &Trace) -> Alignment {
+    for (name, _) in repeated_nvtx_names(base) {
+        if is_warmup_name(&name) {
+            continue;
+        }
+        let in_new = nvtx_instances(new, &name).len();
+        if in_new == 0 {
+            continue;
+        }
+        let index = first_after_warmup(base, &name);
+        if index < in_new {
+            return Alignment::Nvtx { name, index };
+        }
+    }
+    if first_gpu_op_ns(base).is_some() && first_gpu_op_ns(new).is_some() {
+        Alignment::FirstGpuOp
+    } else {
+        Alignment::SessionStart
+    }
+}

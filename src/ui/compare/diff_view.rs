@@ -1,0 +1,438 @@
+//! The compare view's diff panel: the headline (span, GPU busy, overlap, idle, kernels, steps)
+//! and, for a chosen report, every name's base and new figures with the deltas — the same pure
+//! computation as `sightline diff` ([`crate::analysis::diff`], [`crate::analysis::headline`]),
+//! run on a worker thread. Warm-up exclusion and the range selection apply to both runs; "per
+//! iteration" divides by each run's number of alignment-range instances. A click on a name
+//! outlines its events in both timelines; the table exports as CSV.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use egui::{Color32, RichText, Ui};
+use regex::Regex;
+
+use super::CompareView;
+use crate::analysis::align::Alignment;
+use crate::analysis::diff::{self, DiffRow, HeadlineRow, Status as RowStatus};
+use crate::analysis::headline;
+use crate::analysis::{
+    AttributionScope, ExclusionRule, Filter, REPORTS, ReportInput, ReportOptions, RowEvents, Table,
+    TimeRange, exclude_warmup,
+};
+use crate::trace::Trace;
+use crate::ui::panels::analysis::{Worker, export_table};
+use crate::ui::timeline::{self, EventRef};
+use crate::ui::workspace::event_kind;
+
+/// The reports the panel compares, by nsys name, with a short label.
+pub const COMPARE_REPORTS: &[(&str, &str)] = &[
+    ("cuda_gpu_kern_sum", "Kernels"),
+    ("cuda_api_sum", "CUDA API"),
+    ("cuda_gpu_mem_time_sum", "Memory time"),
+    ("cuda_gpu_mem_size_sum", "Memory size"),
+    ("nvtx_sum", "NVTX ranges"),
+    ("nvtx_gpu_proj_sum", "NVTX GPU projection"),
+];
+
+/// Rows drawn at most (the CSV has all of them).
+const SHOWN_ROWS: usize = 500;
+
+/// What a diff depends on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiffKey {
+    pub report: usize,
+    pub exclude_warmup: bool,
+    pub per_iteration: bool,
+    /// Each run's range (its own times).
+    pub ranges: [TimeRange; 2],
+    /// The step range's name (the alignment's NVTX range), for steps and "per iteration".
+    pub step: Option<String>,
+    /// The traces, by address (a reloaded trace is a new one).
+    traces: [usize; 2],
+}
+
+/// A finished diff.
+#[derive(Debug, Default)]
+pub struct DiffResult {
+    pub rows: Vec<DiffRow>,
+    pub unit: &'static str,
+    /// The diff as `sightline diff --format csv` prints it.
+    pub table: Table,
+    pub headline: Vec<HeadlineRow>,
+    /// Each run's events by name, for outlining.
+    pub events: [HashMap<String, Vec<EventRef>>; 2],
+    /// Step-range instances in each run (when a step range is known).
+    pub steps: Option<(usize, usize)>,
+    /// Why the report could not be compared, or why "per iteration" was not applied.
+    pub note: Option<String>,
+}
+
+/// The panel's settings and its background job.
+#[derive(Default)]
+pub struct DiffPanel {
+    pub report: usize,
+    pub filter: String,
+    pub per_iteration: bool,
+    pub exclude_warmup: bool,
+    /// The name clicked last (outlined in both timelines).
+    pub selected: Option<String>,
+    pub worker: Worker<DiffKey, DiffResult>,
+    message: Option<String>,
+}
+
+impl DiffPanel {
+    /// Whether a diff is being computed.
+    pub fn busy(&self) -> bool {
+        self.worker.busy()
+    }
+
+    /// The last diff computed (it may be for earlier settings while a new one runs).
+    pub fn result(&self) -> Option<&DiffResult> {
+        self.worker.done()
+    }
+}
+
+/// The key for the current settings of `cv`.
+pub fn key_of(cv: &CompareView, traces: [&Arc<Trace>; 2]) -> DiffKey {
+    let range = |k| {
+        cv.range_of(k)
+            .map_or(TimeRange::ALL, |(a, b)| TimeRange::new(a, b))
+    };
+    DiffKey {
+        report: cv.diff.report,
+        exclude_warmup: cv.diff.exclude_warmup,
+        per_iteration: cv.diff.per_iteration,
+        ranges: [range(0), range(1)],
+        step: match &cv.alignment {
+            Some(Alignment::Nvtx { name, .. }) => Some(name.clone()),
+            _ => None,
+        },
+        traces: [
+            Arc::as_ptr(traces[0]) as usize,
+            Arc::as_ptr(traces[1]) as usize,
+        ],
+    }
+}
+
+/// Computes the diff for `key` (on a worker thread).
+pub fn compute(traces: [&Trace; 2], key: &DiffKey) -> DiffResult {
+    let exclusions = traces.map(|t| {
+        key.exclude_warmup
+            .then(|| exclude_warmup(t, &[ExclusionRule::WarmupNames], AttributionScope::Process))
+    });
+    let filter = |k: usize| Filter {
+        range: key.ranges[k],
+        excluded: exclusions[k].as_ref().map(|e| &e.excluded),
+    };
+    let step = key
+        .step
+        .as_ref()
+        .and_then(|n| Regex::new(&format!("^{}$", regex::escape(n))).ok());
+    let mut out = DiffResult::default();
+    let heads: Vec<Vec<(String, f64)>> = (0..2)
+        .map(|k| headline::headline(traces[k], &filter(k), step.as_ref()))
+        .collect();
+    out.headline = headline::headline_rows(&heads[0], &heads[1]);
+    if let Some(re) = &step {
+        let count = |k: usize| headline::step_durations(traces[k], &filter(k), re).len();
+        out.steps = Some((count(0), count(1)));
+    }
+    let Some(report) = COMPARE_REPORTS
+        .get(key.report)
+        .and_then(|(name, _)| REPORTS.iter().find(|r| r.name() == *name))
+    else {
+        out.note = Some("unknown report".to_string());
+        return out;
+    };
+    let options = ReportOptions::default();
+    let tables: Vec<Table> = (0..2)
+        .map(|k| {
+            report.compute(&ReportInput {
+                trace: traces[k],
+                filter: &filter(k),
+                options: &options,
+                with_events: true,
+                row_limit: None,
+            })
+        })
+        .collect();
+    let Some(columns) = diff::diff_columns(&tables[0]).or_else(|| diff::diff_columns(&tables[1]))
+    else {
+        out.note = Some(format!(
+            "{} has nothing to compare in either run",
+            report.title()
+        ));
+        return out;
+    };
+    out.unit = columns.unit;
+    let per_step = match (key.per_iteration, out.steps) {
+        (true, Some((b, n))) if b > 0 && n > 0 => Some((b as f64, n as f64)),
+        (true, _) => {
+            out.note = Some(
+                "per iteration needs an NVTX alignment range present in both runs".to_string(),
+            );
+            None
+        }
+        (false, _) => None,
+    };
+    match diff::diff(&tables[0], &tables[1], per_step) {
+        Ok(rows) => {
+            out.table = diff::diff_table(&rows, columns.unit, per_step.is_some());
+            out.rows = rows;
+        }
+        Err(e) => out.note = Some(e),
+    }
+    for (k, t) in tables.iter().enumerate() {
+        for row in &t.rows {
+            let name = row
+                .cells
+                .get(columns.name)
+                .map(|c| c.csv_text())
+                .unwrap_or_default();
+            if let RowEvents::Events(events) = &row.events {
+                out.events[k].entry(name).or_default().extend(
+                    events
+                        .iter()
+                        .map(|e| EventRef::new(event_kind(e.table), e.index as usize)),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Draws the panel; returns the events to outline in each run when a name was clicked.
+pub fn show(
+    ui: &mut Ui,
+    cv: &mut CompareView,
+    traces: [&Arc<Trace>; 2],
+) -> Option<[Vec<EventRef>; 2]> {
+    let key = key_of(cv, traces);
+    let repaint = ui.ctx().clone();
+    let job_traces = [traces[0].clone(), traces[1].clone()];
+    let job_key = key.clone();
+    let offset0 = cv.offsets[0];
+    let DiffPanel {
+        report: p_report,
+        filter: p_filter,
+        per_iteration,
+        exclude_warmup: p_exclude,
+        selected,
+        worker,
+        message,
+    } = &mut cv.diff;
+    let status = worker.request(
+        &key,
+        move || compute([&job_traces[0], &job_traces[1]], &job_key),
+        move || repaint.request_repaint(),
+    );
+    let pending = status.is_pending();
+    let result = status.latest();
+    let mut outline = None;
+
+    ui.horizontal_wrapped(|ui| {
+        ui.heading("Compare");
+        ui.checkbox(p_exclude, "Exclude warm-up").on_hover_text(
+            "Drop warm-up work (NVTX ranges named warmup / warm-up / warm_up) in both runs",
+        );
+        ui.checkbox(per_iteration, "Per iteration").on_hover_text(
+            "Divide counts and totals by the number of instances of the alignment's NVTX range \
+             in each run, so runs of different length compare fairly",
+        );
+        if pending {
+            ui.spinner();
+        }
+    });
+    ui.label(match key.ranges[0] {
+        TimeRange {
+            start_ns: Some(a),
+            end_ns: Some(b),
+        } => format!(
+            "Range: {} long, from {} after the alignment point (in both runs)",
+            timeline::format_duration((b - a) as f64),
+            timeline::format_duration((a - offset0) as f64)
+        ),
+        _ => "Range: whole runs (Shift+drag on either timeline selects one for both)".to_string(),
+    });
+    let Some(r) = result else {
+        ui.weak("Computing…");
+        return None;
+    };
+    if let Some((b, n)) = r.steps {
+        ui.label(format!("Steps: {b} in the baseline, {n} in the new run"));
+    }
+    ui.separator();
+    ui.strong("Headline");
+    egui::Grid::new("compare_headline")
+        .striped(true)
+        .num_columns(5)
+        .show(ui, |ui| {
+            for h in ["Metric", "Base", "New", "Δ", "Δ %"] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            let t = diff::headline_table(&r.headline);
+            for row in &t.rows {
+                for (i, c) in row.cells.iter().enumerate() {
+                    let text = c.csv_text();
+                    if i == 4 {
+                        ui.label(delta_text(c.number(), &text, false));
+                    } else {
+                        ui.label(text);
+                    }
+                }
+                ui.end_row();
+            }
+        });
+    ui.separator();
+    ui.horizontal_wrapped(|ui| {
+        for (i, (_, label)) in COMPARE_REPORTS.iter().enumerate() {
+            ui.selectable_value(p_report, i, *label);
+        }
+    });
+    ui.horizontal(|ui| {
+        let label = ui.label("Name filter");
+        ui.text_edit_singleline(p_filter).labelled_by(label.id);
+        if ui
+            .button("Export CSV…")
+            .on_hover_text("The diff as `sightline diff --format csv` prints it")
+            .clicked()
+            && let Some(path) = rfd::FileDialog::new()
+                .set_title("Export the diff as CSV")
+                .add_filter("CSV", &["csv"])
+                .set_file_name(format!(
+                    "diff_{}.csv",
+                    COMPARE_REPORTS[(*p_report).min(COMPARE_REPORTS.len() - 1)].0
+                ))
+                .save_file()
+        {
+            *message = Some(match export_table(&path, &r.table) {
+                Ok(n) => format!("Wrote {n} rows to {}", path.display()),
+                Err(e) => format!("Export failed: {e}"),
+            });
+        }
+    });
+    if let Some(m) = message.as_ref() {
+        ui.weak(m);
+    }
+    if let Some(note) = &r.note {
+        ui.colored_label(ui.visuals().warn_fg_color, note);
+    }
+    let filter = p_filter.to_lowercase();
+    let rows: Vec<&DiffRow> = r
+        .rows
+        .iter()
+        .filter(|row| filter.is_empty() || row.name.to_lowercase().contains(&filter))
+        .collect();
+    let unit = r.unit;
+    egui::ScrollArea::both()
+        .id_salt("compare_diff_rows")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            egui::Grid::new("compare_diff")
+                .striped(true)
+                .num_columns(9)
+                .show(ui, |ui| {
+                    for h in [
+                        "Name".to_string(),
+                        "Base n".to_string(),
+                        "New n".to_string(),
+                        format!("Base total ({unit})"),
+                        format!("New total ({unit})"),
+                        format!("Δ total ({unit})"),
+                        "Δ %".to_string(),
+                        "Δ avg %".to_string(),
+                        "Status".to_string(),
+                    ] {
+                        ui.strong(h);
+                    }
+                    ui.end_row();
+                    for row in rows.iter().take(SHOWN_ROWS) {
+                        let chosen = selected.as_deref() == Some(row.name.as_str());
+                        let name = short(&row.name, 48);
+                        if ui
+                            .selectable_label(chosen, name)
+                            .on_hover_text(format!(
+                                "{}\nclick to outline its events in both runs",
+                                row.name
+                            ))
+                            .clicked()
+                        {
+                            *selected = Some(row.name.clone());
+                            outline = Some([
+                                r.events[0].get(&row.name).cloned().unwrap_or_default(),
+                                r.events[1].get(&row.name).cloned().unwrap_or_default(),
+                            ]);
+                        }
+                        let (b, n) = (row.base.unwrap_or_default(), row.new.unwrap_or_default());
+                        ui.label(num(b.instances));
+                        ui.label(num(n.instances));
+                        ui.label(num(b.total));
+                        ui.label(num(n.total));
+                        let d = row.delta_total();
+                        ui.label(delta_text(Some(d), &num(d), true));
+                        let pct = diff::delta_percent(row.base_total(), row.new_total());
+                        ui.label(delta_text(
+                            pct,
+                            &pct.map_or(String::new(), |v| format!("{v:.1}")),
+                            false,
+                        ));
+                        let avg = match (
+                            row.base.and_then(|s| s.avg()),
+                            row.new.and_then(|s| s.avg()),
+                        ) {
+                            (Some(x), Some(y)) => diff::delta_percent(x, y),
+                            _ => None,
+                        };
+                        ui.label(delta_text(
+                            avg,
+                            &avg.map_or(String::new(), |v| format!("{v:.1}")),
+                            false,
+                        ));
+                        let status = row.status();
+                        let color = match status {
+                            RowStatus::New => Color32::from_rgb(0x4c, 0xaf, 0x50),
+                            RowStatus::Gone => Color32::from_rgb(0xe0, 0x5a, 0x4f),
+                            _ => ui.visuals().weak_text_color(),
+                        };
+                        ui.label(RichText::new(status.label()).color(color));
+                        ui.end_row();
+                    }
+                });
+            if rows.len() > SHOWN_ROWS {
+                ui.weak(format!(
+                    "{} more rows (narrow with the filter, or export the CSV)",
+                    rows.len() - SHOWN_ROWS
+                ));
+            }
+        });
+    outline
+}
+
+/// A delta coloured: green when smaller (faster), red when larger.
+fn delta_text(value: Option<f64>, text: &str, _whole: bool) -> RichText {
+    let t = RichText::new(text).monospace();
+    match value {
+        Some(v) if v < 0.0 => t.color(Color32::from_rgb(0x4c, 0xaf, 0x50)),
+        Some(v) if v > 0.0 => t.color(Color32::from_rgb(0xe0, 0x5a, 0x4f)),
+        _ => t,
+    }
+}
+
+/// A figure as the table shows it: whole numbers plain, fractions to 3 places.
+fn num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+fn short(name: &str, max: usize) -> String {
+    if name.chars().count() <= max {
+        name.to_string()
+    } else {
+        let s: String = name.chars().take(max - 1).collect();
+        format!("{s}…")
+    }
+}
