@@ -15,9 +15,11 @@ mod diff_commands;
 pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};
 pub use diff_commands::DiffArgs;
 mod perf_commands;
+mod render_command;
 mod report_commands;
 mod samples_export;
 pub use perf_commands::{BenchArgs, GenTraceArgs};
+pub use render_command::RenderArgs;
 pub use report_commands::AnalyzeArgs;
 
 #[derive(Parser, Debug)]
@@ -34,6 +36,11 @@ pub struct Cli {
     /// Open BASE and NEW and compare them: two timelines on one time axis, with their diff.
     #[arg(long, num_args = 2, value_names = ["BASE", "NEW"])]
     pub compare: Option<Vec<PathBuf>>,
+    /// With --compare: align the runs on `session` (start), `gpu` (first GPU operation), or an
+    /// NVTX range `NAME` / `NAME#N` (instance N from 0). Default: the first instance after
+    /// warm-up of the most frequent repeated range, else the first GPU operation.
+    #[arg(long, value_name = "SPEC", requires = "compare")]
+    pub align: Option<String>,
     /// Register Sightline with the desktop (XDG): opens *.nsys-rep, "Open with" for .sqlite.
     #[arg(long, conflicts_with = "uninstall_desktop")]
     pub install_desktop: bool,
@@ -60,6 +67,8 @@ pub enum Command {
     GenTrace(GenTraceArgs),
     /// Load a trace and report load time against a bare SQLite scan, memory and frame-build time.
     Bench(BenchArgs),
+    /// Draw the timeline into a PNG or SVG file, with no display.
+    Render(RenderArgs),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -102,6 +111,7 @@ pub fn run(command: Command) -> Result<i32> {
         Command::Export(args) => analysis_commands::export(&args),
         Command::GenTrace(args) => perf_commands::gen_trace(&args),
         Command::Bench(args) => perf_commands::bench(&args),
+        Command::Render(args) => render_command::render(&args),
     }
 }
 
@@ -120,8 +130,8 @@ pub fn load_for_cli(path: &std::path::Path) -> Result<crate::trace::Trace> {
         cancel: &cancel,
     };
     let trace = load::load_file_with(path, &control)?;
-    for (table, what, rows) in &trace.warnings.entries {
-        eprintln!("warning: {}: {table}: {rows} {what}", path.display());
+    for line in trace.warnings.messages() {
+        eprintln!("warning: {}: {line}", path.display());
     }
     Ok(trace)
 }
@@ -186,7 +196,13 @@ pub fn main_with(cli: Cli) -> Result<i32> {
             let compare = cli.compare.is_some();
             let mut files = cli.compare.unwrap_or_default();
             files.extend(cli.traces);
-            crate::ui::run_window(files, compare)?;
+            let align = match &cli.align {
+                Some(spec) => Some(
+                    crate::analysis::align::parse_alignment(spec).map_err(anyhow::Error::msg)?,
+                ),
+                None => None,
+            };
+            crate::ui::run_window(files, compare, align)?;
             Ok(0)
         }
     }

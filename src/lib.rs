@@ -9,6 +9,7 @@ pub mod cli;
 pub mod export;
 pub mod index;
 pub mod load;
+pub mod render;
 pub mod synth;
 pub mod trace;
 pub mod ui;

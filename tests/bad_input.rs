@@ -130,12 +130,12 @@ fn odd_rows_are_counted_as_warnings_not_fatal() {
     let w = &odd.warnings.entries;
     let count = |table: &str, what: &str| {
         w.iter()
-            .filter(|e| e.0 == table && e.1.contains(what))
-            .map(|e| e.2)
+            .filter(|e| e.table == table && e.message().contains(what))
+            .map(|e| e.count)
             .sum::<u64>()
     };
     assert_eq!(
-        count("CUPTI_ACTIVITY_KIND_KERNEL", "end before start"),
+        count("CUPTI_ACTIVITY_KIND_KERNEL", "end before they start"),
         2,
         "{w:?}"
     );

@@ -210,7 +210,7 @@ fn loader_places_each_sample_on_its_gpu_in_time_order() {
             .warnings
             .entries
             .iter()
-            .any(|e| e.0 == "GPU_METRICS" || e.0 == "GENERIC_EVENTS"),
+            .any(|e| e.table == "GPU_METRICS" || e.table == "GENERIC_EVENTS"),
         "{:?}",
         trace.warnings.entries
     );
@@ -260,8 +260,8 @@ fn damaged_rows_are_counted_not_loaded() {
             .warnings
             .entries
             .iter()
-            .find(|e| e.0 == "GPU_METRICS" && e.1.contains(what))
-            .map_or(0, |e| e.2)
+            .find(|e| e.table == "GPU_METRICS" && e.message().contains(what))
+            .map_or(0, |e| e.count)
     };
     assert_eq!(warned("no timestamp"), no_time as u64);
     assert_eq!(warned("not in TARGET_INFO_GPU_METRICS"), no_name as u64);

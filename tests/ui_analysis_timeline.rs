@@ -65,7 +65,11 @@ fn shift_drag_selects_a_range_and_the_panel_statistics_follow_it() {
     // Selecting does not pan.
     assert_eq!(app.tab().timeline.view.start_ns, view_before.start_ns);
     let map = TimeToX::new(&app.tab().timeline.view, area.left(), area.width());
-    let (a, b) = app.tab().timeline.range_selection.expect("a range is selected");
+    let (a, b) = app
+        .tab()
+        .timeline
+        .range_selection
+        .expect("a range is selected");
     let px = map.ns_per_px();
     assert!(
         (a as f64 - map.t(x0)).abs() <= px,
@@ -79,7 +83,11 @@ fn shift_drag_selects_a_range_and_the_panel_statistics_follow_it() {
     );
     let trace = app.trace().expect("trace");
     let expected = kernel_summary(trace, TimeRange::new(a, b));
-    let shown = app.tab().analysis.report_table(KERNELS).expect("kernel table");
+    let shown = app
+        .tab()
+        .analysis
+        .report_table(KERNELS)
+        .expect("kernel table");
     assert_eq!(shown, &expected);
     let all = kernel_summary(trace, TimeRange::ALL);
     assert!(instances(&expected) > 0 && instances(&expected) < instances(&all));

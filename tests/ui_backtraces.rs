@@ -74,7 +74,8 @@ fn reveal(h: &mut Harness<'static, SightlineApp>, event: EventRef) -> egui::Rect
     h.step();
     let app = h.state();
     let d = app.tab().document.as_ref().unwrap();
-    app.tab().timeline
+    app.tab()
+        .timeline
         .event_screen_rect(&d.trace, &d.model, event)
         .expect("call on screen")
 }
@@ -119,8 +120,11 @@ fn click_event_at(
             .event_screen_rect(&d.trace, &d.model, event)
             .expect("call on screen");
         let area = app.tab().timeline.last_event_area;
-        let map =
-            sightline::ui::timeline::TimeToX::new(&app.tab().timeline.view, area.left(), area.width());
+        let map = sightline::ui::timeline::TimeToX::new(
+            &app.tab().timeline.view,
+            area.left(),
+            area.width(),
+        );
         egui::Pos2::new(map.x(t), rect.center().y)
     };
     click_and_leave(h, event, pos);

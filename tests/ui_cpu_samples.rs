@@ -151,7 +151,11 @@ fn samples_tab_follows_the_selection_and_outlines_what_is_clicked() {
         let app = h.state();
         let trace = app.trace().unwrap();
         let in_range = cpu_samples::samples_in(trace, t0, t1, None);
-        let shown = app.tab().analysis.cpu_samples(trace).expect("profile computed");
+        let shown = app
+            .tab()
+            .analysis
+            .cpu_samples(trace)
+            .expect("profile computed");
         assert_eq!(shown.samples, in_range);
         assert_eq!(shown.samples.len() as i64, sql_count);
         assert!(sql_count > 0, "data_loader holds samples");

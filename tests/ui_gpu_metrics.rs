@@ -22,7 +22,8 @@ fn hovering_a_counter_row_shows_the_nearest_sample() {
         let trace = app.trace().expect("trace");
         let model = &app.tab().document.as_ref().expect("document").model;
         assert!(
-            app.tab().timeline
+            app.tab()
+                .timeline
                 .view
                 .collapsed
                 .contains(&GroupId::GpuMetrics(0))
@@ -47,7 +48,8 @@ fn hovering_a_counter_row_shows_the_nearest_sample() {
         let app = h.state();
         let model = &app.tab().document.as_ref().expect("document").model;
         let row = model.row_index(row_kind).expect("row");
-        app.tab().timeline
+        app.tab()
+            .timeline
             .last_rows
             .iter()
             .find(|p| p.row == row)

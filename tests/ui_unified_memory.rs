@@ -46,7 +46,8 @@ fn placed(h: &Harness<'static, SightlineApp>, kind: RowKind) -> Option<RowPlacem
     let app = h.state();
     let model = &app.tab().document.as_ref().expect("document").model;
     let row = model.row_index(kind)?;
-    app.tab().timeline
+    app.tab()
+        .timeline
         .last_rows
         .iter()
         .find(|p| p.row == row)
@@ -294,7 +295,12 @@ fn hovering_and_clicking_a_cpu_page_fault_names_it() {
     h.get_by_label(&format!("{} ({start} ns)", format_duration(start as f64)));
 
     click_at(&mut h, pos);
-    let selected = h.state().tab().timeline.selection.expect("a fault selected");
+    let selected = h
+        .state()
+        .tab()
+        .timeline
+        .selection
+        .expect("a fault selected");
     assert_eq!(selected.kind, EventKind::CpuPageFault);
     let trace = h.state().trace().unwrap();
     let i = selected.index as usize;
@@ -339,7 +345,12 @@ fn hovering_a_gpu_page_fault_shows_its_address_count_and_access_type() {
     h.get_by_label(&format!("{} ({len} ns)", format_duration(len as f64)));
 
     click_at(&mut h, pos);
-    let selected = h.state().tab().timeline.selection.expect("a fault selected");
+    let selected = h
+        .state()
+        .tab()
+        .timeline
+        .selection
+        .expect("a fault selected");
     assert_eq!(selected.kind, EventKind::GpuPageFault);
     let trace = h.state().trace().unwrap();
     let f = &trace.unified_memory.gpu_page_faults;

@@ -120,3 +120,53 @@ pub fn default_alignment(base: &Trace, new: &Trace) -> Alignment {
         Alignment::SessionStart
     }
 }
+
+/// An alignment from the command line: `session`, `gpu`, `NAME` (its first instance) or
+/// `NAME#N` (instance N, from 0).
+pub fn parse_alignment(spec: &str) -> Result<Alignment, String> {
+    match spec {
+        "session" => Ok(Alignment::SessionStart),
+        "gpu" => Ok(Alignment::FirstGpuOp),
+        "" => Err("an empty alignment: use session, gpu, NAME or NAME#N".to_string()),
+        _ => match spec.rsplit_once('#') {
+            Some((name, n)) if !name.is_empty() => n
+                .parse()
+                .map(|index| Alignment::Nvtx {
+                    name: name.to_string(),
+                    index,
+                })
+                .map_err(|_| format!("'{spec}': the instance after # must be a number")),
+            _ => Ok(Alignment::Nvtx {
+                name: spec.to_string(),
+                index: 0,
+            }),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_alignment_specs() {
+        assert_eq!(parse_alignment("session"), Ok(Alignment::SessionStart));
+        assert_eq!(parse_alignment("gpu"), Ok(Alignment::FirstGpuOp));
+        assert_eq!(
+            parse_alignment("step#5"),
+            Ok(Alignment::Nvtx {
+                name: "step".into(),
+                index: 5
+            })
+        );
+        assert_eq!(
+            parse_alignment("layer_[1,2]"),
+            Ok(Alignment::Nvtx {
+                name: "layer_[1,2]".into(),
+                index: 0
+            })
+        );
+        assert!(parse_alignment("step#x").is_err());
+        assert!(parse_alignment("").is_err());
+    }
+}

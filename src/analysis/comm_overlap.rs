@@ -20,8 +20,12 @@ use super::gaps::{self, GpuOp, GpuOpKind};
 use super::intervals::{self, Interval};
 use crate::trace::{CopyKind, StrId, Trace};
 
-/// The communication pattern when none is given.
-pub const DEFAULT_COMM_PATTERN: &str = "nccl";
+/// The communication pattern when none is given: NCCL (`ncclKernel_…`, `ncclDevKernel_…`) and
+/// RCCL, the custom all-reduce of vLLM and SGLang (`cross_device_reduce_1stage`, …) and the
+/// collectives named in snake or camel case (`one_shot_all_reduce`, `oneShotAllReduceKernel`,
+/// `all_gather…`, `ReduceScatter…`, `AllToAll…`). The snake-case words must start the name or
+/// follow a non-letter (case-sensitively), so that `small_reduce_kernel` stays compute.
+pub const DEFAULT_COMM_PATTERN: &str = "nccl|rccl|cross_device_reduce|(?-i:(?:^|[^a-z])all_?(?:reduce|gather|to_?all)|All_?(?:Reduce|Gather|ToAll)|reduce_?scatter|ReduceScatter)";
 
 /// `pattern` compiled case-insensitively (NCCL kernels are `ncclKernel_…`, `ncclDevKernel_…`).
 pub fn comm_regex(pattern: &str) -> Result<Regex, regex::Error> {
@@ -283,5 +287,35 @@ mod tests {
         assert_eq!((d.comm_ns, d.compute_ns, d.overlap_ns), (3, 10, 3));
         assert_eq!(d.hidden_percent(), Some(100.0));
         assert!(comm_regex("nccl(").is_err());
+    }
+
+    #[test]
+    fn the_default_pattern_names_nccl_and_custom_all_reduce_but_not_compute() {
+        let regex = default_comm_regex();
+        for comm in [
+            "ncclDevKernel_AllReduce_Sum_f16_RING_LL",
+            "ncclKernel_AllGather_RING_LL_Sum_int8_t",
+            "void vllm::cross_device_reduce_1stage<__half, 8>(vllm::RankData*, float)",
+            "void sglang::cross_device_reduce_2stage<float, 2>(sglang::RankData*)",
+            "void c10d::symmetric_memory::one_shot_all_reduce_kernel<float, 4>(float**)",
+            "multimem_all_reduce_kernel",
+            "tensorrt_llm::kernels::oneShotAllReduceKernel",
+            "allgather_kernel",
+            "reduce_scatter_kernel",
+            "AllToAllDispatch",
+        ] {
+            assert!(regex.is_match(comm), "{comm}");
+        }
+        for compute in [
+            "small_reduce_kernel",
+            "small_gather",
+            "void at::native::reduce_kernel<512, 1>",
+            "cub::DeviceReduceSingleTileKernel",
+            "vectorized_gather_kernel",
+            "ampere_fp16_s16816gemm_fp16_256x128_ldg8_f2f_stages_64x3_tn",
+            "softmax_warp_forward",
+        ] {
+            assert!(!regex.is_match(compute), "{compute}");
+        }
     }
 }

@@ -123,7 +123,8 @@ impl DiffRow {
 
 /// 100·(new − base)/base rounded to 0.1 as nsys rounds (SQLite `round`); `None` when base is 0.
 pub fn delta_percent(base: f64, new: f64) -> Option<f64> {
-    (base != 0.0).then(|| sqlite_round(100.0 * (new - base) / base, 1))
+    // `+ 0.0` turns a rounded -0.0 into 0.0: "-0.0 %" reads as a change that is not there.
+    (base != 0.0).then(|| sqlite_round(100.0 * (new - base) / base, 1) + 0.0)
 }
 
 /// Every name of either table with its figures in each, divided by `steps` (base, new) when

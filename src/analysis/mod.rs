@@ -18,6 +18,7 @@ pub mod rounding;
 pub mod rules;
 pub mod stats;
 pub mod table;
+pub mod unreadable;
 pub mod warmup;
 
 pub use filter::{EventTable, Excluded, Filter};

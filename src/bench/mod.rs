@@ -6,6 +6,7 @@
 //! build one frame's shapes at full zoom-out and four deeper zoom levels ([`frame`]).
 //! The benchmark reports; it never fails on a number.
 
+pub mod compare;
 pub mod cpu_samples;
 pub mod frame;
 pub mod memory;

@@ -54,6 +54,10 @@ pub struct BenchArgs {
     /// Print JSON instead of tables.
     #[arg(long)]
     pub json: bool,
+    /// Instead: open TRACE and NEW as the compare view does and report the memory the two
+    /// traces and the compare view take.
+    #[arg(long, value_name = "NEW")]
+    pub compare: Option<PathBuf>,
 }
 
 pub fn gen_trace(args: &GenTraceArgs) -> Result<i32> {
@@ -100,6 +104,16 @@ pub fn bench(args: &BenchArgs) -> Result<i32> {
         cancel: &cancel,
     };
     let trace = crate::load::nsys_rep::sqlite_path(&args.trace, &control)?;
+    if let Some(new) = &args.compare {
+        let new = crate::load::nsys_rep::sqlite_path(new, &control)?;
+        let report = bench::compare::run(&trace, &new)?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            print!("{}", report.to_table());
+        }
+        return Ok(0);
+    }
     let report = bench::run(&trace, &options)?;
     if args.json {
         println!("{}", report.to_json());

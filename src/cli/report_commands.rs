@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use super::{Format, parse_range_arg};
 use crate::analysis::reports::{self, ReportOptions, StatsReport};
 use crate::analysis::rules::{self, Rule, RuleInput};
-use crate::analysis::{Filter, ReportInput, Table, TimeRange};
+use crate::analysis::{Filter, ReportInput, Table, TimeRange, unreadable};
 use crate::export::{nsys_csv, text_table};
 use crate::trace::Trace;
 
@@ -87,7 +87,11 @@ pub fn print_reports(
             row_limit: None,
         });
         if table.is_empty() {
-            if request.named || !several {
+            // Rows that are there but unreadable are worth a word even in `--report all`.
+            let unreadable = unreadable::none_readable(trace, request.report.missing_data());
+            if let Some(why) = &unreadable {
+                eprintln!("{}: {} {why}", request.report.name(), trace.path.display());
+            } else if request.named || !several {
                 eprintln!(
                     "{}: {} does not contain {}{in_range}",
                     request.report.name(),

@@ -6,6 +6,7 @@ pub mod cpu_samples;
 pub mod events;
 pub mod gpu_metrics;
 pub mod ids;
+pub mod load_warnings;
 pub mod openacc;
 pub mod openmp;
 pub mod profiler_overhead;
@@ -19,6 +20,7 @@ pub use cpu_samples::CpuSamples;
 pub use events::*;
 pub use gpu_metrics::{GpuMetricSeries, GpuMetrics, MetricStats};
 pub use ids::{GlobalTid, pid_of};
+pub use load_warnings::{LoadWarning, LoadWarnings, TableRows};
 pub use openacc::{OpenAccEvents, OpenAccKind};
 pub use openmp::OpenMpEvents;
 pub use profiler_overhead::ProfilerOverhead;
@@ -45,41 +47,6 @@ pub struct GpuInfo {
 pub struct ProcessInfo {
     pub pid: u32,
     pub name: StrId,
-}
-
-/// Things in the file that were odd but did not stop the load, counted by what was wrong.
-#[derive(Debug, Clone, Default)]
-pub struct LoadWarnings {
-    /// (table, what was wrong, how many rows).
-    pub entries: Vec<(String, String, u64)>,
-}
-
-impl LoadWarnings {
-    pub fn add(&mut self, table: &str, what: &str, rows: u64) {
-        if rows == 0 {
-            return;
-        }
-        if let Some(e) = self
-            .entries
-            .iter_mut()
-            .find(|e| e.0 == table && e.1 == what)
-        {
-            e.2 += rows;
-        } else {
-            self.entries
-                .push((table.to_string(), what.to_string(), rows));
-        }
-    }
-
-    pub fn total(&self) -> u64 {
-        self.entries.iter().map(|e| e.2).sum()
-    }
-
-    pub fn extend(&mut self, other: LoadWarnings) {
-        for (t, w, n) in other.entries {
-            self.add(&t, &w, n);
-        }
-    }
 }
 
 /// A whole trace. Times are nanoseconds from the session start (nsys's own zero).

@@ -6,11 +6,14 @@ use std::path::PathBuf;
 use egui::{Align2, Color32, FontId, Id, Ui};
 
 use super::compare::{self, CompareView};
+use super::file_dialog::{self, FilePurpose};
 use super::panels::analysis::PanelAction;
-use super::panels::{details, search};
-use super::theme::Palette;
+use super::panels::{details, search, warnings};
+use super::settings::Settings;
+use super::theme::{Palette, PaletteKind};
 use super::timeline::{self, EventKind, EventRef, GapMark, Overlays, Ruler};
 use super::workspace::{TraceTab, file_name};
+use crate::analysis::align::Alignment;
 use crate::analysis::gap_causes::GapCauseInfo;
 use crate::analysis::{IdleGap, TimeRange};
 use crate::trace::Trace;
@@ -29,14 +32,20 @@ pub struct SightlineApp {
     /// The compare dialog (View → Compare…) is open.
     pub show_compare_dialog: bool,
     pub show_help: bool,
+    /// Help → About Sightline.
+    pub show_about: bool,
     pub show_details: bool,
     pub show_analysis: bool,
     pending_open: Vec<PathBuf>,
     /// `--compare`: compare the first two files once they are open.
     pending_compare: bool,
+    /// `--align`: the compare view's alignment instead of the default.
+    pub pending_alignment: Option<Alignment>,
     /// The compare dialog's last choice (tab indices).
     compare_choice: Option<(usize, usize)>,
     title_shown: Option<String>,
+    /// What is remembered between runs (recent files, per-trace views); eframe saves it.
+    pub settings: Settings,
 }
 
 impl SightlineApp {
@@ -55,13 +64,28 @@ impl SightlineApp {
             compare: None,
             show_compare_dialog: false,
             show_help: false,
+            show_about: false,
             show_details: true,
             show_analysis: true,
             pending_open: files,
             pending_compare: compare,
+            pending_alignment: None,
             compare_choice: None,
             title_shown: None,
+            settings: Settings::default(),
         }
+    }
+
+    /// This app with the settings remembered from an earlier run.
+    pub fn with_settings(mut self, settings: Settings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// The settings with the view of every open trace recorded, as eframe saves them.
+    pub fn record_settings(&mut self) -> &Settings {
+        self.settings.record_tabs(&self.tabs, self.active);
+        &self.settings
     }
 
     /// The tab shown.
@@ -94,6 +118,7 @@ impl SightlineApp {
                 self.tabs.len() - 1
             }
         };
+        self.settings.note_opening(self.tabs[i].id, &path);
         self.tabs[i].open(path, ctx);
         self.active = i;
         self.compare = None;
@@ -104,6 +129,7 @@ impl SightlineApp {
         if index >= self.tabs.len() {
             return;
         }
+        self.settings.close_tab(&self.tabs[index]);
         let id = self.tabs.remove(index).id;
         if self.compare.as_ref().is_some_and(|c| c.involves(id)) {
             self.compare = None;
@@ -233,14 +259,27 @@ impl SightlineApp {
         if self.pending_compare && self.tabs.len() >= 2 {
             self.pending_compare = false;
             self.start_compare(0, 1);
+            if let Some(cv) = &mut self.compare {
+                cv.alignment = self.pending_alignment.take();
+            }
         }
         for tab in &mut self.tabs {
-            tab.poll_load();
+            let was_loading = tab.is_loading();
+            if tab.poll_load() {
+                self.settings.restore_tab(tab);
+            } else if was_loading && tab.error.is_some() {
+                self.settings.load_failed(tab);
+            }
         }
+        if ctx.input_mut(|i| i.consume_shortcut(&QUIT_SHORTCUT)) {
+            // eframe saves the settings as the window closes.
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+        self.settings.note_theme(&ctx);
         self.take_dropped_files(&ctx);
         self.update_title(&ctx);
 
-        let palette = Palette::for_dark_mode(ui.visuals().dark_mode);
+        let palette = Palette::for_ui(ui);
         egui::Panel::top("sightline_top").show(ui, |ui| self.top_bar(ui, &palette));
         if self.tabs.len() > 1 || self.compare.is_some() {
             egui::Panel::top("sightline_tabs").show(ui, |ui| self.tab_bar(ui));
@@ -261,6 +300,14 @@ impl SightlineApp {
             self.show_help = !self.show_help;
         }
         self.help_window(&ctx);
+        let mut about = self.show_about;
+        super::about::about_window(&ctx, &mut about, self.tab().trace());
+        self.show_about = about;
+        // File → Open…'s in-window browser (when no system dialog opens) and what it chose.
+        file_dialog::show(&ctx);
+        if let Some(path) = file_dialog::take(&ctx, &FilePurpose::OpenTrace) {
+            self.open(path, Some(&ctx));
+        }
         self.drop_hint(&ctx, &palette);
         if self.is_loading() {
             // Keep polling even if the worker's repaint request raced with this frame.
@@ -325,8 +372,8 @@ impl SightlineApp {
         if toggle_help {
             self.show_help = !self.show_help;
         }
-        if open_clicked && let Some(path) = pick_trace_file() {
-            self.open(path, Some(ui.ctx()));
+        if open_clicked {
+            file_dialog::open_trace(ui.ctx(), self.settings.last_folder.as_deref());
         }
     }
 
@@ -487,16 +534,23 @@ impl SightlineApp {
                     .clicked()
                 {
                     ui.close();
-                    if let Some(path) = pick_trace_file() {
-                        self.open(path, Some(ui.ctx()));
-                    }
+                    file_dialog::open_trace(ui.ctx(), self.settings.last_folder.as_deref());
+                }
+                if let Some(path) = recent_files_menu(ui, &mut self.settings) {
+                    self.open(path, Some(ui.ctx()));
                 }
                 if ui.button("Close tab").clicked() {
                     ui.close();
                     let i = self.active;
                     self.close_tab(i);
                 }
-                if ui.button("Quit").clicked() {
+                if ui
+                    .add(
+                        egui::Button::new("Quit")
+                            .shortcut_text(ui.ctx().format_shortcut(&QUIT_SHORTCUT)),
+                    )
+                    .clicked()
+                {
                     ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
                 }
             });
@@ -522,6 +576,24 @@ impl SightlineApp {
                 if ui.checkbox(&mut ruler.active, "Ruler (R)").changed() {
                     ruler.pending_ns = None;
                 }
+                let kind = PaletteKind::current(ui.ctx());
+                let mut colour_blind = kind == PaletteKind::ColourBlind;
+                if ui
+                    .checkbox(&mut colour_blind, "Colour-blind-safe colours")
+                    .on_hover_text(
+                        "Okabe–Ito based colours that stay apart under deuteranopia and protanopia",
+                    )
+                    .changed()
+                {
+                    PaletteKind::set(
+                        ui.ctx(),
+                        if colour_blind {
+                            PaletteKind::ColourBlind
+                        } else {
+                            PaletteKind::Standard
+                        },
+                    );
+                }
                 let dark = ui.visuals().dark_mode;
                 if ui
                     .button(if dark { "Light theme" } else { "Dark theme" })
@@ -534,8 +606,14 @@ impl SightlineApp {
                     });
                     ui.close();
                 }
+            });
+            ui.menu_button("Help", |ui| {
                 if ui.button("Keys… (?)").clicked() {
                     self.show_help = true;
+                    ui.close();
+                }
+                if ui.button("About Sightline").clicked() {
+                    self.show_about = true;
                     ui.close();
                 }
             });
@@ -666,6 +744,18 @@ pub fn status_lines(ui: &mut Ui, tab: &mut TraceTab) {
     if let Some(status) = &tab.status {
         ui.weak(status);
     }
+    if let Some(d) = &tab.document
+        && !d.trace.warnings.is_empty()
+    {
+        ui.horizontal(|ui| {
+            warnings::badge(ui, &d.trace.warnings, &mut tab.show_warnings);
+            ui.weak("rows skipped or repaired while loading: click for the list");
+        });
+        warnings::window(ui.ctx(), &d.trace.warnings, &mut tab.show_warnings);
+    }
+    if let Some(notice) = file_dialog::notice(ui.ctx()) {
+        ui.weak(notice);
+    }
 }
 
 /// The details of the selected event, with "Select range" for an NVTX range.
@@ -741,14 +831,30 @@ pub const HELP_KEYS: &[(&str, &str)] = &[
     ("?", "this help"),
 ];
 
-fn pick_trace_file() -> Option<PathBuf> {
-    rfd::FileDialog::new()
-        .set_title("Open an Nsight Systems trace")
-        .add_filter("Nsight Systems traces", &["sqlite", "nsys-rep", "qdrep"])
-        .add_filter("SQLite export", &["sqlite"])
-        .add_filter("Nsight Systems report", &["nsys-rep", "qdrep"])
-        .add_filter("All files", &["*"])
-        .pick_file()
+/// Ctrl+Q (Cmd+Q on macOS): quit, saving the settings.
+pub const QUIT_SHORTCUT: egui::KeyboardShortcut =
+    egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::Q);
+
+/// File → Open Recent ▸, most recent first, the missing files pruned as it opens; the file
+/// chosen.
+fn recent_files_menu(ui: &mut Ui, settings: &mut Settings) -> Option<PathBuf> {
+    let mut chosen = None;
+    ui.add_enabled_ui(!settings.recent_files.is_empty(), |ui| {
+        ui.menu_button("Open Recent", |ui| {
+            settings.prune_missing_recent();
+            // Whole paths: the same file name in two folders (two runs' report1.sqlite) is usual.
+            for path in &settings.recent_files {
+                if ui.button(path.display().to_string()).clicked() {
+                    chosen = Some(path.clone());
+                    ui.close();
+                }
+            }
+            if settings.recent_files.is_empty() {
+                ui.weak("No recent files");
+            }
+        });
+    });
+    chosen
 }
 
 fn legend(ui: &mut Ui, palette: &Palette) {
@@ -762,5 +868,9 @@ fn legend(ui: &mut Ui, palette: &Palette) {
 impl eframe::App for SightlineApp {
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
         SightlineApp::ui(self, ui);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        self.record_settings().save(storage);
     }
 }

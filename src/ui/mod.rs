@@ -4,12 +4,15 @@
 //! navigation; [`panels`] the details and search; [`theme`] the colours and legend; [`loader`]
 //! loads off the UI thread; [`fonts`] adds a CJK fallback; [`desktop`] the XDG integration.
 
+pub mod about;
 pub mod app;
 pub mod compare;
 pub mod desktop;
+pub mod file_dialog;
 pub mod fonts;
 pub mod loader;
 pub mod panels;
+pub mod settings;
 pub mod theme;
 pub mod timeline;
 pub mod workspace;
@@ -20,13 +23,23 @@ use std::path::PathBuf;
 
 /// Opens the window with `files` in tabs (comparing the first two when `compare`) and returns
 /// when it is closed.
-pub fn run_window(files: Vec<PathBuf>, compare: bool) -> anyhow::Result<()> {
+pub fn run_window(
+    files: Vec<PathBuf>,
+    compare: bool,
+    align: Option<crate::analysis::align::Alignment>,
+) -> anyhow::Result<()> {
+    let mut viewport = egui::ViewportBuilder::default()
+        .with_title("Sightline")
+        .with_app_id("sightline")
+        .with_inner_size([1500.0, 900.0])
+        .with_drag_and_drop(true);
+    if let Some(icon) = desktop::window_icon() {
+        viewport = viewport.with_icon(std::sync::Arc::new(icon));
+    }
     let options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default()
-            .with_title("Sightline")
-            .with_app_id("sightline")
-            .with_inner_size([1500.0, 900.0])
-            .with_drag_and_drop(true),
+        viewport,
+        // Size and position; the rest is in `settings` (app.ron in eframe::storage_dir).
+        persist_window: true,
         ..Default::default()
     };
     eframe::run_native(
@@ -34,7 +47,14 @@ pub fn run_window(files: Vec<PathBuf>, compare: bool) -> anyhow::Result<()> {
         options,
         Box::new(move |cc| {
             fonts::install_cjk_fallback(&cc.egui_ctx);
-            Ok(Box::new(SightlineApp::with_files(files, compare)))
+            let settings = cc
+                .storage
+                .map(settings::Settings::load)
+                .unwrap_or_default();
+            settings.apply_theme(&cc.egui_ctx);
+            let mut app = SightlineApp::with_files(files, compare).with_settings(settings);
+            app.pending_alignment = align;
+            Ok(Box::new(app))
         }),
     )
     .map_err(|e| {

@@ -6,16 +6,81 @@
 //! NVTX ranges by the ARGB colour the application gave them when it gave one. Communication
 //! kernels (NCCL, or what the Overlap tab's regex names) get their own family of deep crimsons,
 //! darker and more saturated than any hashed kernel colour and unlike every copy direction.
+//!
+//! Each theme has a second, colour-blind-safe palette ([`PaletteKind::ColourBlind`]): its copy
+//! directions, memset, API calls and gap causes are taken from Okabe and Ito's palette (2008),
+//! their lightness tuned so that every pair of legend colours stays apart for deuteranopes and
+//! protanopes, and its kernels take colours picked ([`colour_vision`]) to look unlike every legend
+//! colour to them too.
+
+pub mod colour_vision;
+
+use std::sync::OnceLock;
 
 use egui::Color32;
+use serde::{Deserialize, Serialize};
 
 use crate::analysis::gap_causes::GapCause;
 use crate::trace::CopyKind;
 
-/// The colours one frame paints with; one set for dark mode and one for light mode.
+/// Which set of colours the window paints with (one of each per theme).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum PaletteKind {
+    /// nsys-ui's conventions: H2D blue, D2H green, D2D orange, P2P purple.
+    #[default]
+    Standard,
+    /// Okabe–Ito based: every legend colour and kernel colour stays distinguishable with
+    /// deuteranopia or protanopia.
+    ColourBlind,
+}
+
+impl PaletteKind {
+    /// The name a menu shows.
+    pub fn label(self) -> &'static str {
+        match self {
+            PaletteKind::Standard => "Standard colours",
+            PaletteKind::ColourBlind => "Colour-blind-safe colours",
+        }
+    }
+
+    fn memory_id() -> egui::Id {
+        egui::Id::unique("sightline_palette_kind")
+    }
+
+    /// The kind chosen in this window (kept in egui's memory, persisted with it when eframe
+    /// persists). Until one is chosen: `SIGHTLINE_PALETTE=colour-blind` in the environment picks
+    /// the colour-blind palette, anything else the standard one.
+    pub fn current(ctx: &egui::Context) -> Self {
+        ctx.data_mut(|d| {
+            d.get_persisted::<PaletteKind>(Self::memory_id())
+                .unwrap_or_else(|| {
+                    let kind = Self::from_env();
+                    d.insert_persisted(Self::memory_id(), kind);
+                    kind
+                })
+        })
+    }
+
+    /// Chooses the kind for this window (what a menu toggle calls).
+    pub fn set(ctx: &egui::Context, kind: PaletteKind) {
+        ctx.data_mut(|d| d.insert_persisted(Self::memory_id(), kind));
+    }
+
+    fn from_env() -> Self {
+        match std::env::var("SIGHTLINE_PALETTE") {
+            Ok(v) if matches!(v.as_str(), "colour-blind" | "color-blind" | "colourblind") => {
+                PaletteKind::ColourBlind
+            }
+            _ => PaletteKind::Standard,
+        }
+    }
+}
+
+/// The colours one frame paints with; one set per theme (dark, light) and [`PaletteKind`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Palette {
     pub dark: bool,
+    pub kind: PaletteKind,
     pub row_even: Color32,
     pub row_odd: Color32,
     pub header_row: Color32,
@@ -70,6 +135,7 @@ impl Palette {
     pub fn dark() -> Self {
         Self {
             dark: true,
+            kind: PaletteKind::Standard,
             row_even: Color32::from_rgb(27, 29, 33),
             row_odd: Color32::from_rgb(33, 35, 40),
             header_row: Color32::from_rgb(44, 47, 54),
@@ -112,6 +178,7 @@ impl Palette {
     pub fn light() -> Self {
         Self {
             dark: false,
+            kind: PaletteKind::Standard,
             row_even: Color32::from_rgb(250, 250, 251),
             row_odd: Color32::from_rgb(240, 241, 244),
             header_row: Color32::from_rgb(222, 225, 231),
@@ -162,8 +229,100 @@ impl Palette {
         }
     }
 
+    /// The standard palette of a theme.
     pub fn for_dark_mode(dark: bool) -> Self {
-        if dark { Self::dark() } else { Self::light() }
+        Self::new(dark, PaletteKind::Standard)
+    }
+
+    /// The palette this `ui` paints with: its theme, and the kind chosen for the window
+    /// ([`PaletteKind::current`]).
+    pub fn for_ui(ui: &egui::Ui) -> Self {
+        Self::new(ui.visuals().dark_mode, PaletteKind::current(ui.ctx()))
+    }
+
+    /// The palette of a theme (`dark` or light) and kind.
+    pub fn new(dark: bool, kind: PaletteKind) -> Self {
+        match (dark, kind) {
+            (true, PaletteKind::Standard) => Self::dark(),
+            (false, PaletteKind::Standard) => Self::light(),
+            (true, PaletteKind::ColourBlind) => Self::colour_blind_dark(),
+            (false, PaletteKind::ColourBlind) => Self::colour_blind_light(),
+        }
+    }
+
+    /// The colour-blind-safe palette on the dark theme. Okabe–Ito hues: H2D blue (#0072B2),
+    /// D2H bluish green, D2D orange (#E69F00), P2P reddish purple, unified memory yellow,
+    /// communication a dark vermilion; their lightness set so that every pair of legend
+    /// colours is at least ΔE 20 apart for deuteranopes and protanopes, and each stands out
+    /// from the row background.
+    pub fn colour_blind_dark() -> Self {
+        let sky = Color32::from_rgb(86, 180, 233);
+        Self {
+            kind: PaletteKind::ColourBlind,
+            memcpy_htod: Color32::from_rgb(0, 114, 178),
+            memcpy_dtoh: Color32::from_rgb(0, 250, 182),
+            memcpy_dtod: Color32::from_rgb(230, 159, 0),
+            memcpy_ptop: Color32::from_rgb(214, 148, 185),
+            memcpy_other: Color32::from_rgb(160, 175, 190),
+            memset: Color32::from_rgb(105, 105, 105),
+            comm: COLOUR_BLIND_COMM,
+            api_call: sky,
+            api_sync: Color32::from_rgb(213, 94, 0),
+            osrt: Color32::from_rgb(176, 160, 130),
+            um_migration: Color32::from_rgb(245, 237, 127),
+            um_fault: Color32::from_rgb(240, 228, 66),
+            memory_fill: Color32::from_rgba_unmultiplied(86, 180, 233, 90),
+            gap_hatch: Color32::from_rgb(235, 235, 235),
+            memory_line: sky,
+            ..Self::dark()
+        }
+    }
+
+    /// The colour-blind-safe palette on the light theme (see [`Palette::colour_blind_dark`]).
+    pub fn colour_blind_light() -> Self {
+        Self {
+            kind: PaletteKind::ColourBlind,
+            memcpy_htod: Color32::from_rgb(0, 114, 178),
+            memcpy_dtoh: Color32::from_rgb(0, 209, 152),
+            memcpy_dtod: Color32::from_rgb(230, 159, 0),
+            memcpy_ptop: Color32::from_rgb(203, 118, 165),
+            memcpy_other: Color32::from_rgb(120, 140, 160),
+            memset: Color32::from_rgb(94, 94, 94),
+            comm: COLOUR_BLIND_COMM,
+            api_call: Color32::from_rgb(86, 180, 233),
+            api_sync: Color32::from_rgb(213, 94, 0),
+            osrt: Color32::from_rgb(160, 140, 105),
+            um_migration: Color32::from_rgb(245, 237, 127),
+            um_fault: Color32::from_rgb(200, 185, 20),
+            memory_fill: Color32::from_rgba_unmultiplied(0, 114, 178, 70),
+            gap_hatch: Color32::from_rgb(35, 35, 35),
+            memory_line: Color32::from_rgb(0, 114, 178),
+            ..Self::light()
+        }
+    }
+
+    /// Fill of a kernel whose standard colour — [`kernel_color`] or, for communication,
+    /// [`comm_kernel_color`], which the timeline keeps per name — is `standard`. The standard
+    /// palette draws it as it is; the colour-blind one swaps it for a colour of its own
+    /// families, chosen by that colour (so a name keeps its colour): communication's crimsons
+    /// (HSL lightness below ½, every compute kernel colour is above) for its vermilions,
+    /// every other kernel for one of [`colour_blind_kernel_colours`].
+    pub fn kernel_fill(&self, standard: Color32) -> Color32 {
+        if self.kind == PaletteKind::Standard {
+            return standard;
+        }
+        let h = stable_hash_bytes(&[standard.r(), standard.g(), standard.b()]);
+        let lightness_x2 = u16::from(standard.r().max(standard.g()).max(standard.b()))
+            + u16::from(standard.r().min(standard.g()).min(standard.b()));
+        let family = if lightness_x2 < 255 {
+            colour_blind_comm_colours()
+        } else {
+            colour_blind_kernel_colours(self.dark)
+        };
+        if family.is_empty() {
+            return standard;
+        }
+        family[(h % family.len() as u64) as usize]
     }
 
     /// Colour of a memory copy of this direction.
@@ -181,12 +340,25 @@ impl Palette {
     /// Hatching of an idle gap of this cause (`None`: causes not computed), one hue per cause,
     /// away from the copy-direction colours of the GPU rows.
     pub fn gap_cause(&self, cause: Option<GapCause>) -> Color32 {
-        let (dark, light) = match cause {
-            None => return self.gap_hatch,
-            Some(GapCause::LaunchLate) => ((235, 75, 75), (205, 35, 35)),
-            Some(GapCause::LaunchOverhead) => ((240, 205, 60), (185, 140, 0)),
-            Some(GapCause::Dependency) => ((70, 215, 235), (0, 145, 170)),
-            Some(GapCause::Unknown) => ((175, 175, 175), (110, 110, 110)),
+        let (dark, light) = match (self.kind, cause) {
+            (_, None) => return self.gap_hatch,
+            (PaletteKind::Standard, Some(GapCause::LaunchLate)) => ((235, 75, 75), (205, 35, 35)),
+            (PaletteKind::Standard, Some(GapCause::LaunchOverhead)) => {
+                ((240, 205, 60), (185, 140, 0))
+            }
+            (PaletteKind::Standard, Some(GapCause::Dependency)) => ((70, 215, 235), (0, 145, 170)),
+            // Hatching in near-white (near-black on light), Okabe–Ito yellow and sky blue: apart
+            // in lightness as well as hue, and none the communication vermilion.
+            (PaletteKind::ColourBlind, Some(GapCause::LaunchLate)) => {
+                ((235, 235, 235), (35, 35, 35))
+            }
+            (PaletteKind::ColourBlind, Some(GapCause::LaunchOverhead)) => {
+                ((240, 228, 66), (190, 170, 0))
+            }
+            (PaletteKind::ColourBlind, Some(GapCause::Dependency)) => {
+                ((86, 180, 233), (0, 114, 178))
+            }
+            (_, Some(GapCause::Unknown)) => ((175, 175, 175), (110, 110, 110)),
         };
         let (r, g, b) = if self.dark { dark } else { light };
         Color32::from_rgb(r, g, b)
@@ -201,19 +373,89 @@ impl Palette {
             ("Peer to Peer", self.memcpy_ptop),
             ("memset", self.memset),
             ("Unified memory migration", self.um_migration),
-            ("communication", self.comm),
+            ("Communication", self.comm),
         ]
     }
 }
 
 /// FNV-1a: a hash that does not change between runs or Rust versions, so a kernel keeps its colour.
 pub fn stable_hash(text: &str) -> u64 {
+    stable_hash_bytes(text.as_bytes())
+}
+
+fn stable_hash_bytes(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
+    for &b in bytes {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
+}
+
+/// The colour-blind palette's communication swatch: Okabe–Ito vermilion (#D55E00), darkened so
+/// that it stays apart from the D2D orange for deuteranopes.
+const COLOUR_BLIND_COMM: Color32 = Color32::from_rgb(178, 79, 0);
+
+/// Smallest ΔE (CIELAB, normal vision, deuteranopia and protanopia) between a colour-blind
+/// palette's kernel colour and any of its legend colours or communication colours.
+pub const COLOUR_BLIND_KERNEL_MIN_DELTA_E: f32 = 15.0;
+
+/// The colour-blind palette's communication kernels: vermilions (hue 18°–32°) darker and more
+/// saturated than its compute kernels, around [`COLOUR_BLIND_COMM`]; white label text.
+pub fn colour_blind_comm_colours() -> &'static [Color32] {
+    static FAMILY: OnceLock<Vec<Color32>> = OnceLock::new();
+    FAMILY.get_or_init(|| {
+        let mut family = Vec::new();
+        for hue in (18..=32u16).step_by(2) {
+            for saturation in [0.9, 0.95, 1.0] {
+                for lightness in [0.30, 0.33, 0.36, 0.39] {
+                    family.push(hsl(f32::from(hue), saturation, lightness));
+                }
+            }
+        }
+        family
+    })
+}
+
+/// The colour-blind palette's compute-kernel colours for a theme: every colour of a band of
+/// hue, saturation 0.3–0.6 and lightness 0.55–0.69 (like [`kernel_color`]'s) that stays at least
+/// [`COLOUR_BLIND_KERNEL_MIN_DELTA_E`] from each legend colour of that theme's colour-blind
+/// palette and from each communication colour, for normal vision, deuteranopia and protanopia.
+pub fn colour_blind_kernel_colours(dark: bool) -> &'static [Color32] {
+    static TABLES: OnceLock<[Vec<Color32>; 2]> = OnceLock::new();
+    let tables = TABLES.get_or_init(|| {
+        [false, true].map(|dark| {
+            use colour_vision::{Vision, lab};
+            let palette = Palette::new(dark, PaletteKind::ColourBlind);
+            let avoid: Vec<[[f32; 3]; 3]> = palette
+                .legend()
+                .iter()
+                .map(|&(_, c)| c)
+                .chain(colour_blind_comm_colours().iter().copied())
+                .map(|c| Vision::ALL.map(|v| lab(c, v)))
+                .collect();
+            let mut colours = Vec::new();
+            for hue in (0..360u16).step_by(3) {
+                for saturation in [0.3, 0.4, 0.5, 0.6] {
+                    for lightness in [0.55, 0.62, 0.69] {
+                        let c = hsl(f32::from(hue), saturation, lightness);
+                        let seen = Vision::ALL.map(|v| lab(c, v));
+                        let clear = avoid.iter().all(|a| {
+                            (0..3).all(|v| {
+                                let d = (0..3).map(|i| (a[v][i] - seen[v][i]).powi(2)).sum::<f32>();
+                                d.sqrt() >= COLOUR_BLIND_KERNEL_MIN_DELTA_E
+                            })
+                        });
+                        if clear {
+                            colours.push(c);
+                        }
+                    }
+                }
+            }
+            colours
+        })
+    });
+    &tables[usize::from(dark)]
 }
 
 /// A stable colour for a kernel name: hue from the hash, saturation and lightness kept in a band
@@ -411,6 +653,43 @@ mod tests {
             .map(|n| hue_of(kernel_color(n)) as u32)
             .collect();
         assert!(hues.len() > 150, "kernel hues still spread: {}", hues.len());
+    }
+
+    /// Communication's hue band (340°–4°) belongs to it alone: no compute kernel and no other
+    /// legend colour of the standard palettes has a hue inside it.
+    #[test]
+    fn the_communication_hue_band_is_communications_alone() {
+        // Greys (memset) have no hue.
+        let in_band =
+            |c: Color32| lightness_saturation(c).1 > 0.1 && hue_distance(hue_of(c), 352.0) <= 12.0;
+        for name in ["ncclKernel_AllGather", "cross_device_reduce_1stage", "gemm"] {
+            assert!(in_band(comm_kernel_color(name)), "{name}");
+        }
+        for i in 0..20_000 {
+            let c = kernel_color(&format!("kernel_{i}"));
+            assert!(!in_band(c), "kernel_{i}: {c:?}");
+        }
+        for p in [Palette::dark(), Palette::light()] {
+            for (name, c) in p.legend() {
+                assert_eq!(in_band(c), name == "Communication", "{name}");
+            }
+            // The standard palette draws kernels in the colours the timeline keeps.
+            assert_eq!(p.kernel_fill(Color32::GRAY), Color32::GRAY);
+        }
+    }
+
+    #[test]
+    fn colour_blind_kernel_fills_are_stable_and_keep_communication_apart() {
+        for dark in [true, false] {
+            let p = Palette::new(dark, PaletteKind::ColourBlind);
+            assert!(colour_blind_kernel_colours(dark).len() > 100);
+            let gemm = p.kernel_fill(kernel_color("gemm"));
+            assert_eq!(gemm, p.kernel_fill(kernel_color("gemm")));
+            assert!(colour_blind_kernel_colours(dark).contains(&gemm));
+            let nccl = p.kernel_fill(comm_kernel_color("ncclKernel_AllGather"));
+            assert!(colour_blind_comm_colours().contains(&nccl));
+            assert_eq!(text_on(nccl), Color32::from_rgb(245, 245, 245));
+        }
     }
 
     #[test]

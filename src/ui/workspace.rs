@@ -39,6 +39,8 @@ pub struct TraceTab {
     pub analysis: AnalysisPanel,
     /// The range the panel's statistics were last computed for.
     pub panel_range: TimeRange,
+    /// The list of what the loader skipped or repaired is open.
+    pub show_warnings: bool,
 }
 
 impl TraceTab {
@@ -55,6 +57,7 @@ impl TraceTab {
             search: search::SearchState::default(),
             analysis: AnalysisPanel::new(),
             panel_range: TimeRange::ALL,
+            show_warnings: false,
         }
     }
 
@@ -88,13 +91,13 @@ impl TraceTab {
         }
     }
 
-    /// Takes in a finished load.
-    pub fn poll_load(&mut self) {
+    /// Takes in a finished load; true when a trace was just taken in.
+    pub fn poll_load(&mut self) -> bool {
         let Some(job) = &self.job else {
-            return;
+            return false;
         };
         let Some(outcome) = job.poll() else {
-            return;
+            return false;
         };
         let cancelled = job.is_cancelled();
         self.job = None;
@@ -108,9 +111,16 @@ impl TraceTab {
                     model,
                 });
                 self.error = None;
+                true
             }
-            Err(_) if cancelled => self.status = Some("Loading cancelled.".to_string()),
-            Err(message) => self.error = Some(message),
+            Err(_) if cancelled => {
+                self.status = Some("Loading cancelled.".to_string());
+                false
+            }
+            Err(message) => {
+                self.error = Some(message);
+                false
+            }
         }
     }
 

@@ -571,9 +571,10 @@ fn link_gpu_ops_to_api_calls(
             }
         }
     }
-    warnings.add(
+    warnings.add_about(
         "CUPTI_ACTIVITY_KIND_*",
-        "GPU operations whose launching API call is not in the trace",
+        "GPU [operation has|operations have]",
+        "no launching CUDA API call in the trace (shown unlinked)",
         unlinked,
     );
 }

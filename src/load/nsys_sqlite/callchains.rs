@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::connection::int;
-use super::reader::{FileStrings, Reader};
+use super::reader::{AT_MISSING_STRINGS, FileStrings, Reader, names_of};
 use crate::load::LoadError;
 use crate::trace::{CallStacks, CallStacksBuilder, Frame, LoadWarnings, StackId, StringTable};
 
@@ -61,10 +61,9 @@ pub fn read_callchains(
             current = Some(id);
         }
         let mut name = |col| {
-            strings.get(int(row, col)).unwrap_or_else(|| {
-                unnamed += 1;
-                StringTable::EMPTY
-            })
+            strings
+                .name_or_unknown(int(row, col), &mut unnamed)
+                .unwrap_or(StringTable::EMPTY)
         };
         let function = name(1);
         let module = name(2);
@@ -72,8 +71,9 @@ pub fn read_callchains(
     })?;
     flush(current, &mut frames, &mut out);
     out.stacks = builder.finish();
-    warnings.add(table, "frames with no id (skipped)", no_id);
-    warnings.add(table, "frames whose name is not in StringIds", unnamed);
+    warnings.skip(table, "[has|have] no id (skipped)", no_id);
+    let noun = crate::trace::load_warnings::table_noun(table);
+    warnings.add_about(table, &names_of(noun), AT_MISSING_STRINGS, unnamed);
     Ok(out)
 }
 

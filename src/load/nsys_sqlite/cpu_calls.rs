@@ -3,7 +3,7 @@
 //! Rows come back in file order; the `globalTid` of each row says which thread track it joins.
 
 use super::connection::int;
-use super::reader::{FileStrings, Reader, checked_span as span};
+use super::reader::{AT_MISSING_STRINGS, FileStrings, Reader, checked_span as span, names_of};
 use crate::load::LoadError;
 use crate::trace::{ApiCalls, LoadWarnings, NO_STACK, OsrtCalls, StringTable};
 
@@ -52,10 +52,12 @@ pub fn read_api_calls(
             let Some((s, e)) = span(int(row, 0), int(row, 1), table, warnings) else {
                 return;
             };
-            let name = strings.get(int(row, 4)).unwrap_or_else(|| {
-                *unnamed += 1;
-                StringTable::EMPTY
-            });
+            let name = strings
+                .name_or_unknown(int(row, 4), unnamed)
+                .unwrap_or_else(|| {
+                    warnings.add(table, "[has|have] no name (shown unnamed)", 1);
+                    StringTable::EMPTY
+                });
             part.spans.push(s, e, name);
             part.global_tid.push(int(row, 2).unwrap_or(0));
             part.correlation_id
@@ -77,7 +79,8 @@ pub fn read_api_calls(
             warnings.extend(part_warnings);
             unnamed_total += unnamed;
         }
-        warnings.add(table, "calls with no name in StringIds", unnamed_total);
+        let noun = crate::trace::load_warnings::table_noun(table);
+        warnings.add_about(table, &names_of(noun), AT_MISSING_STRINGS, unnamed_total);
         let order = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
         calls
             .file_order
@@ -102,18 +105,21 @@ pub fn read_osrt(
     }
     let conn = r.open()?;
     let sql = r.schema.select(T_OSRT, OSRT_COLUMNS);
+    let mut unnamed = 0u64;
     r.for_each_row(&conn, T_OSRT, &sql, |row| {
         let Some((s, e)) = span(int(row, 0), int(row, 1), T_OSRT, &mut warnings) else {
             return;
         };
-        calls
-            .spans
-            .push(s, e, strings.get(int(row, 3)).unwrap_or(StringTable::EMPTY));
+        let name = strings
+            .name_or_unknown(int(row, 3), &mut unnamed)
+            .unwrap_or(StringTable::EMPTY);
+        calls.spans.push(s, e, name);
         tids.push(int(row, 2).unwrap_or(0));
         // Without the column every row is taken for a call.
         let class = int(row, 4).unwrap_or(OsrtCalls::CALL as i64);
         calls.event_class.push(class.clamp(0, u8::MAX as i64) as u8);
         calls.callchain.push(callchain_id(int(row, 5)));
     })?;
+    warnings.add_about(T_OSRT, &names_of("OS runtime"), AT_MISSING_STRINGS, unnamed);
     Ok((calls, tids, warnings))
 }

@@ -130,7 +130,7 @@ impl GpuMap {
     }
 }
 
-const UNMAPPED: &str = "GPU metric samples whose GPU is not in TARGET_INFO_GPU (skipped)";
+const UNMAPPED: &str = "[is|are] for a GPU that is not in TARGET_INFO_GPU (skipped)";
 
 pub fn read_gpu_metrics(r: &Reader) -> Result<(GpuMetrics, LoadWarnings), LoadError> {
     let mut warnings = LoadWarnings::default();
@@ -211,14 +211,14 @@ fn read_table_form(
         gathered.push(slot, t, value);
     })?;
     let t = T_GPU_METRICS;
-    warnings.add(t, "rows with no timestamp (skipped)", no_time);
-    warnings.add(
+    warnings.skip(t, "[has|have] no timestamp (skipped)", no_time);
+    warnings.skip(
         t,
-        "rows whose metric is not in TARGET_INFO_GPU_METRICS (skipped)",
+        "[names a metric|name metrics] not in TARGET_INFO_GPU_METRICS (skipped)",
         no_name,
     );
-    warnings.add(t, UNMAPPED, unmapped);
-    warnings.add(t, "rows with no numeric value (skipped)", no_value);
+    warnings.skip(t, UNMAPPED, unmapped);
+    warnings.skip(t, "[has|have] no numeric value (skipped)", no_value);
     Ok(gathered)
 }
 
@@ -327,16 +327,20 @@ fn read_json_form(
         }
     })?;
     let t = T_GENERIC_EVENTS;
-    warnings.add(t, "GPU metric samples with no timestamp (skipped)", no_time);
-    warnings.add(t, UNMAPPED, unmapped);
-    warnings.add(
+    // GENERIC_EVENTS holds other events too: these are counted, not taken off its rows.
+    let samples = "GPU metric [sample|samples]";
+    warnings.add_about(t, samples, "[has|have] no timestamp (skipped)", no_time);
+    warnings.add_about(t, samples, UNMAPPED, unmapped);
+    warnings.add_about(
         t,
-        "GPU metric samples whose data is not a JSON object (skipped)",
+        samples,
+        "[has|have] data that is not a JSON object (skipped)",
         bad_json,
     );
-    warnings.add(
+    warnings.add_about(
         t,
-        "GPU metric values that are not numbers (skipped)",
+        "GPU metric [value is|values are]",
+        "not a number (skipped)",
         bad_values,
     );
     Ok(gathered)

@@ -2,7 +2,7 @@
 //! Each returns its table in file order with the stream of every row; `assemble` sorts them.
 
 use super::connection::int;
-use super::reader::{FileStrings, Reader, checked_span as span};
+use super::reader::{AT_MISSING_STRINGS, FileStrings, Reader, checked_span as span, names_of};
 use crate::load::LoadError;
 use crate::trace::{
     CopyKind, Kernels, LoadWarnings, Memcpys, Memsets, NO_INDEX, StreamKey, StringTable,
@@ -151,16 +151,24 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         out.streams.reserve(rows);
         (out, 0u64)
     };
-    let chunks = r.read_in_chunks(T_KERNEL, &sql, make, |(out, missing_name), row| {
+    let chunks = r.read_in_chunks(T_KERNEL, &sql, make, |(out, unknown_names), row| {
         let Some((s, e)) = span(int(row, 0), int(row, 1), T_KERNEL, &mut out.warnings) else {
             return;
         };
         let k = &mut out.table;
         let short = strings.get(int(row, 8));
-        let name = strings.get(int(row, 7)).or(short).unwrap_or_else(|| {
-            *missing_name += 1;
-            StringTable::EMPTY
-        });
+        // A name id that points at no string shows as `<unknown name #ID>`: the demangled
+        // name's id, or the short name's when the row has no demangled one.
+        let name = match strings.get(int(row, 7)).or(short) {
+            Some(name) => name,
+            None => strings
+                .name_or_unknown(int(row, 7).or(int(row, 8)), unknown_names)
+                .unwrap_or_else(|| {
+                    out.warnings
+                        .add(T_KERNEL, "[has|have] no name (shown unnamed)", 1);
+                    StringTable::EMPTY
+                }),
+        };
         k.spans.push(s, e, name);
         k.short_name.push(short.unwrap_or(name));
         k.mangled_name
@@ -183,12 +191,16 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         k.api_call.push(NO_INDEX);
         k.green_context.push(clamp_u32(int(row, 19)));
     })?;
-    let Some((mut out, missing_name)) = join_chunks(chunks, Kernels::append) else {
+    let Some((mut out, unknown_names)) = join_chunks(chunks, Kernels::append) else {
         return Ok(Read::new());
     };
     out.table.file_order = file_order(out.table.spans.len());
-    out.warnings
-        .add(T_KERNEL, "kernels with no name in StringIds", missing_name);
+    out.warnings.add_about(
+        T_KERNEL,
+        &names_of("kernel"),
+        AT_MISSING_STRINGS,
+        unknown_names,
+    );
     Ok(out)
 }
 
@@ -232,7 +244,7 @@ pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
     out.table.file_order = file_order(out.table.spans.len());
     out.warnings.add(
         T_MEMCPY,
-        "copies with an unknown copyKind (labelled Unknown)",
+        "[has|have] an unknown copyKind (labelled Unknown)",
         unknown_kind,
     );
     Ok(out)

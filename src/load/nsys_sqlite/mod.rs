@@ -66,6 +66,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
     let rows = RowProgress {
         done: Default::default(),
         total,
+        per_table: Default::default(),
     };
     let reader = Reader {
         path,
@@ -136,7 +137,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         fraction: 0.9,
     });
     let parts = assemble::Parts {
-        strings: strings.table,
+        strings: strings.finish(),
         kernels: kernels.ok_or_else(missing)?,
         memcpys: memcpys.ok_or_else(missing)?,
         memsets: memsets.ok_or_else(missing)?,
@@ -160,6 +161,9 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
     };
     let mut trace = assemble::assemble(parts);
     trace.path = path.to_path_buf();
+    if let Ok(per_table) = rows.per_table.into_inner() {
+        trace.warnings.extend(per_table);
+    }
     (control.progress)(&LoadProgress {
         phase: "done",
         fraction: 1.0,

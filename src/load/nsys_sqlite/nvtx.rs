@@ -5,7 +5,9 @@
 use std::collections::HashMap;
 
 use super::connection::{int, text};
-use super::reader::{FileStrings, Reader};
+use super::reader::{
+    AT_MISSING_STRINGS, END_BEFORE_START, FileStrings, Reader, names_of, unknown_name,
+};
 use crate::load::LoadError;
 use crate::trace::{LoadWarnings, NvtxRanges, NvtxStyle, StrId, StringTable, pid_of};
 
@@ -60,7 +62,7 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
     let mut last_ts = i64::MIN;
     let mut lossy = 0u64;
     let mut unknown_type = 0u64;
-    let mut bad_span = 0u64;
+    let (mut no_start, mut end_before_start, mut unknown_text) = (0u64, 0u64, 0u64);
     let strings = &mut out.strings;
     let n = &mut out.ranges;
     r.for_each_row(&conn, T_NVTX, &sql, |row| {
@@ -82,7 +84,14 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
                         strings.intern(&String::from_utf8_lossy(bytes))
                     }
                 },
-                None => StringTable::EMPTY,
+                // A textId that points at no string, and no text of its own.
+                None => match int(row, 4) {
+                    Some(id) => {
+                        unknown_text += 1;
+                        strings.intern(&unknown_name(id))
+                    }
+                    None => StringTable::EMPTY,
+                },
             }
         };
         let global_tid = int(row, 5).unwrap_or(0);
@@ -109,14 +118,14 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
             }
         };
         let Some(s) = start else {
-            bad_span += 1;
+            no_start += 1;
             return;
         };
         let (e, unclosed) = match (style, end) {
             (NvtxStyle::Mark, _) => (s, false),
             (_, Some(e)) if e >= s => (e, false),
             (_, Some(_)) => {
-                bad_span += 1;
+                end_before_start += 1;
                 return;
             }
             (_, None) => (i64::MIN, true), // closed at the last NVTX timestamp below
@@ -148,25 +157,24 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
         }
     }
     let w = &mut out.warnings;
-    w.add(
+    w.add_about(
         T_NVTX,
-        "ranges never closed (end set to the last NVTX timestamp)",
+        "NVTX [range was|ranges were]",
+        "never closed (end set to the last NVTX timestamp)",
         unclosed,
     );
     w.add(
         T_NVTX,
-        "text that is not UTF-8 (shown with replacement characters)",
+        "[has|have] text that is not UTF-8 (shown with replacement characters)",
         lossy,
     );
-    w.add(
+    w.add_about(T_NVTX, &names_of("NVTX"), AT_MISSING_STRINGS, unknown_text);
+    w.skip(
         T_NVTX,
-        "events of an unknown eventType (skipped)",
+        "[has|have] an unknown eventType (skipped)",
         unknown_type,
     );
-    w.add(
-        T_NVTX,
-        "ranges with no start or with end before start (skipped)",
-        bad_span,
-    );
+    w.skip(T_NVTX, "[has|have] no start time (skipped)", no_start);
+    w.skip(T_NVTX, END_BEFORE_START, end_before_start);
     Ok(out)
 }

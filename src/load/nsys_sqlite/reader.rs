@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
@@ -18,6 +19,15 @@ pub struct FileStrings {
     pub table: StringTable,
     dense: Vec<StrId>,
     sparse: HashMap<i64, StrId>,
+    /// File ids that events name but `StringIds` lacks, each with the id it was given beyond the
+    /// end of `table`; [`FileStrings::finish`] names them `<unknown name #ID>`.
+    unknown: Mutex<UnknownNames>,
+}
+
+#[derive(Default)]
+struct UnknownNames {
+    ids: Vec<i64>,
+    given: HashMap<i64, StrId>,
 }
 
 const UNMAPPED: StrId = StrId::MAX;
@@ -50,7 +60,7 @@ impl FileStrings {
             )?;
             warnings.add(
                 "StringIds",
-                "text that is not UTF-8 (shown with replacement characters)",
+                "[is|are] not UTF-8 (shown with replacement characters)",
                 lossy,
             );
         }
@@ -72,7 +82,39 @@ impl FileStrings {
             table,
             dense,
             sparse,
+            unknown: Mutex::default(),
         })
+    }
+
+    /// The [`StrId`] of a name column: the string when `StringIds` has it, else (when the row
+    /// has an id that points at no string: its row deleted, or the whole table) an id that
+    /// [`FileStrings::finish`] turns into `<unknown name #ID>`, counted in `unknown`. `None` for
+    /// NULL: the row names nothing.
+    pub fn name_or_unknown(&self, file_id: Option<i64>, unknown: &mut u64) -> Option<StrId> {
+        let id = file_id?;
+        if let Some(sid) = self.get(Some(id)) {
+            return Some(sid);
+        }
+        *unknown += 1;
+        let mut names = self.unknown.lock().ok()?;
+        let next = StrId::try_from(self.table.len() + names.ids.len()).ok()?;
+        let UnknownNames { ids, given } = &mut *names;
+        Some(*given.entry(id).or_insert_with(|| {
+            ids.push(id);
+            next
+        }))
+    }
+
+    /// The string table with the `<unknown name #ID>` of every missing id handed out.
+    pub fn finish(self) -> StringTable {
+        let mut table = self.table;
+        let ids = self.unknown.into_inner().map(|u| u.ids).unwrap_or_default();
+        // Each is new unless StringIds itself holds that very text, which no export does; the
+        // ids handed out were len(), len() + 1, … in this order.
+        for id in ids {
+            table.intern(&unknown_name(id));
+        }
+        table
     }
 
     /// The [`StrId`] of a file string id; the empty string when missing.
@@ -91,6 +133,20 @@ impl FileStrings {
     }
 }
 
+/// How a name that points at a missing string is shown.
+pub fn unknown_name(file_id: i64) -> String {
+    format!("<unknown name #{file_id}>")
+}
+
+/// The subject of the warning that counts names pointing at missing strings, e.g.
+/// "kernel [name points|names point]".
+pub fn names_of(noun: &str) -> String {
+    format!("{noun} [name points|names point]")
+}
+
+/// What is wrong with such names and what was done.
+pub const AT_MISSING_STRINGS: &str = "at missing strings (shown as <unknown name #ID>)";
+
 /// Everything a table reader needs.
 pub struct Reader<'a> {
     pub path: &'a Path,
@@ -105,6 +161,8 @@ pub struct Reader<'a> {
 pub struct RowProgress {
     pub done: AtomicU64,
     pub total: u64,
+    /// Rows each table's queries returned, for telling "no rows" from "rows, none readable".
+    pub per_table: Mutex<LoadWarnings>,
 }
 
 /// How many rows a reader reads between two looks at the cancel flag and the progress bar.
@@ -146,6 +204,9 @@ impl Reader<'_> {
         self.rows
             .done
             .fetch_add(n % ROWS_PER_REPORT, Ordering::Relaxed);
+        if let Ok(mut per_table) = self.rows.per_table.lock() {
+            per_table.add_rows_read(table, n);
+        }
         Ok(())
     }
 
@@ -226,6 +287,9 @@ pub fn chunk_count(rows: u64, threads: usize) -> u64 {
     rows.div_ceil(ROWS_PER_CHUNK).clamp(1, most)
 }
 
+/// Why a row whose end is before its start is left out.
+pub const END_BEFORE_START: &str = "[ends|end] before [it starts|they start] (skipped)";
+
 /// Checks a row's start and end: `None` (with the reason counted) for a row that cannot be placed
 /// in time; a row with no end is kept as an instant.
 pub fn checked_span(
@@ -237,15 +301,15 @@ pub fn checked_span(
     match (start, end) {
         (Some(s), Some(e)) if e >= s => Some((s, e)),
         (Some(_), Some(_)) => {
-            warnings.add(table, "rows with end before start (skipped)", 1);
+            warnings.skip(table, END_BEFORE_START, 1);
             None
         }
         (Some(s), None) => {
-            warnings.add(table, "rows with no end (kept as instants)", 1);
+            warnings.add(table, "[has|have] no end time (kept as instants)", 1);
             Some((s, s))
         }
         _ => {
-            warnings.add(table, "rows with no start (skipped)", 1);
+            warnings.skip(table, "[has|have] no start time (skipped)", 1);
             None
         }
     }

@@ -55,7 +55,7 @@ pub fn read_samples(
         out.stack.push(stack);
     })?;
     out.stacks = stacks;
-    warnings.add(T_SAMPLES, "samples with no time (skipped)", no_time);
-    warnings.add(T_SAMPLES, "samples with no thread (skipped)", no_thread);
+    warnings.skip(T_SAMPLES, "[has|have] no time (skipped)", no_time);
+    warnings.skip(T_SAMPLES, "[has|have] no thread (skipped)", no_thread);
     Ok((out, warnings))
 }

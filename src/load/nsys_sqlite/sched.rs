@@ -43,9 +43,9 @@ pub fn read_sched(r: &Reader) -> Result<(SchedRead, LoadWarnings), LoadError> {
         let order = u32::try_from(events.len()).unwrap_or(u32::MAX);
         events.push((tid, start, order, cpu, is_in != 0));
     })?;
-    warnings.add(
+    warnings.skip(
         T_SCHED,
-        "events with no time, thread or direction (skipped)",
+        "[has|have] no time, thread or direction (skipped)",
         skipped,
     );
     events.sort_unstable_by_key(|e| (e.0, e.1, e.2));

@@ -50,7 +50,7 @@ pub fn read_unified_memory(
         let f: &mut CpuPageFaults = &mut um.cpu_page_faults;
         r.for_each_row(&conn, T_CPU_FAULTS, &sql, |row| {
             let Some(start) = int(row, 0) else {
-                warnings.add(T_CPU_FAULTS, "rows with no start (skipped)", 1);
+                warnings.skip(T_CPU_FAULTS, "[has|have] no start time (skipped)", 1);
                 return;
             };
             let instruction = strings.get(int(row, 3)).unwrap_or(StringTable::EMPTY);

@@ -20,6 +20,7 @@ use crate::analysis::{
     TimeRange, exclude_warmup,
 };
 use crate::trace::Trace;
+use crate::ui::file_dialog::{self, FilePurpose};
 use crate::ui::panels::analysis::{Worker, export_table};
 use crate::ui::timeline::{self, EventRef};
 use crate::ui::workspace::event_kind;
@@ -293,18 +294,16 @@ pub fn show(
     ui.horizontal(|ui| {
         let label = ui.label("Name filter");
         ui.text_edit_singleline(p_filter).labelled_by(label.id);
-        if ui
+        let asked = ui
             .button("Export CSV…")
             .on_hover_text("The diff as `sightline diff --format csv` prints it")
-            .clicked()
-            && let Some(path) = rfd::FileDialog::new()
-                .set_title("Export the diff as CSV")
-                .add_filter("CSV", &["csv"])
-                .set_file_name(format!(
-                    "diff_{}.csv",
-                    COMPARE_REPORTS[(*p_report).min(COMPARE_REPORTS.len() - 1)].0
-                ))
-                .save_file()
+            .clicked();
+        let file_name = format!(
+            "diff_{}.csv",
+            COMPARE_REPORTS[(*p_report).min(COMPARE_REPORTS.len() - 1)].0
+        );
+        if let Some(path) =
+            file_dialog::csv_path(ui.ctx(), asked, FilePurpose::SaveDiffCsv, &file_name)
         {
             *message = Some(match export_table(&path, &r.table) {
                 Ok(n) => format!("Wrote {n} rows to {}", path.display()),
@@ -335,12 +334,12 @@ pub fn show(
                 .show(ui, |ui| {
                     for h in [
                         "Name".to_string(),
-                        "Base n".to_string(),
-                        "New n".to_string(),
-                        format!("Base total ({unit})"),
-                        format!("New total ({unit})"),
                         format!("Δ total ({unit})"),
                         "Δ %".to_string(),
+                        format!("Base total ({unit})"),
+                        format!("New total ({unit})"),
+                        "Base n".to_string(),
+                        "New n".to_string(),
                         "Δ avg %".to_string(),
                         "Status".to_string(),
                     ] {
@@ -349,7 +348,7 @@ pub fn show(
                     ui.end_row();
                     for row in rows.iter().take(SHOWN_ROWS) {
                         let chosen = selected.as_deref() == Some(row.name.as_str());
-                        let name = short(&row.name, 48);
+                        let name = short(&row.name, 34);
                         if ui
                             .selectable_label(chosen, name)
                             .on_hover_text(format!(
@@ -365,10 +364,6 @@ pub fn show(
                             ]);
                         }
                         let (b, n) = (row.base.unwrap_or_default(), row.new.unwrap_or_default());
-                        ui.label(num(b.instances));
-                        ui.label(num(n.instances));
-                        ui.label(num(b.total));
-                        ui.label(num(n.total));
                         let d = row.delta_total();
                         ui.label(delta_text(Some(d), &num(d), true));
                         let pct = diff::delta_percent(row.base_total(), row.new_total());
@@ -377,6 +372,10 @@ pub fn show(
                             &pct.map_or(String::new(), |v| format!("{v:.1}")),
                             false,
                         ));
+                        ui.label(num(b.total));
+                        ui.label(num(n.total));
+                        ui.label(num(b.instances));
+                        ui.label(num(n.instances));
                         let avg = match (
                             row.base.and_then(|s| s.avg()),
                             row.new.and_then(|s| s.avg()),

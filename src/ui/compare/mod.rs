@@ -95,10 +95,16 @@ impl CompareView {
         }
         self.align_note = note;
         self.alignment = Some(alignment);
-        // The relative bounds change: show the whole of both runs.
+        // The relative bounds change: show both runs from their first GPU work (what precedes
+        // it is mostly the process starting) to the end of the longer one.
         let (lo, hi) = self.relative_bounds(traces);
-        let len = (hi - lo).max(1) as f64;
-        self.shared = (lo as f64 - len * 0.01, hi as f64 + len * 0.01);
+        let from = (0..2)
+            .filter_map(|k| align::first_gpu_op_ns(traces[k]).map(|t| t - self.offsets[k]))
+            .min()
+            .unwrap_or(lo)
+            .max(lo);
+        let len = (hi - from).max(1) as f64;
+        self.shared = (from as f64 - len * 0.01, hi as f64 + len * 0.01);
         self.apply_shared();
         self.shared_range = None;
         for v in &mut self.views {
@@ -129,7 +135,7 @@ impl CompareView {
 
     /// Sets up both halves for freshly loaded traces: their views with rows collapsed to GPU
     /// and stream level, and the default alignment.
-    fn initialize(&mut self, docs: [(&Trace, &TimelineModel); 2]) {
+    pub fn initialize(&mut self, docs: [(&Trace, &TimelineModel); 2]) {
         for (k, (trace, model)) in docs.iter().enumerate() {
             let mut state = TimelineState::new(trace, model);
             for row in &model.rows {
@@ -219,7 +225,7 @@ pub fn show(ui: &mut Ui, tabs: &mut [TraceTab], cv: &mut CompareView, palette: &
         if let [Some(b), Some(n)] = arcs {
             egui::Panel::right("sightline_compare_diff")
                 .resizable(true)
-                .default_size(620.0)
+                .default_size(660.0)
                 .show(ui, |ui| {
                     let highlight = diff_view::show(ui, cv, [&b, &n]);
                     if let Some(h) = highlight {

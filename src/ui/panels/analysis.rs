@@ -38,6 +38,7 @@ use crate::analysis::{
 };
 use crate::export::events_csv::EventKind;
 use crate::trace::Trace;
+use crate::ui::file_dialog::{self, FilePurpose};
 use crate::ui::timeline::format_duration;
 
 pub use export::{ExportError, export_selection, export_table};
@@ -819,7 +820,8 @@ impl AnalysisPanel {
         let clicked = ui
             .add_enabled(!kinds.is_empty(), Button::new("Export selection to CSV…"))
             .clicked();
-        if clicked && let Some(path) = save_dialog("selection.csv") {
+        let purpose = FilePurpose::SaveSelectionCsv;
+        if let Some(path) = save_dialog(ui, clicked, purpose, "selection.csv") {
             let filter = self.filter(selection);
             let result = export_selection(&path, trace, &filter, &kinds);
             self.message = Some(match result {
@@ -847,12 +849,10 @@ impl AnalysisPanel {
     }
 }
 
-fn save_dialog(file_name: &str) -> Option<PathBuf> {
-    rfd::FileDialog::new()
-        .set_title("Export as CSV")
-        .add_filter("CSV", &["csv"])
-        .set_file_name(file_name)
-        .save_file()
+/// When `asked`, asks where to save a CSV (the system dialog, else the in-window browser);
+/// returns the path chosen for `purpose` once there is one, on this frame or a later one.
+fn save_dialog(ui: &Ui, asked: bool, purpose: FilePurpose, file_name: &str) -> Option<PathBuf> {
+    file_dialog::csv_path(ui.ctx(), asked, purpose, file_name)
 }
 
 fn selection_text(selection: TimeRange) -> String {

@@ -4,3 +4,4 @@
 pub mod analysis;
 pub mod details;
 pub mod search;
+pub mod warnings;

@@ -416,7 +416,7 @@ pub fn event_style(
             } else {
                 short
             };
-            (model.kernel_color(name), label)
+            (palette.kernel_fill(model.kernel_color(name)), label)
         }
         EventKind::Memcpy => {
             let kind = trace.memcpys.copy_kind[i];

@@ -475,6 +475,22 @@ impl TimelineModel {
             .unwrap_or(Color32::GRAY)
     }
 
+    /// Keeps only the rows for which `keep(index, row)` holds (`sightline render --rows`); the
+    /// row lookups follow.
+    pub fn retain_rows(&mut self, mut keep: impl FnMut(usize, &Row) -> bool) {
+        let mut index = 0;
+        self.rows.retain(|r| {
+            index += 1;
+            keep(index - 1, r)
+        });
+        self.row_of = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.kind, i))
+            .collect();
+    }
+
     /// The row index of a row kind, if the trace has that row.
     pub fn row_index(&self, kind: RowKind) -> Option<usize> {
         self.row_of.get(&kind).copied()

@@ -61,7 +61,7 @@ impl AnalysisPanel {
             });
         let idle: i64 = result.activity.iter().map(|a| a.idle_ns).sum();
         ui.label(format!("Total idle: {}", format_duration(idle as f64)));
-        let palette = Palette::for_dark_mode(ui.visuals().dark_mode);
+        let palette = Palette::for_ui(ui);
         causes_ui(ui, &palette, &result.cause_totals);
 
         let gaps = &result.gaps;

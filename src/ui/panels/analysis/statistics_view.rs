@@ -12,9 +12,9 @@ use super::{
     AnalysisPanel, ChosenRow, Message, PanelAction, RowKey, Sort, TableLayout, export_table,
     save_dialog, table_summary,
 };
-use crate::analysis::{EventTable, Table, TimeRange, reports};
+use crate::analysis::{Cell, EventTable, Table, TimeRange, reports, unreadable};
 use crate::trace::Trace;
-use crate::ui::timeline::format_duration;
+use crate::ui::file_dialog::FilePurpose;
 
 impl AnalysisPanel {
     pub(super) fn statistics_ui(
@@ -113,7 +113,10 @@ impl AnalysisPanel {
         let rows = &layout.order;
         if table.rows.is_empty() {
             let missing = reports::find(self.report).map_or("data", |r| r.missing_data());
-            ui.label(format!("No {missing} in the selection."));
+            match unreadable::none_readable(trace, missing) {
+                Some(why) => ui.label(format!("The trace {why}.")),
+                None => ui.label(format!("No {missing} in the selection.")),
+            };
         }
         let chosen = self.chosen.as_ref().filter(|k| k.report == self.report);
         let click = ui
@@ -132,25 +135,25 @@ impl AnalysisPanel {
             ));
         }
 
-        if export_clicked {
+        let file_name = format!("{}.csv", self.report);
+        if let Some(path) = save_dialog(ui, export_clicked, FilePurpose::SaveStatsCsv, &file_name) {
+            // The rows as shown when the path comes back (the browser answers on a later frame).
             let shown = Table::from_parts(
                 table.columns.clone(),
                 rows.slice(0..rows.len())
                     .filter_map(|i| table.rows.get(i).cloned())
                     .collect(),
             );
-            if let Some(path) = save_dialog(&format!("{}.csv", self.report)) {
-                self.message = Some(match export_table(&path, &shown) {
-                    Ok(n) => Message {
-                        text: format!("Wrote {n} rows to {}", path.display()),
-                        error: false,
-                    },
-                    Err(e) => Message {
-                        text: e.to_string(),
-                        error: true,
-                    },
-                });
-            }
+            self.message = Some(match export_table(&path, &shown) {
+                Ok(n) => Message {
+                    text: format!("Wrote {n} rows to {}", path.display()),
+                    error: false,
+                },
+                Err(e) => Message {
+                    text: e.to_string(),
+                    error: true,
+                },
+            });
         }
         let clicked_row = click
             .row
@@ -257,21 +260,111 @@ struct TableClick {
     row: Option<usize>,
 }
 
-/// Widths of the columns in points, from their widths in characters: text columns capped
-/// (their full text is in the tooltip).
-fn column_widths(ui: &Ui, layout: &TableLayout) -> Vec<f32> {
-    let char_w = ui
-        .fonts_mut(|f| f.glyph_width(&egui::TextStyle::Body.resolve(ui.style()), '0'))
-        .max(5.0);
-    layout
-        .width_chars
-        .iter()
-        .zip(&layout.numeric)
-        .map(|(&chars, &numeric)| {
-            let cap = if numeric { 16.0 } else { 34.0 };
-            (chars as f32 + 1.0).min(cap) * char_w + 8.0
+/// Space between two cells of a row, in points (less than egui's default, so that the nine
+/// columns of a summary fit the panel's default width).
+const CELL_SPACING_PX: f32 = 4.0;
+/// The name column never gets narrower than this, however many columns there are.
+const MIN_NAME_WIDTH_PX: f32 = 100.0;
+
+/// A column's title as the header shows it: nsys's own, less what the cells already say — the
+/// unit `(ns)` (durations are shown with their unit) and a few long words; the full title is the
+/// header's tooltip and its accessible name.
+fn short_title(title: &str) -> String {
+    let title = title.strip_suffix(" (ns)").unwrap_or(title);
+    match title {
+        "Time (%)" => "Time %".to_string(),
+        "Total Time" => "Total".to_string(),
+        "Instances" => "Count".to_string(),
+        "Num Calls" => "Calls".to_string(),
+        _ => title.to_string(),
+    }
+}
+
+/// A duration in at most three significant digits with its unit and no space (`91.8ms`,
+/// `399µs`, `150ns`): six characters at most below 1000 s, so that eight columns of them fit
+/// the panel; the exact value is the cell's tooltip.
+pub(crate) fn compact_duration(ns: f64) -> String {
+    let (unit, scale) = time_unit(ns.abs());
+    let v = ns / scale;
+    let decimals = if scale == 1.0 || v.abs() >= 99.95 {
+        0
+    } else if v.abs() >= 9.995 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.decimals$}{unit}")
+}
+
+/// A cell's text as the table shows it: durations compact, other values as nsys prints them.
+fn shown_text(column: &str, value: &Cell, numeric: bool) -> String {
+    match (numeric, value.number()) {
+        (true, Some(_)) => super::stats_table::pretty_number(column, value, compact_duration),
+        _ => value.csv_text(),
+    }
+}
+
+/// Widths of the columns in points: each number column as wide as its header or its widest
+/// value among the first rows shown, other text columns as wide as their texts (capped: the
+/// full text is in the tooltip), and the name column the width that is left in the panel
+/// (at least [`MIN_NAME_WIDTH_PX`], at most what its texts need).
+fn column_widths(ui: &Ui, table: &Table, layout: &TableLayout, sort: Option<Sort>) -> Vec<f32> {
+    let body = egui::TextStyle::Body.resolve(ui.style());
+    let text_w = |text: String, strong: bool| {
+        let color = if strong {
+            ui.visuals().strong_text_color()
+        } else {
+            ui.visuals().text_color()
+        };
+        ui.fonts_mut(|f| f.layout_no_wrap(text, body.clone(), color).size().x)
+    };
+    let char_w = ui.fonts_mut(|f| f.glyph_width(&body, '0')).max(5.0);
+    // Room for the sort arrow beside the sorted column's title.
+    let arrow_w = |c: usize| {
+        if sort.is_some_and(|s| s.column == c) {
+            char_w + 4.0
+        } else {
+            0.0
+        }
+    };
+    let pad = 3.0;
+    let mut widths: Vec<f32> = (0..table.columns.len())
+        .map(|c| {
+            let numeric = layout.numeric.get(c).copied().unwrap_or(false);
+            let chars = layout.width_chars.get(c).copied().unwrap_or(8);
+            if !numeric {
+                return (chars as f32 + 1.0).min(34.0) * char_w + pad;
+            }
+            let title = &table.columns[c];
+            let shown: Vec<String> = layout
+                .order
+                .slice(0..layout.order.len().min(200))
+                .filter_map(|i| table.rows.get(i)?.cells.get(c))
+                .map(|cell| shown_text(title, cell, true))
+                .collect();
+            // The longest texts measured (`8.59ms` is wider than `47.1µs`).
+            let most = shown.iter().map(|t| t.chars().count()).max().unwrap_or(0);
+            let widest = shown
+                .into_iter()
+                .filter(|t| t.chars().count() == most)
+                .map(|t| text_w(t, false))
+                .fold(0.0, f32::max);
+            text_w(short_title(title), true).max(widest) + arrow_w(c) + pad
         })
-        .collect()
+        .collect();
+    if let Some(name) = layout.name_column {
+        let others: f32 = widths
+            .iter()
+            .enumerate()
+            .filter(|&(c, _)| c != name)
+            .map(|(_, w)| w + CELL_SPACING_PX)
+            .sum();
+        let left = ui.available_width() - others - 2.0;
+        if let Some(w) = widths.get_mut(name) {
+            *w = left.min(*w).max(MIN_NAME_WIDTH_PX);
+        }
+    }
+    widths
 }
 
 fn spinner(ui: &mut Ui) {
@@ -315,7 +408,7 @@ fn draw_table(
     let height = ui.spacing().interact_size.y;
     let numeric = &layout.numeric;
     let rows = &layout.order;
-    let widths = column_widths(ui, layout);
+    let widths = column_widths(ui, table, layout, sort);
     // The row is chosen by clicking its name: the widest text column (a kernel or range name,
     // not a style or a kind). The panel is narrow and the name is what a person looks for, so
     // it is drawn first, wherever nsys prints it.
@@ -328,6 +421,7 @@ fn draw_table(
         .id_salt("analysis_stats_table")
         .auto_shrink([false, true])
         .show(ui, |ui| {
+            ui.spacing_mut().item_spacing.x = CELL_SPACING_PX;
             ui.horizontal(|ui| {
                 for &c in &order {
                     let title = &table.columns[c];
@@ -346,7 +440,7 @@ fn draw_table(
                                 ui.label(RichText::new(arrow).monospace());
                             }
                         };
-                        let title = Button::new(RichText::new(title.as_str()).strong())
+                        let title = Button::new(RichText::new(short_title(title)).strong())
                             .frame(false)
                             .truncate();
                         if numeric {
@@ -357,6 +451,10 @@ fn draw_table(
                             add_arrow(ui);
                             r
                         }
+                    });
+                    // Named by nsys's full title for screen readers (and tests), as on hover.
+                    header.widget_info(|| {
+                        egui::WidgetInfo::labeled(egui::Role::Button, true, title.as_str())
                     });
                     if header
                         .on_hover_text(format!("{title}: click to sort"))
@@ -395,14 +493,7 @@ fn draw_table(
                                     continue;
                                 }
                                 let numeric = numeric.get(c).copied().unwrap_or(false);
-                                let shown = match (numeric, value.number()) {
-                                    (true, Some(_)) => super::stats_table::pretty_number(
-                                        &table.columns[c],
-                                        value,
-                                        format_duration,
-                                    ),
-                                    _ => text.clone(),
-                                };
+                                let shown = shown_text(&table.columns[c], value, numeric);
                                 cell(ui, w, height, numeric, |ui| {
                                     ui.add(egui::Label::new(shown).truncate())
                                 })
@@ -413,4 +504,32 @@ fn draw_table(
                 });
         });
     click
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compact_durations_keep_three_digits_and_fit_six_characters() {
+        assert_eq!(compact_duration(91_754_321.0), "91.8ms");
+        assert_eq!(compact_duration(1_466_000.0), "1.47ms");
+        assert_eq!(compact_duration(398_900.0), "399µs");
+        assert_eq!(compact_duration(150.0), "150ns");
+        assert_eq!(compact_duration(2_500_000_000.0), "2.50s");
+        for ns in [
+            0.0, 9.0, 999.0, 1_000.0, 9_999.0, 99_950.0, 999_999.0, 999e9,
+        ] {
+            assert!(compact_duration(ns).chars().count() <= 6, "{ns}");
+        }
+    }
+
+    #[test]
+    fn short_titles_drop_the_unit_and_long_words() {
+        assert_eq!(short_title("Total Time (ns)"), "Total");
+        assert_eq!(short_title("Instances"), "Count");
+        assert_eq!(short_title("StdDev (ns)"), "StdDev");
+        assert_eq!(short_title("Time (%)"), "Time %");
+        assert_eq!(short_title("Name"), "Name");
+    }
 }

@@ -1,0 +1,791 @@
+//! File → Open… and every Save…: the system file dialog where one can open, else an in-window
+//! file browser, so that opening and exporting work over X11 forwarding and VNC too.
+//!
+//! On Linux, `rfd` asks xdg-desktop-portal over the session D-Bus and, when that fails, runs
+//! `zenity`; when neither is there it returns `None` at once — the same answer as a cancel.
+//! Two checks tell the cases apart:
+//! - **before asking**: the portal counts as there when the session bus is reachable
+//!   (`DBUS_SESSION_BUS_ADDRESS`, or `$XDG_RUNTIME_DIR/bus`) and the portal's D-Bus service
+//!   (`dbus-1/services/org.freedesktop.portal.Desktop.service` under `$XDG_DATA_HOME` or
+//!   `$XDG_DATA_DIRS`) is installed; zenity counts when it is on `PATH` and there is a display.
+//!   With neither, the built-in browser opens without trying the system dialog.
+//! - **after asking**: a dialog that answered "nothing chosen" within [`FAILED_FAST`] never
+//!   showed (no person cancels that fast), so the built-in browser opens instead, and is used
+//!   for the rest of the session.
+//!
+//! A portal that is installed but hangs until D-Bus times out (about 25 s) reads as a cancel;
+//! `SIGHTLINE_FILE_DIALOG=builtin` is the way out there (`=system` skips the checks).
+//!
+//! The browser is written here rather than taken from a crate: `egui-file-dialog` 0.15 is built
+//! on egui 0.36, and `egui_file` 0.29 (egui 0.37) labels its entries with emoji that egui 0.37's
+//! default fonts cannot draw. It lists folders (one click enters) and the files of the asked
+//! kind ("Show all files" for the rest), takes a typed folder or name, and says why it is used.
+//!
+//! The state lives in the egui context (one [`FileDialogs`] per context): the askers sit deep
+//! in panels whose signatures other code shares, and the context is what they all have. A
+//! request names its [`FilePurpose`]; the chosen path is handed to whoever takes that purpose
+//! (on the same frame for the system dialog, on a later one for the browser).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use egui::mutex::Mutex;
+use egui::{Align2, Context, Id};
+
+/// `builtin` forces the in-window browser, `system` the system dialog; unset or anything else:
+/// the system dialog where one can open.
+pub const ENV_VAR: &str = "SIGHTLINE_FILE_DIALOG";
+
+/// Extensions of the files File → Open… lists.
+pub const TRACE_EXTENSIONS: &[&str] = &["sqlite", "nsys-rep", "qdrep"];
+
+/// A system dialog that returns nothing sooner than this did not open.
+pub const FAILED_FAST: Duration = Duration::from_millis(400);
+
+/// Why the built-in browser is used when no system dialog is found.
+pub const NO_SYSTEM_DIALOG: &str =
+    "no system file dialog (no xdg-desktop-portal or zenity): using the built-in one";
+
+/// Who asked for a path: the chosen path goes back to the asker of the same purpose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FilePurpose {
+    /// File → Open… and the welcome screen's Open…
+    OpenTrace,
+    /// The Statistics table's "Export CSV…".
+    SaveStatsCsv,
+    /// The analysis panel's "Export selection to CSV…".
+    SaveSelectionCsv,
+    /// The compare view's diff "Export CSV…".
+    SaveDiffCsv,
+}
+
+/// Which dialog opens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DialogBackend {
+    /// The platform's (through `rfd`).
+    System,
+    /// The in-window browser, and why.
+    Builtin { reason: String },
+}
+
+/// What this machine offers for a system file dialog.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SystemProbe {
+    /// xdg-desktop-portal installed and a session bus to reach it on.
+    pub portal: bool,
+    /// `zenity` on `PATH` and a display to show it on.
+    pub zenity: bool,
+    /// A platform whose dialog is part of the OS (macOS, Windows).
+    pub native: bool,
+}
+
+impl SystemProbe {
+    /// Looks at this process's environment and file system (no D-Bus traffic).
+    pub fn of_this_machine() -> Self {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        let display = var("DISPLAY").is_some() || var("WAYLAND_DISPLAY").is_some();
+        Self {
+            portal: session_bus_reachable(var("DBUS_SESSION_BUS_ADDRESS"), var("XDG_RUNTIME_DIR"))
+                && portal_service_installed(
+                    var("XDG_DATA_HOME"),
+                    var("HOME"),
+                    var("XDG_DATA_DIRS"),
+                ),
+            zenity: display && on_path("zenity", var("PATH")),
+            native: cfg!(any(target_os = "macos", target_os = "windows")),
+        }
+    }
+}
+
+/// The backend for `setting` (the value of [`ENV_VAR`]) on a machine that offers `probe`.
+pub fn choose_backend(setting: Option<&str>, probe: SystemProbe) -> DialogBackend {
+    match setting.map(str::trim) {
+        Some("builtin") => DialogBackend::Builtin {
+            reason: format!("{ENV_VAR}=builtin: using the built-in file browser"),
+        },
+        Some("system") => DialogBackend::System,
+        _ if probe.native || probe.portal || probe.zenity => DialogBackend::System,
+        _ => DialogBackend::Builtin {
+            reason: NO_SYSTEM_DIALOG.to_string(),
+        },
+    }
+}
+
+/// The session bus libdbus would connect to: the address given, or the per-user socket that
+/// libdbus ≥ 1.10 falls back to.
+fn session_bus_reachable(
+    address: Option<std::ffi::OsString>,
+    runtime_dir: Option<std::ffi::OsString>,
+) -> bool {
+    match address {
+        Some(address) => {
+            let address = address.to_string_lossy().into_owned();
+            // `unix:path=/run/user/1000/bus[,guid=…]`: the socket must exist; other transports
+            // (abstract sockets, tcp) cannot be checked without connecting.
+            match address
+                .split(';')
+                .next()
+                .and_then(|a| a.strip_prefix("unix:path="))
+            {
+                Some(rest) => Path::new(rest.split(',').next().unwrap_or(rest)).exists(),
+                None => true,
+            }
+        }
+        None => runtime_dir.is_some_and(|dir| Path::new(&dir).join("bus").exists()),
+    }
+}
+
+/// Whether D-Bus can start xdg-desktop-portal: its service file in the XDG data dirs.
+fn portal_service_installed(
+    data_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+    data_dirs: Option<std::ffi::OsString>,
+) -> bool {
+    let home_dir = data_home
+        .map(PathBuf::from)
+        .or_else(|| home.map(|h| PathBuf::from(h).join(".local/share")));
+    let dirs = data_dirs.unwrap_or_else(|| "/usr/local/share:/usr/share".into());
+    home_dir
+        .into_iter()
+        .chain(std::env::split_paths(&dirs))
+        .any(|d| {
+            d.join("dbus-1/services/org.freedesktop.portal.Desktop.service")
+                .is_file()
+        })
+}
+
+fn on_path(program: &str, path: Option<std::ffi::OsString>) -> bool {
+    path.is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
+}
+
+/// What is asked for.
+#[derive(Clone, Debug)]
+enum Request {
+    OpenTrace,
+    SaveCsv { file_name: String },
+}
+
+/// The in-window browser while it is open.
+struct Browser {
+    purpose: FilePurpose,
+    /// Save (a new or replaced file) rather than open (an existing one).
+    save: bool,
+    /// The extensions listed unless "Show all files" is on.
+    extensions: &'static [&'static str],
+    show_all: bool,
+    dir: PathBuf,
+    dir_edit: String,
+    /// The folder's sub-folders and listed files, folders first, by name.
+    entries: Result<Vec<Entry>, String>,
+    file_name: String,
+    problem: Option<String>,
+}
+
+struct Entry {
+    name: String,
+    is_dir: bool,
+}
+
+/// What a frame of the browser ended with.
+enum BrowserOutcome {
+    Browsing,
+    Chosen(PathBuf),
+    Cancelled,
+}
+
+impl Browser {
+    fn new(purpose: FilePurpose, request: &Request, dir: PathBuf) -> Self {
+        let (save, extensions, file_name) = match request {
+            Request::OpenTrace => (false, TRACE_EXTENSIONS, String::new()),
+            Request::SaveCsv { file_name } => (true, &["csv"][..], file_name.clone()),
+        };
+        let mut browser = Self {
+            purpose,
+            save,
+            extensions,
+            show_all: false,
+            dir: PathBuf::new(),
+            dir_edit: String::new(),
+            entries: Ok(Vec::new()),
+            file_name,
+            problem: None,
+        };
+        browser.enter(dir);
+        browser
+    }
+
+    fn title(&self) -> &'static str {
+        if self.save {
+            "Export as CSV"
+        } else {
+            "Open an Nsight Systems trace"
+        }
+    }
+
+    /// Shows `dir`'s contents (an unreadable folder says why in the list).
+    fn enter(&mut self, dir: PathBuf) {
+        self.entries = list_folder(&dir, self.extensions, self.show_all);
+        self.dir_edit = dir.display().to_string();
+        self.dir = dir;
+        self.problem = None;
+    }
+
+    /// The path the name field names: absolute as typed, else in the folder shown.
+    fn target(&self) -> PathBuf {
+        self.dir.join(self.file_name.trim())
+    }
+
+    /// Open / Save pressed: the path when it will do, else a folder entered or a problem said.
+    fn confirm(&mut self) -> Option<PathBuf> {
+        let path = self.target();
+        if self.file_name.trim().is_empty() {
+            self.problem = Some("Choose a file or type its name.".into());
+            return None;
+        }
+        if path.is_dir() {
+            self.file_name.clear();
+            self.enter(path);
+            return None;
+        }
+        if self.save {
+            match path.parent() {
+                Some(parent) if parent.is_dir() => Some(path),
+                _ => {
+                    self.problem = Some(format!("No such folder: {}", path.display()));
+                    None
+                }
+            }
+        } else if path.is_file() {
+            Some(path)
+        } else {
+            self.problem = Some(format!("No such file: {}", path.display()));
+            None
+        }
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, reason: Option<&str>) -> BrowserOutcome {
+        let mut outcome = BrowserOutcome::Browsing;
+        if let Some(reason) = reason {
+            ui.label(format!("Built-in file browser: {reason}"));
+            ui.separator();
+        }
+        let mut go_to: Option<PathBuf> = None;
+        ui.horizontal(|ui| {
+            if ui
+                .add_enabled(self.dir.parent().is_some(), egui::Button::new("Up"))
+                .on_hover_text("The parent folder")
+                .clicked()
+            {
+                go_to = self.dir.parent().map(Path::to_path_buf);
+            }
+            let label = ui.label("Folder");
+            let edit = ui
+                .add(egui::TextEdit::singleline(&mut self.dir_edit).desired_width(f32::INFINITY))
+                .labelled_by(label.id);
+            if edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                go_to = Some(PathBuf::from(self.dir_edit.trim()));
+            }
+        });
+        let mut chosen_by_double_click = false;
+        let list_height = (ui.available_height() - 80.0).max(120.0);
+        egui::ScrollArea::vertical()
+            .max_height(list_height)
+            .auto_shrink([false, false])
+            .show(ui, |ui| match &self.entries {
+                Err(e) => {
+                    ui.colored_label(ui.visuals().error_fg_color, e);
+                }
+                Ok(entries) => {
+                    for entry in entries {
+                        if entry.is_dir {
+                            // Folders open with one click, as in a path bar.
+                            if ui
+                                .selectable_label(false, format!("{}/", entry.name))
+                                .clicked()
+                            {
+                                go_to = Some(self.dir.join(&entry.name));
+                            }
+                        } else {
+                            let on = self.file_name == entry.name;
+                            let r = ui.selectable_label(on, &entry.name);
+                            if r.clicked() {
+                                self.file_name.clone_from(&entry.name);
+                                self.problem = None;
+                            }
+                            if r.double_clicked() {
+                                self.file_name.clone_from(&entry.name);
+                                chosen_by_double_click = true;
+                            }
+                        }
+                    }
+                }
+            });
+        let mut confirm = chosen_by_double_click;
+        ui.horizontal(|ui| {
+            let label = ui.label("File name");
+            let edit = ui
+                .add(egui::TextEdit::singleline(&mut self.file_name).desired_width(f32::INFINITY))
+                .labelled_by(label.id);
+            if edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                confirm = true;
+            }
+        });
+        if self.save && self.target().is_file() {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                "A file of this name exists: saving replaces it.",
+            );
+        }
+        if let Some(problem) = &self.problem {
+            ui.colored_label(ui.visuals().error_fg_color, problem);
+        }
+        ui.horizontal(|ui| {
+            if ui.checkbox(&mut self.show_all, "Show all files").changed() {
+                go_to = Some(self.dir.clone());
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui.button("Cancel").clicked() {
+                    outcome = BrowserOutcome::Cancelled;
+                }
+                let action = if self.save { "Save" } else { "Open" };
+                if ui
+                    .add_enabled(!self.file_name.trim().is_empty(), egui::Button::new(action))
+                    .clicked()
+                {
+                    confirm = true;
+                }
+            });
+        });
+        if let Some(dir) = go_to {
+            self.enter(dir);
+        } else if confirm && let Some(path) = self.confirm() {
+            outcome = BrowserOutcome::Chosen(path);
+        }
+        if ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+            outcome = BrowserOutcome::Cancelled;
+        }
+        outcome
+    }
+}
+
+/// `dir`'s folders and the files with one of `extensions` (all files when `show_all`), folders
+/// first, each group by name; hidden entries left out.
+fn list_folder(dir: &Path, extensions: &[&str], show_all: bool) -> Result<Vec<Entry>, String> {
+    let read = std::fs::read_dir(dir).map_err(|e| format!("Cannot read {}: {e}", dir.display()))?;
+    let mut entries: Vec<Entry> = read
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            // Follows symlinks: a link to a folder is a folder.
+            let is_dir = e.path().is_dir();
+            let listed = !name.starts_with('.')
+                && (is_dir || show_all || has_extension(&e.path(), extensions));
+            listed.then_some(Entry { name, is_dir })
+        })
+        .collect();
+    entries.sort_by(|a, b| b.is_dir.cmp(&a.is_dir).then_with(|| a.name.cmp(&b.name)));
+    Ok(entries)
+}
+
+/// The file dialogs of one window: which kind opens, the browser while it is open, and the
+/// chosen paths not yet taken by their askers.
+pub struct FileDialogs {
+    backend: DialogBackend,
+    browser: Option<Browser>,
+    chosen: Vec<(FilePurpose, PathBuf)>,
+    start_dir: Option<PathBuf>,
+}
+
+impl Default for FileDialogs {
+    fn default() -> Self {
+        Self::detect()
+    }
+}
+
+impl FileDialogs {
+    /// The backend [`ENV_VAR`] and this machine call for.
+    pub fn detect() -> Self {
+        let setting = std::env::var(ENV_VAR).ok();
+        Self::with_backend(choose_backend(
+            setting.as_deref(),
+            SystemProbe::of_this_machine(),
+        ))
+    }
+
+    pub fn with_backend(backend: DialogBackend) -> Self {
+        Self {
+            backend,
+            browser: None,
+            chosen: Vec::new(),
+            start_dir: None,
+        }
+    }
+
+    /// Always the in-window browser, saying `reason`.
+    pub fn builtin(reason: impl Into<String>) -> Self {
+        Self::with_backend(DialogBackend::Builtin {
+            reason: reason.into(),
+        })
+    }
+
+    pub fn backend(&self) -> &DialogBackend {
+        &self.backend
+    }
+
+    /// Why the built-in browser is used, for the status bar; `None` with the system dialog.
+    pub fn notice(&self) -> Option<&str> {
+        match &self.backend {
+            DialogBackend::Builtin { reason } => Some(reason),
+            DialogBackend::System => None,
+        }
+    }
+
+    /// The folder the next dialog starts in (the last one a file was chosen in, unless set).
+    pub fn start_dir(&self) -> Option<&Path> {
+        self.start_dir.as_deref()
+    }
+
+    pub fn set_start_dir(&mut self, dir: impl Into<PathBuf>) {
+        self.start_dir = Some(dir.into());
+    }
+
+    /// Whether the in-window browser is open, and for what.
+    pub fn browsing(&self) -> Option<&FilePurpose> {
+        self.browser.as_ref().map(|b| &b.purpose)
+    }
+
+    /// Asks for a trace to open; [`Self::take`] of [`FilePurpose::OpenTrace`] gives it.
+    pub fn open_trace(&mut self) {
+        self.ask(FilePurpose::OpenTrace, Request::OpenTrace);
+    }
+
+    /// Asks where to save a CSV, suggesting `file_name`; [`Self::take`] of `purpose` gives it.
+    pub fn save_csv(&mut self, purpose: FilePurpose, file_name: &str) {
+        self.ask(
+            purpose,
+            Request::SaveCsv {
+                file_name: file_name.to_string(),
+            },
+        );
+    }
+
+    /// The path chosen for `purpose`, once (the oldest first).
+    pub fn take(&mut self, purpose: &FilePurpose) -> Option<PathBuf> {
+        let i = self.chosen.iter().position(|(p, _)| p == purpose)?;
+        Some(self.chosen.remove(i).1)
+    }
+
+    fn ask(&mut self, purpose: FilePurpose, request: Request) {
+        if self.browser.is_some() {
+            // One browser at a time: a second ask while one is open replaces it.
+            self.browser = None;
+        }
+        if self.backend == DialogBackend::System {
+            let asked = Instant::now();
+            match system_dialog(&request, self.start_dir.as_deref()) {
+                Some(path) => return self.choose(purpose, path),
+                None if asked.elapsed() >= FAILED_FAST => return, // cancelled
+                None => {
+                    self.backend = DialogBackend::Builtin {
+                        reason: format!(
+                            "the system file dialog did not open ({}ms, no xdg-desktop-portal or \
+                             zenity answered): using the built-in one",
+                            asked.elapsed().as_millis()
+                        ),
+                    };
+                }
+            }
+        }
+        self.browser = Some(Browser::new(purpose, &request, self.browser_dir()));
+    }
+
+    fn browser_dir(&self) -> PathBuf {
+        self.start_dir
+            .clone()
+            .filter(|d| d.is_dir())
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("/"))
+    }
+
+    fn choose(&mut self, purpose: FilePurpose, mut path: PathBuf) {
+        if purpose != FilePurpose::OpenTrace && path.extension().is_none() {
+            path.set_extension("csv");
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            self.start_dir = Some(dir.to_path_buf());
+        }
+        self.chosen.push((purpose, path));
+    }
+
+    /// Draws the in-window browser while it is open, with why it is used; call once a frame.
+    pub fn show(&mut self, ctx: &Context) {
+        let reason = self.notice().map(str::to_string);
+        let Some(browser) = &mut self.browser else {
+            return;
+        };
+        let mut open = true;
+        let outcome = egui::Window::new(browser.title())
+            .id(Id::unique("sightline_file_browser"))
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(true)
+            .default_size([640.0, 460.0])
+            .anchor(Align2::CENTER_CENTER, [0.0, 0.0])
+            .show(ctx, |ui| browser.ui(ui, reason.as_deref()))
+            .and_then(|r| r.inner);
+        match outcome {
+            Some(BrowserOutcome::Chosen(path)) => {
+                let purpose = browser.purpose.clone();
+                self.browser = None;
+                self.choose(purpose, path);
+                ctx.request_repaint();
+            }
+            Some(BrowserOutcome::Cancelled) => self.browser = None,
+            _ if !open => self.browser = None,
+            _ => {}
+        }
+    }
+}
+
+fn has_extension(path: &Path, extensions: &[&str]) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| extensions.iter().any(|x| x.eq_ignore_ascii_case(e)))
+}
+
+/// The system dialog, blocking until it closes (as `rfd`'s own dialogs do).
+fn system_dialog(request: &Request, start_dir: Option<&Path>) -> Option<PathBuf> {
+    let mut dialog = rfd::FileDialog::new();
+    if let Some(dir) = start_dir {
+        dialog = dialog.set_directory(dir);
+    }
+    match request {
+        Request::OpenTrace => dialog
+            .set_title("Open an Nsight Systems trace")
+            .add_filter("Nsight Systems traces", TRACE_EXTENSIONS)
+            .add_filter("SQLite export", &["sqlite"])
+            .add_filter("Nsight Systems report", &["nsys-rep", "qdrep"])
+            .add_filter("All files", &["*"])
+            .pick_file(),
+        Request::SaveCsv { file_name } => dialog
+            .set_title("Export as CSV")
+            .add_filter("CSV", &["csv"])
+            .set_file_name(file_name)
+            .save_file(),
+    }
+}
+
+type Shared = Arc<Mutex<FileDialogs>>;
+
+fn shared(ctx: &Context) -> Shared {
+    ctx.data_mut(|d| {
+        d.get_temp_mut_or_insert_with(Id::unique("sightline_file_dialogs"), || {
+            Arc::new(Mutex::new(FileDialogs::detect()))
+        })
+        .clone()
+    })
+}
+
+/// Runs `f` on the file dialogs of `ctx`'s window (made by [`FileDialogs::detect`] at first).
+pub fn with<R>(ctx: &Context, f: impl FnOnce(&mut FileDialogs) -> R) -> R {
+    let dialogs = shared(ctx);
+    let mut dialogs = dialogs.lock();
+    f(&mut dialogs)
+}
+
+/// Makes `dialogs` the file dialogs of `ctx`'s window (tests; a setting).
+pub fn install(ctx: &Context, dialogs: FileDialogs) {
+    ctx.data_mut(|d| {
+        d.insert_temp(
+            Id::unique("sightline_file_dialogs"),
+            Arc::new(Mutex::new(dialogs)),
+        )
+    });
+}
+
+/// Asks for a trace to open (File → Open…), starting in `start_folder` when it is a folder;
+/// [`take`] of [`FilePurpose::OpenTrace`] gives it.
+pub fn open_trace(ctx: &Context, start_folder: Option<&Path>) {
+    with(ctx, |d| {
+        if let Some(folder) = start_folder.filter(|f| f.is_dir()) {
+            d.set_start_dir(folder);
+        }
+        d.open_trace();
+    });
+    ctx.request_repaint();
+}
+
+/// When `asked`, asks where to save a CSV named `file_name` by default; returns the path chosen
+/// for `purpose` once there is one (call every frame the asker is drawn).
+pub fn csv_path(
+    ctx: &Context,
+    asked: bool,
+    purpose: FilePurpose,
+    file_name: &str,
+) -> Option<PathBuf> {
+    with(ctx, |d| {
+        if asked {
+            d.save_csv(purpose.clone(), file_name);
+        }
+        d.take(&purpose)
+    })
+}
+
+/// The path chosen for `purpose`, once.
+pub fn take(ctx: &Context, purpose: &FilePurpose) -> Option<PathBuf> {
+    with(ctx, |d| d.take(purpose))
+}
+
+/// Draws the in-window browser while it is open; call once a frame.
+pub fn show(ctx: &Context) {
+    with(ctx, |d| d.show(ctx));
+}
+
+/// Why the built-in browser is used, for the status bar.
+pub fn notice(ctx: &Context) -> Option<String> {
+    with(ctx, |d| d.notice().map(str::to_string))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOTHING: SystemProbe = SystemProbe {
+        portal: false,
+        zenity: false,
+        native: false,
+    };
+
+    #[test]
+    fn the_setting_forces_either_dialog() {
+        let all = SystemProbe {
+            portal: true,
+            zenity: true,
+            native: true,
+        };
+        assert!(matches!(
+            choose_backend(Some("builtin"), all),
+            DialogBackend::Builtin { reason } if reason.contains(ENV_VAR)
+        ));
+        assert_eq!(
+            choose_backend(Some("system"), NOTHING),
+            DialogBackend::System
+        );
+    }
+
+    #[test]
+    fn no_portal_and_no_zenity_means_the_browser() {
+        assert_eq!(
+            choose_backend(None, NOTHING),
+            DialogBackend::Builtin {
+                reason: NO_SYSTEM_DIALOG.to_string()
+            }
+        );
+        assert_eq!(
+            choose_backend(Some("auto"), NOTHING),
+            choose_backend(None, NOTHING)
+        );
+        for probe in [
+            SystemProbe {
+                portal: true,
+                ..NOTHING
+            },
+            SystemProbe {
+                zenity: true,
+                ..NOTHING
+            },
+            SystemProbe {
+                native: true,
+                ..NOTHING
+            },
+        ] {
+            assert_eq!(
+                choose_backend(None, probe),
+                DialogBackend::System,
+                "{probe:?}"
+            );
+        }
+    }
+
+    fn scratch(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "sightline-file-dialog-{tag}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).ok();
+        dir
+    }
+
+    #[test]
+    fn the_portal_needs_its_service_file_and_a_bus() {
+        let data = scratch("data");
+        let runtime = scratch("runtime");
+        let dirs = Some(data.clone().into_os_string());
+        assert!(!portal_service_installed(None, None, dirs.clone()));
+        let services = data.join("dbus-1/services");
+        std::fs::create_dir_all(&services).ok();
+        std::fs::write(services.join("org.freedesktop.portal.Desktop.service"), "").ok();
+        assert!(portal_service_installed(None, None, dirs));
+
+        assert!(!session_bus_reachable(
+            None,
+            Some(runtime.clone().into_os_string())
+        ));
+        assert!(!session_bus_reachable(None, None));
+        let socket = runtime.join("bus");
+        let address = format!("unix:path={},guid=0", socket.display());
+        assert!(!session_bus_reachable(Some(address.clone().into()), None));
+        std::fs::write(&socket, "").ok();
+        assert!(session_bus_reachable(None, Some(runtime.into_os_string())));
+        assert!(session_bus_reachable(Some(address.into()), None));
+        assert!(session_bus_reachable(
+            Some("unix:abstract=/tmp/x".into()),
+            None
+        ));
+    }
+
+    #[test]
+    fn zenity_is_looked_up_on_path() {
+        let bin = scratch("bin");
+        let path = Some(std::env::join_paths([&bin]).unwrap_or_default());
+        assert!(!on_path("zenity", path.clone()));
+        std::fs::write(bin.join("zenity"), "").ok();
+        assert!(on_path("zenity", path));
+        assert!(!on_path("zenity", None));
+    }
+
+    #[test]
+    fn a_chosen_path_goes_to_its_asker_once() {
+        let mut d = FileDialogs::builtin("test");
+        d.choose(FilePurpose::SaveStatsCsv, PathBuf::from("/tmp/x/stats"));
+        d.choose(FilePurpose::OpenTrace, PathBuf::from("/tmp/y/a.sqlite"));
+        assert_eq!(d.take(&FilePurpose::SaveDiffCsv), None);
+        // A CSV saved without an extension gets one.
+        assert_eq!(
+            d.take(&FilePurpose::SaveStatsCsv),
+            Some(PathBuf::from("/tmp/x/stats.csv"))
+        );
+        assert_eq!(d.take(&FilePurpose::SaveStatsCsv), None);
+        assert_eq!(
+            d.take(&FilePurpose::OpenTrace),
+            Some(PathBuf::from("/tmp/y/a.sqlite"))
+        );
+        // The next dialog starts where the last file was chosen.
+        assert_eq!(d.start_dir(), Some(Path::new("/tmp/y")));
+    }
+
+    #[test]
+    fn the_browser_lists_traces_for_open_and_csv_for_save() {
+        assert!(has_extension(Path::new("a/moe.sqlite"), TRACE_EXTENSIONS));
+        assert!(has_extension(Path::new("a/r.NSYS-REP"), TRACE_EXTENSIONS));
+        assert!(!has_extension(Path::new("a/notes.txt"), TRACE_EXTENSIONS));
+        assert!(!has_extension(Path::new("a/sqlite"), TRACE_EXTENSIONS));
+        let mut d = FileDialogs::builtin("test");
+        d.open_trace();
+        assert_eq!(d.browsing(), Some(&FilePurpose::OpenTrace));
+        d.save_csv(FilePurpose::SaveDiffCsv, "diff.csv");
+        assert_eq!(d.browsing(), Some(&FilePurpose::SaveDiffCsv));
+    }
+}
