@@ -93,8 +93,9 @@ pub struct SummaryArgs {
     /// Only events starting in START:END (ns, or with a unit: 1.2s:1.5s, 100ms:, :20us).
     #[arg(long)]
     pub range: Option<String>,
-    /// Kernels whose name matches REGEX (any case) are communication in `comm_overlap` (default
-    /// `nccl`); the same as `comm_overlap:comm=REGEX`, without the `:`/`,` the spec splits on.
+    /// Kernels whose name matches REGEX (any case) are communication in `comm_overlap` (default:
+    /// NCCL/RCCL kernels and all-reduce, all-gather, reduce-scatter, all-to-all names); the same
+    /// as `comm_overlap:comm=REGEX`, without the `:`/`,` the spec splits on.
     #[arg(long, value_name = "REGEX")]
     pub comm: Option<String>,
     #[command(flatten)]

@@ -191,9 +191,8 @@ fn rows_the_loader_skipped_are_named_on_stderr() {
         .expect("run sightline");
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let line = format!(
-        "moe_damaged.sqlite: {changed} memory copy rows end before they start (skipped)"
-    );
+    let line =
+        format!("moe_damaged.sqlite: {changed} memory copy rows end before they start (skipped)");
     assert!(
         stderr.contains("warning: ") && stderr.contains(&line),
         "{stderr}"

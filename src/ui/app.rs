@@ -753,7 +753,10 @@ pub fn status_lines(ui: &mut Ui, tab: &mut TraceTab) {
         });
         warnings::window(ui.ctx(), &d.trace.warnings, &mut tab.show_warnings);
     }
-    if let Some(notice) = file_dialog::notice(ui.ctx()) {
+    // Why the built-in browser is used, while it is open (not before anyone asked for a file).
+    if file_dialog::with(ui.ctx(), |d| d.browsing().is_some())
+        && let Some(notice) = file_dialog::notice(ui.ctx())
+    {
         ui.weak(notice);
     }
 }
