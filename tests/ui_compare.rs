@@ -20,7 +20,10 @@ use sightline::ui::SightlineApp;
 use sightline::ui::timeline::{GroupId, TimeToX};
 
 fn app_with(files: &[&str], compare: bool) -> Harness<'static, SightlineApp> {
-    let paths: Vec<PathBuf> = files.iter().map(|f| common::fixture(f)).collect();
+    app_with_paths(files.iter().map(|f| common::fixture(f)).collect(), compare)
+}
+
+fn app_with_paths(paths: Vec<PathBuf>, compare: bool) -> Harness<'static, SightlineApp> {
     let mut h = Harness::builder()
         .with_size(Vec2::new(1600.0, 1000.0))
         .with_step_dt(0.01)
@@ -366,15 +369,7 @@ fn a_broken_file_shows_its_error_in_its_half_only_and_gpu_counts_may_differ() {
     let dir = common::scratch_dir("ui-compare");
     let bad = dir.join("broken.sqlite");
     std::fs::write(&bad, "not a database\n".repeat(40)).expect("write");
-    let mut h = Harness::builder()
-        .with_size(Vec2::new(1600.0, 1000.0))
-        .with_step_dt(0.01)
-        .with_max_steps(20)
-        .build_ui_state(
-            |ui, app: &mut SightlineApp| app.ui(ui),
-            SightlineApp::with_files(vec![common::fixture("moe"), bad.clone()], true),
-        );
-    settle(&mut h);
+    let h = app_with_paths(vec![common::fixture("moe"), bad.clone()], true);
     let app = h.state();
     assert!(app.compare.is_some());
     assert!(app.tabs[0].error.is_none() && app.tabs[0].document.is_some());
