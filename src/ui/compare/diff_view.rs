@@ -16,12 +16,12 @@ use crate::analysis::align::Alignment;
 use crate::analysis::diff::{self, DiffRow, HeadlineRow, Status as RowStatus};
 use crate::analysis::headline;
 use crate::analysis::{
-    AttributionScope, ExclusionRule, Filter, REPORTS, ReportInput, ReportOptions, RowEvents, Table,
-    TimeRange, exclude_warmup,
+    AttributionScope, ExclusionRule, Filter, REPORTS, ReportInput, ReportOptions, Table, TimeRange,
+    exclude_warmup,
 };
 use crate::trace::Trace;
 use crate::ui::file_dialog::{self, FilePurpose};
-use crate::ui::panels::analysis::{Worker, export_table};
+use crate::ui::panels::analysis::{Worker, export_table, row_events};
 use crate::ui::timeline::{self, EventRef};
 use crate::ui::workspace::event_kind;
 
@@ -190,13 +190,11 @@ pub fn compute(traces: [&Trace; 2], key: &DiffKey) -> DiffResult {
                 .get(columns.name)
                 .map(|c| c.csv_text())
                 .unwrap_or_default();
-            if let RowEvents::Events(events) = &row.events {
-                out.events[k].entry(name).or_default().extend(
-                    events
-                        .iter()
-                        .map(|e| EventRef::new(event_kind(e.table), e.index as usize)),
-                );
-            }
+            out.events[k].entry(name).or_default().extend(
+                row_events(row)
+                    .into_iter()
+                    .map(|(table, i)| EventRef::new(event_kind(table), i)),
+            );
         }
     }
     out
@@ -277,7 +275,7 @@ pub fn show(
                 for (i, c) in row.cells.iter().enumerate() {
                     let text = c.csv_text();
                     if i == 4 {
-                        ui.label(delta_text(c.number(), &text, false));
+                        ui.label(delta_text(c.number(), &text));
                     } else {
                         ui.label(text);
                     }
@@ -365,12 +363,11 @@ pub fn show(
                         }
                         let (b, n) = (row.base.unwrap_or_default(), row.new.unwrap_or_default());
                         let d = row.delta_total();
-                        ui.label(delta_text(Some(d), &num(d), true));
+                        ui.label(delta_text(Some(d), &num(d)));
                         let pct = diff::delta_percent(row.base_total(), row.new_total());
                         ui.label(delta_text(
                             pct,
                             &pct.map_or(String::new(), |v| format!("{v:.1}")),
-                            false,
                         ));
                         ui.label(num(b.total));
                         ui.label(num(n.total));
@@ -386,7 +383,6 @@ pub fn show(
                         ui.label(delta_text(
                             avg,
                             &avg.map_or(String::new(), |v| format!("{v:.1}")),
-                            false,
                         ));
                         let status = row.status();
                         let color = match status {
@@ -409,7 +405,7 @@ pub fn show(
 }
 
 /// A delta coloured: green when smaller (faster), red when larger.
-fn delta_text(value: Option<f64>, text: &str, _whole: bool) -> RichText {
+fn delta_text(value: Option<f64>, text: &str) -> RichText {
     let t = RichText::new(text).monospace();
     match value {
         Some(v) if v < 0.0 => t.color(Color32::from_rgb(0x4c, 0xaf, 0x50)),

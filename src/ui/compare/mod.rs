@@ -39,6 +39,9 @@ pub struct CompareView {
     /// The relative range selection both halves show.
     shared_range: Option<(i64, i64)>,
     initialized: bool,
+    /// The baseline's repeated NVTX range names with their counts (the alignment picker's
+    /// list), found once when both runs are loaded.
+    pub repeated_names: Vec<(String, usize)>,
     /// The alignment picker's NVTX name and index.
     pick_name: String,
     pick_index: usize,
@@ -57,6 +60,7 @@ impl CompareView {
             shared: (0.0, 1.0),
             shared_range: None,
             initialized: false,
+            repeated_names: Vec::new(),
             pick_name: String::new(),
             pick_index: 0,
             diff: DiffPanel::default(),
@@ -148,6 +152,7 @@ impl CompareView {
             self.views[k] = state;
         }
         let traces = [docs[0].0, docs[1].0];
+        self.repeated_names = align::repeated_nvtx_names(traces[0]);
         let alignment = self
             .alignment
             .clone()
@@ -273,11 +278,13 @@ fn half(ui: &mut Ui, k: usize, tab: &TraceTab, cv: &mut CompareView, palette: &P
         ui.add_space(6.0);
         ui.strong(role);
         ui.label(tab.title());
-        if let (Some(d), Some(a)) = (&tab.document, &cv.alignment) {
+        if tab.document.is_some()
+            && let Some(a) = &cv.alignment
+        {
             ui.weak(format!(
                 "· 0 = {} at {}",
                 a.describe(),
-                timeline::format_duration((cv.offsets[k] - d.trace.first_ns.min(0)) as f64)
+                timeline::format_duration(cv.offsets[k] as f64)
             ));
         }
     });
@@ -320,7 +327,6 @@ fn alignment_bar(ui: &mut Ui, cv: &mut CompareView, docs: [(&Trace, &TimelineMod
         {
             chosen = Some(Alignment::FirstGpuOp);
         }
-        let names = align::repeated_nvtx_names(traces[0]);
         let is_nvtx = matches!(current, Some(Alignment::Nvtx { .. }));
         ui.separator();
         let label = if is_nvtx {
@@ -335,7 +341,7 @@ fn alignment_bar(ui: &mut Ui, cv: &mut CompareView, docs: [(&Trace, &TimelineMod
                 cv.pick_name.clone()
             })
             .show_ui(ui, |ui| {
-                for (name, count) in &names {
+                for (name, count) in &cv.repeated_names {
                     if ui
                         .selectable_label(cv.pick_name == *name, format!("{name} (×{count})"))
                         .clicked()

@@ -364,7 +364,7 @@ impl TimelineModel {
                 row.title = format!("{} · peak {peak:.0} MiB", row.title);
             }
         }
-        let row_of = rows.iter().enumerate().map(|(i, r)| (r.kind, i)).collect();
+        let row_of = row_lookup(&rows);
 
         let mut kernel_colors = vec![Color32::GRAY; trace.strings.len()];
         let mut seen = vec![false; trace.strings.len()];
@@ -450,12 +450,7 @@ impl TimelineModel {
                 },
             );
         }
-        self.row_of = self
-            .rows
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.kind, i))
-            .collect();
+        self.row_of = row_lookup(&self.rows);
         self.comm = Some(comm);
     }
 
@@ -483,12 +478,7 @@ impl TimelineModel {
             index += 1;
             keep(index - 1, r)
         });
-        self.row_of = self
-            .rows
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.kind, i))
-            .collect();
+        self.row_of = row_lookup(&self.rows);
     }
 
     /// The row index of a row kind, if the trace has that row.
@@ -596,4 +586,9 @@ pub fn stream_of(trace: &Trace, event: EventRef) -> Option<usize> {
         return Some(guess);
     }
     trace.streams.iter().position(|s| slice_of(s).contains(&i))
+}
+
+/// Where each row kind is in `rows`.
+fn row_lookup(rows: &[Row]) -> HashMap<RowKind, usize> {
+    rows.iter().enumerate().map(|(i, r)| (r.kind, i)).collect()
 }
