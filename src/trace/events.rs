@@ -91,6 +91,8 @@ pub struct Kernels {
     pub file_order: Vec<u32>,
     /// `greenContextId` (CUDA 12.4+); 0 when none, or when the export predates the column.
     pub green_context: Vec<u32>,
+    /// PyTorch's `External id` (the operator that launched it); empty in nsys exports.
+    pub external_id: Vec<u64>,
 }
 
 /// Direction of a memory copy, the CUPTI `copyKind` value.
@@ -182,6 +184,8 @@ pub struct Memcpys {
     pub green_context: Vec<u32>,
     /// `virtualAddress` of a unified-memory migration (the page range moved); 0 when none.
     pub virtual_address: Vec<u64>,
+    /// PyTorch's `External id` (the operator that launched it); empty in nsys exports.
+    pub external_id: Vec<u64>,
 }
 
 /// Memory sets (`CUPTI_ACTIVITY_KIND_MEMSET`); `spans.name` is `[CUDA memset]`.
@@ -197,6 +201,8 @@ pub struct Memsets {
     pub file_order: Vec<u32>,
     /// `greenContextId`, 0 when none.
     pub green_context: Vec<u32>,
+    /// PyTorch's `External id` (the operator that launched it); empty in nsys exports.
+    pub external_id: Vec<u64>,
 }
 
 /// CUDA runtime or driver API call (`CUPTI_ACTIVITY_KIND_RUNTIME`); `spans.name` is the raw name
@@ -218,6 +224,8 @@ pub struct ApiCalls {
     /// The call's backtrace (`--cudabacktrace`) in `trace.stacks`, [`super::NO_STACK`] when none.
     /// The loader reads the file's `callchainId` here and turns it into a stack id.
     pub callchain: Vec<u32>,
+    /// PyTorch's `External id` (the operator that launched it); empty in nsys exports.
+    pub external_id: Vec<u64>,
 }
 
 /// How an NVTX range was made.
@@ -242,7 +250,43 @@ impl NvtxStyle {
     }
 }
 
+/// What made a range: an NVTX range in an nsys export, or one of PyTorch's own ranges in a
+/// PyTorch profiler (Kineto) trace. Ranges of one kind nest among themselves, so each kind has
+/// its own rows on a thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(u8)]
+pub enum RangeKind {
+    /// `record_function` and `ProfilerStep#N` on a CPU thread (Kineto `user_annotation`).
+    Annotation,
+    /// A PyTorch operator (Kineto `cpu_op`, 2021 schema `Operator`).
+    Operator,
+    /// NVTX (nsys exports).
+    #[default]
+    Nvtx,
+    /// A Python frame (`with_stack`: Kineto `python_function`).
+    Python,
+    /// A `record_function` range as the GPU ran it (Kineto `gpu_user_annotation`), on a GPU lane.
+    GpuAnnotation,
+}
+
+impl RangeKind {
+    /// Row titles and legends: "Annotations", "Operators", ...
+    pub fn label(self) -> &'static str {
+        match self {
+            RangeKind::Annotation => "Annotations",
+            RangeKind::Operator => "Operators",
+            RangeKind::Nvtx => "NVTX",
+            RangeKind::Python => "Python",
+            RangeKind::GpuAnnotation => "GPU annotations",
+        }
+    }
+}
+
 /// NVTX ranges and marks (`NVTX_EVENTS`); `spans.name` is the text, without the domain.
+///
+/// A PyTorch profiler trace keeps its operators, annotations and Python frames here too, told
+/// apart by [`NvtxRanges::kind`]; its GPU annotations are on GPU lanes (threads whose
+/// `gpu_lane` is set).
 #[derive(Debug, Default, Clone)]
 pub struct NvtxRanges {
     pub spans: Spans,
@@ -262,6 +306,22 @@ pub struct NvtxRanges {
     /// The row has an `endGlobalTid`: a start/end range ended on another thread. nsys's
     /// projection and range-kernel reports leave such ranges out (`endGlobalTid IS NULL`).
     pub ended_on_other_thread: Vec<bool>,
+    /// What made each range; empty when every range is NVTX (nsys exports). Read it with
+    /// [`NvtxRanges::kind_of`].
+    pub kind: Vec<RangeKind>,
+    /// PyTorch's `External id` of each range (empty in nsys exports): the id its CUDA calls and GPU
+    /// work carry in their own `external_id`.
+    pub external_id: Vec<u64>,
+    /// `Input Dims` of each range as PyTorch prints `input_shapes` (`[[2048, 2048], []]`); empty
+    /// in nsys exports, [`super::strings::StringTable::EMPTY`] where the trace has none.
+    pub input_shapes: Vec<StrId>,
+}
+
+impl NvtxRanges {
+    /// What made range `i`.
+    pub fn kind_of(&self, i: usize) -> RangeKind {
+        self.kind.get(i).copied().unwrap_or_default()
+    }
 }
 
 /// OS runtime calls (`OSRT_API`).
@@ -323,6 +383,7 @@ impl Kernels {
 
     /// Moves every row of `other` to the end of `self`.
     pub fn append(&mut self, other: &mut Self) {
+        self.external_id.append(&mut other.external_id);
         self.spans.append(&mut other.spans);
         self.short_name.append(&mut other.short_name);
         self.mangled_name.append(&mut other.mangled_name);
@@ -354,6 +415,7 @@ impl Kernels {
         permute(&mut self.api_call, order);
         permute(&mut self.file_order, order);
         permute(&mut self.green_context, order);
+        permute(&mut self.external_id, order);
     }
 }
 
@@ -388,6 +450,7 @@ impl Memcpys {
         self.file_order.append(&mut other.file_order);
         self.green_context.append(&mut other.green_context);
         self.virtual_address.append(&mut other.virtual_address);
+        self.external_id.append(&mut other.external_id);
     }
 
     pub fn permute(&mut self, order: &[u32]) {
@@ -403,6 +466,7 @@ impl Memcpys {
         permute(&mut self.file_order, order);
         permute(&mut self.green_context, order);
         permute(&mut self.virtual_address, order);
+        permute(&mut self.external_id, order);
     }
 }
 
@@ -427,6 +491,7 @@ impl Memsets {
         self.mem_kind.append(&mut other.mem_kind);
         self.file_order.append(&mut other.file_order);
         self.green_context.append(&mut other.green_context);
+        self.external_id.append(&mut other.external_id);
     }
 
     pub fn permute(&mut self, order: &[u32]) {
@@ -437,6 +502,7 @@ impl Memsets {
         permute(&mut self.mem_kind, order);
         permute(&mut self.file_order, order);
         permute(&mut self.green_context, order);
+        permute(&mut self.external_id, order);
     }
 }
 
@@ -471,6 +537,7 @@ impl ApiCalls {
         self.return_value.append(&mut other.return_value);
         self.file_order.append(&mut other.file_order);
         self.callchain.append(&mut other.callchain);
+        self.external_id.append(&mut other.external_id);
     }
 
     pub fn permute(&mut self, order: &[u32]) {
@@ -480,6 +547,7 @@ impl ApiCalls {
         permute(&mut self.return_value, order);
         permute(&mut self.file_order, order);
         permute(&mut self.callchain, order);
+        permute(&mut self.external_id, order);
     }
 }
 
@@ -494,6 +562,9 @@ impl NvtxRanges {
         permute(&mut self.unclosed, order);
         permute(&mut self.row_id, order);
         permute(&mut self.ended_on_other_thread, order);
+        permute(&mut self.kind, order);
+        permute(&mut self.external_id, order);
+        permute(&mut self.input_shapes, order);
     }
 }
 

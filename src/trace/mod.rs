@@ -12,6 +12,7 @@ pub mod openmp;
 pub mod profiler_overhead;
 pub mod strings;
 pub mod thread_states;
+pub mod torch;
 mod tracks;
 pub mod unified_memory;
 
@@ -26,6 +27,7 @@ pub use openmp::OpenMpEvents;
 pub use profiler_overhead::ProfilerOverhead;
 pub use strings::{StrId, StringTable};
 pub use thread_states::ThreadStates;
+pub use torch::{TorchInfo, TorchMemoryEvents, TraceFormat};
 pub use tracks::*;
 pub use unified_memory::{CpuPageFaults, GpuPageFaults, UnifiedMemory, UnifiedMemoryTables};
 
@@ -92,6 +94,10 @@ pub struct Trace {
     /// The nsys version that wrote the export, when the file says.
     pub exporter_version: Option<String>,
     pub warnings: LoadWarnings,
+    /// The format the trace was read from.
+    pub format: TraceFormat,
+    /// A PyTorch profiler trace's allocator events and metadata; `None` for nsys exports.
+    pub torch: Option<TorchInfo>,
 }
 
 impl Trace {

@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use super::events::RangeKind;
 use super::strings::StrId;
 use crate::index::SpanIndex;
 
@@ -79,14 +80,38 @@ pub struct ThreadTrack {
     pub priority: Option<i32>,
     pub api_calls: Slice,
     pub osrt: Slice,
-    /// NVTX ranges, one slice per nesting depth (index 0 outermost).
+    /// NVTX ranges, one slice per nesting depth (index 0 outermost). In a PyTorch trace, the
+    /// levels of each [`RangeKind`] follow one another (annotations, operators, Python frames):
+    /// `level_kinds` says which kind each level holds.
     pub nvtx_levels: Vec<Slice>,
+    /// The kind of each of `nvtx_levels`; empty when all are NVTX.
+    pub level_kinds: Vec<RangeKind>,
+    /// Set for a lane of GPU-side ranges (a PyTorch trace's `gpu_user_annotation` of that device):
+    /// drawn under the GPU, not under a process.
+    pub gpu_lane: Option<u32>,
     /// The thread's CPU samples: a range of `trace.cpu_samples`, by time.
     pub samples: Range<usize>,
     /// The thread's running intervals: a slice of `trace.thread_states`.
     pub running: Slice,
     /// Times of the thread's first and last scheduling event (sched-in or out), when it has any.
     pub sched_span: Option<(i64, i64)>,
+}
+
+impl ThreadTrack {
+    /// What the ranges of level `level` of `nvtx_levels` are.
+    pub fn level_kind(&self, level: usize) -> RangeKind {
+        self.level_kinds.get(level).copied().unwrap_or_default()
+    }
+
+    /// The level of `nvtx_levels` that holds ranges of `kind` at nesting `depth`.
+    pub fn level_of(&self, kind: RangeKind, depth: usize) -> Option<usize> {
+        if self.level_kinds.is_empty() {
+            return (depth < self.nvtx_levels.len()).then_some(depth);
+        }
+        let first = self.level_kinds.iter().position(|&k| k == kind)?;
+        let level = first + depth;
+        (self.level_kinds.get(level) == Some(&kind)).then_some(level)
+    }
 }
 
 /// GPU memory in use by one process on one device, as a step function.

@@ -300,13 +300,13 @@ pub fn assemble(parts: Parts) -> Trace {
     let osrt_runs: HashMap<i64, Range<usize>> = osrt_runs.into_iter().collect();
     let sample_runs: HashMap<i64, Range<usize>> = sample_runs.into_iter().collect();
     let running_runs: HashMap<i64, Range<usize>> = running_runs.into_iter().collect();
-    let mut nvtx_runs: HashMap<i64, Vec<Range<usize>>> = HashMap::new();
-    for ((tid, depth), r) in nvtx_keys {
-        let levels = nvtx_runs.entry(tid).or_default();
-        while levels.len() < depth as usize {
-            levels.push(r.start..r.start);
-        }
+    // Each thread's levels: those of each range kind in turn (`nvtx_keys` is in (thread, kind,
+    // depth) order), with the kind of each level.
+    let mut nvtx_runs: HashMap<i64, (Vec<Range<usize>>, Vec<RangeKind>)> = HashMap::new();
+    for ((tid, kind, _), r) in nvtx_keys {
+        let (levels, kinds) = nvtx_runs.entry(tid).or_default();
         levels.push(r);
+        kinds.push(kind);
     }
     let mut thread_names: HashMap<i64, StrId> = HashMap::new();
     for (g, name) in &names.threads {
@@ -332,13 +332,20 @@ pub fn assemble(parts: Parts) -> Trace {
                 osrt: slice(osrt_runs.get(&g), &osrt.spans),
                 nvtx_levels: nvtx_runs
                     .get(&g)
-                    .map(|levels| {
+                    .map(|(levels, _)| {
                         levels
                             .iter()
                             .map(|r| Slice::new(r.clone(), &nv.spans.start_ns, &nv.spans.end_ns))
                             .collect()
                     })
                     .unwrap_or_default(),
+                // NVTX alone (nsys exports) leaves the list empty: every level is NVTX.
+                level_kinds: nvtx_runs
+                    .get(&g)
+                    .filter(|(_, kinds)| kinds.iter().any(|&k| k != RangeKind::Nvtx))
+                    .map(|(_, kinds)| kinds.clone())
+                    .unwrap_or_default(),
+                gpu_lane: None,
                 samples: sample_runs.get(&g).cloned().unwrap_or(0..0),
                 running: Slice::new(
                     running_runs.get(&g).cloned().unwrap_or(0..0),
@@ -422,6 +429,8 @@ pub fn assemble(parts: Parts) -> Trace {
         last_ns,
         exporter_version,
         warnings,
+        format: TraceFormat::NsysSqlite,
+        torch: None,
     }
 }
 
@@ -579,18 +588,31 @@ fn link_gpu_ops_to_api_calls(
     );
 }
 
-/// Assigns each NVTX range its nesting depth on its thread, then orders the table by
-/// (thread, depth, start) so every depth of every thread is one slice. Returns each
-/// (thread, depth) with its rows.
-fn sort_nvtx_by_depth(nv: &mut NvtxRanges) -> Vec<((i64, u16), Range<usize>)> {
-    // By (thread, start, longest first): a counting sort by thread, then each thread's rows.
-    let (ranks, tids) = dense_ranks(&nv.global_tid);
-    let (mut order, thread_rows) = order_by_track_and_start(&ranks, tids.len(), &nv.spans.start_ns);
+/// Assigns each NVTX range its nesting depth among the ranges of its kind on its thread, then
+/// orders the table by (thread, kind, depth, start) so every depth of every kind of every thread is
+/// one slice. Returns each (thread, kind, depth) with its rows.
+fn sort_nvtx_by_depth(nv: &mut NvtxRanges) -> Vec<((i64, RangeKind, u16), Range<usize>)> {
+    // By (thread, kind, start, longest first): a counting sort by track, then each track's rows.
+    let tracks: Vec<(i64, RangeKind)> = if nv.kind.is_empty() {
+        nv.global_tid
+            .iter()
+            .map(|&g| (g, RangeKind::Nvtx))
+            .collect()
+    } else {
+        nv.global_tid
+            .iter()
+            .copied()
+            .zip(nv.kind.iter().copied())
+            .collect()
+    };
+    let (ranks, keys) = dense_ranks(&tracks);
+    drop(tracks);
+    let (mut order, track_rows) = order_by_track_and_start(&ranks, keys.len(), &nv.spans.start_ns);
     drop(ranks);
     let (start_ns, end_ns) = (&nv.spans.start_ns, &nv.spans.end_ns);
-    let mut buckets: Vec<&mut [u32]> = Vec::with_capacity(thread_rows.len());
+    let mut buckets: Vec<&mut [u32]> = Vec::with_capacity(track_rows.len());
     let mut rest: &mut [u32] = &mut order;
-    for r in &thread_rows {
+    for r in &track_rows {
         let (bucket, tail) = rest.split_at_mut(r.len());
         buckets.push(bucket);
         rest = tail;
@@ -602,8 +624,8 @@ fn sort_nvtx_by_depth(nv: &mut NvtxRanges) -> Vec<((i64, u16), Range<usize>)> {
     nv.permute(&order);
     // A range nests inside the innermost open range that ends no earlier than it starts.
     let mut open: Vec<i64> = Vec::new();
-    let mut max_depth = vec![0u16; thread_rows.len()];
-    for (t, rows) in thread_rows.iter().enumerate() {
+    let mut max_depth = vec![0u16; track_rows.len()];
+    for (t, rows) in track_rows.iter().enumerate() {
         open.clear();
         for i in rows.clone() {
             let (s, e) = (nv.spans.start_ns[i], nv.spans.end_ns[i]);
@@ -616,9 +638,9 @@ fn sort_nvtx_by_depth(nv: &mut NvtxRanges) -> Vec<((i64, u16), Range<usize>)> {
             open.push(e);
         }
     }
-    // Within each thread, a stable counting sort by depth keeps the start order of each depth.
+    // Within each track, a stable counting sort by depth keeps the start order of each depth.
     let mut out = Vec::new();
-    for (t, rows) in thread_rows.iter().enumerate() {
+    for (t, rows) in track_rows.iter().enumerate() {
         let levels = max_depth[t] as usize + 1;
         let mut offsets = vec![0usize; levels + 1];
         for i in rows.clone() {
@@ -630,7 +652,7 @@ fn sort_nvtx_by_depth(nv: &mut NvtxRanges) -> Vec<((i64, u16), Range<usize>)> {
         for d in 0..levels {
             let r = rows.start + offsets[d]..rows.start + offsets[d + 1];
             if !r.is_empty() {
-                out.push(((tids[t], d as u16), r));
+                out.push(((keys[t].0, keys[t].1, d as u16), r));
             }
         }
         for i in rows.clone() {

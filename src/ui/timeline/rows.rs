@@ -502,10 +502,14 @@ impl TimelineModel {
             EventKind::ApiCall => RowKind::ApiCalls {
                 thread: self.thread_of(*trace.api_calls.global_tid.get(i)?)?,
             },
-            EventKind::Nvtx => RowKind::Nvtx {
-                thread: self.thread_of(*trace.nvtx.global_tid.get(i)?)?,
-                depth: usize::from(*trace.nvtx.depth.get(i)?),
-            },
+            EventKind::Nvtx => {
+                let thread = self.thread_of(*trace.nvtx.global_tid.get(i)?)?;
+                let depth = usize::from(*trace.nvtx.depth.get(i)?);
+                RowKind::Nvtx {
+                    thread,
+                    depth: trace.threads[thread].level_of(trace.nvtx.kind_of(i), depth)?,
+                }
+            }
             EventKind::Osrt => RowKind::Osrt {
                 thread: trace
                     .threads
