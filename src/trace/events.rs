@@ -186,6 +186,9 @@ pub struct Memcpys {
     pub virtual_address: Vec<u64>,
     /// PyTorch's `External id` (the operator that launched it); empty in nsys exports.
     pub external_id: Vec<u64>,
+    /// The name a PyTorch trace gives it (`Memcpy HtoD (Pageable -> Device)`, `Memset (Device)`),
+    /// which PyTorch's own tables group by; empty in nsys exports.
+    pub kineto_name: Vec<StrId>,
 }
 
 /// Memory sets (`CUPTI_ACTIVITY_KIND_MEMSET`); `spans.name` is `[CUDA memset]`.
@@ -203,6 +206,9 @@ pub struct Memsets {
     pub green_context: Vec<u32>,
     /// PyTorch's `External id` (the operator that launched it); empty in nsys exports.
     pub external_id: Vec<u64>,
+    /// The name a PyTorch trace gives it (`Memcpy HtoD (Pageable -> Device)`, `Memset (Device)`),
+    /// which PyTorch's own tables group by; empty in nsys exports.
+    pub kineto_name: Vec<StrId>,
 }
 
 /// CUDA runtime or driver API call (`CUPTI_ACTIVITY_KIND_RUNTIME`); `spans.name` is the raw name
@@ -451,6 +457,7 @@ impl Memcpys {
         self.green_context.append(&mut other.green_context);
         self.virtual_address.append(&mut other.virtual_address);
         self.external_id.append(&mut other.external_id);
+        self.kineto_name.append(&mut other.kineto_name);
     }
 
     pub fn permute(&mut self, order: &[u32]) {
@@ -467,6 +474,7 @@ impl Memcpys {
         permute(&mut self.green_context, order);
         permute(&mut self.virtual_address, order);
         permute(&mut self.external_id, order);
+        permute(&mut self.kineto_name, order);
     }
 }
 
@@ -492,6 +500,7 @@ impl Memsets {
         self.file_order.append(&mut other.file_order);
         self.green_context.append(&mut other.green_context);
         self.external_id.append(&mut other.external_id);
+        self.kineto_name.append(&mut other.kineto_name);
     }
 
     pub fn permute(&mut self, order: &[u32]) {
@@ -503,6 +512,7 @@ impl Memsets {
         permute(&mut self.file_order, order);
         permute(&mut self.green_context, order);
         permute(&mut self.external_id, order);
+        permute(&mut self.kineto_name, order);
     }
 }
 
