@@ -1,7 +1,9 @@
-//! Loaders: one module per input format, each producing a [`Trace`]. Today that is the SQLite
-//! export of Nsight Systems (`nsys export --type=sqlite`), and Nsight Systems reports
-//! (`.nsys-rep`), which [`nsys_rep`] converts to that export first.
+//! Loaders: one module per input format, each producing a [`Trace`]: the SQLite export of
+//! Nsight Systems (`nsys export --type=sqlite`), Nsight Systems reports (`.nsys-rep`), which
+//! [`nsys_rep`] converts to that export first, and PyTorch profiler traces ([`kineto`]). The format
+//! is told by the file's first bytes, not its name.
 
+pub mod kineto;
 pub mod nsys_rep;
 pub mod nsys_sqlite;
 
@@ -24,8 +26,14 @@ pub enum LoadError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path}: not an SQLite database (expected the output of `nsys export --type=sqlite`)")]
+    #[error(
+        "{path}: not a trace Sightline reads (expected an Nsight Systems export from `nsys export --type=sqlite`, an .nsys-rep report, or a PyTorch profiler trace .json / .json.gz)"
+    )]
     NotSqlite { path: PathBuf },
+    #[error("{path}: not a PyTorch profiler trace: {detail}")]
+    NotATrace { path: PathBuf, detail: String },
+    #[error("{path}: the trace holds no events to show")]
+    EmptyTrace { path: PathBuf },
     #[error("{path}: the SQLite file is damaged or truncated ({detail})")]
     Corrupt { path: PathBuf, detail: String },
     #[error(
@@ -150,6 +158,9 @@ pub fn load_file_with(path: &Path, control: &LoadControl) -> Result<Trace, LoadE
             path: path.to_path_buf(),
             source: e,
         })?;
+        if kineto::looks_like_trace(&header[..n]) {
+            return kineto::load(path, control);
+        }
         if n < 16 || &header != b"SQLite format 3\0" {
             // A report is converted into the cache and the export loaded (an SQLite file
             // merely named .nsys-rep is read as it is).

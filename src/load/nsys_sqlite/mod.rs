@@ -29,7 +29,15 @@ use crate::load::{LoadControl, LoadError, LoadProgress};
 use crate::trace::{LoadWarnings, Trace};
 use reader::{FileStrings, Reader, RowProgress};
 pub use scan::{ScanStats, bare_scan, scan_queries};
+// The assembly other formats share (`load::kineto` fills the same parts).
+pub(crate) use assemble::{Parts, assemble};
+pub(crate) use callchains::StacksRead;
+pub(crate) use gpu_ops::Read;
+pub(crate) use nvtx::NvtxRead;
+pub(crate) use samples::SamplesRead;
+pub(crate) use sched::SchedRead;
 pub use schema::Schema;
+pub(crate) use system::Names;
 
 /// Tables whose presence marks an Nsight Systems export.
 const NSYS_TABLES: &[&str] = &[
