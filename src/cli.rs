@@ -98,6 +98,10 @@ pub struct SummaryArgs {
     /// as `comm_overlap:comm=REGEX`, without the `:`/`,` the spec splits on.
     #[arg(long, value_name = "REGEX")]
     pub comm: Option<String>,
+    /// `torch_ops` (PyTorch's key_averages) splits its rows by input shape, as
+    /// `key_averages(group_by_input_shape=True)`; the same as `torch_ops:group_by_input_shape`.
+    #[arg(long)]
+    pub group_by_input_shape: bool,
     #[command(flatten)]
     pub exclusion: ExclusionArgs,
 }
@@ -158,6 +162,9 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
     };
     if let Some(pattern) = &args.comm {
         report_commands::set_comm_pattern(&mut requests, pattern)?;
+    }
+    if args.group_by_input_shape {
+        report_commands::set_group_by_input_shape(&mut requests);
     }
     for path in &args.traces {
         let trace = load_for_cli(path)?;

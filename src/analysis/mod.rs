@@ -11,6 +11,7 @@ pub mod gap_causes;
 pub mod gaps;
 pub mod headline;
 pub mod intervals;
+pub mod key_averages;
 pub mod overlap;
 pub mod range;
 pub mod reports;

@@ -64,6 +64,16 @@ pub fn set_comm_pattern(requests: &mut [ReportRequest], pattern: &str) -> Result
     Ok(())
 }
 
+/// `--group-by-input-shape`: every `torch_ops` request splits its rows by input shape.
+pub fn set_group_by_input_shape(requests: &mut [ReportRequest]) {
+    for r in requests
+        .iter_mut()
+        .filter(|r| r.report.name() == "torch_ops")
+    {
+        reports::torch_ops::group_by_input_shape(&mut r.options);
+    }
+}
+
 /// Computes and prints each request; returns the exit code (0).
 pub fn print_reports(
     trace: &Trace,

@@ -33,6 +33,7 @@ mod openacc_sum;
 mod openmp_sum;
 mod osrt_sum;
 mod thread_states;
+pub mod torch_ops;
 mod um_cpu_page_faults_sum;
 mod um_sum;
 mod um_total_sum;
@@ -125,6 +126,7 @@ pub static REPORTS: &[&dyn StatsReport] = &[
     &idle_causes::IdleCauses,
     &thread_states::ThreadStatesReport,
     &cpu_samples_sum::CpuSamplesSum,
+    &torch_ops::TorchOps,
     &cuda_gpu_trace::CudaGpuTrace,
     &cuda_api_trace::CudaApiTrace,
     &cuda_kern_exec_trace::CudaKernExecTrace,
@@ -275,6 +277,7 @@ pub fn has_data(report: &dyn StatsReport, trace: &Trace) -> bool {
             .stack
             .iter()
             .any(|&s| s != crate::trace::NO_STACK),
+        "torch_ops" => trace.torch.is_some() && trace.event_count() > 0,
         // A report the checks above do not know: computing it says.
         _ => true,
     }
