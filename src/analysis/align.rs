@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::analysis::warmup::is_warmup_name;
-use crate::trace::{NvtxStyle, Trace};
+use crate::trace::{NvtxStyle, RangeKind, Trace};
 
 /// What relative zero is in each run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,11 +41,36 @@ pub fn first_gpu_op_ns(trace: &Trace) -> Option<i64> {
     .min()
 }
 
+/// The name a range is aligned and counted by, `None` for ranges that are no candidates: marks,
+/// and in a PyTorch trace everything but its annotations (operators and Python frames repeat by
+/// the thousand). `ProfilerStep#N` is `ProfilerStep*`, as PyTorch merges the steps.
+fn range_key(trace: &Trace, i: usize) -> Option<&str> {
+    let n = &trace.nvtx;
+    if n.style[i] == NvtxStyle::Mark {
+        return None;
+    }
+    match n.kind_of(i) {
+        RangeKind::Nvtx => Some(trace.str(n.spans.name[i])),
+        RangeKind::Annotation => {
+            let name = trace.str(n.spans.name[i]);
+            Some(if name.starts_with("ProfilerStep#") {
+                PROFILER_STEP
+            } else {
+                name
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The name that stands for every `ProfilerStep#N` of a PyTorch trace.
+pub const PROFILER_STEP: &str = "ProfilerStep*";
+
 /// Starts of the NVTX ranges (not marks) named `name`, ascending.
 pub fn nvtx_instances(trace: &Trace, name: &str) -> Vec<i64> {
     let n = &trace.nvtx;
     let mut starts: Vec<i64> = (0..n.spans.len())
-        .filter(|&i| n.style[i] != NvtxStyle::Mark && trace.str(n.spans.name[i]) == name)
+        .filter(|&i| range_key(trace, i) == Some(name))
         .map(|i| n.spans.start_ns[i])
         .collect();
     starts.sort_unstable();
@@ -58,8 +83,8 @@ pub fn repeated_nvtx_names(trace: &Trace) -> Vec<(String, usize)> {
     let n = &trace.nvtx;
     let mut counts: HashMap<&str, usize> = HashMap::new();
     for i in 0..n.spans.len() {
-        if n.style[i] != NvtxStyle::Mark {
-            *counts.entry(trace.str(n.spans.name[i])).or_default() += 1;
+        if let Some(key) = range_key(trace, i) {
+            *counts.entry(key).or_default() += 1;
         }
     }
     let mut v: Vec<(String, usize)> = counts
@@ -75,7 +100,9 @@ pub fn repeated_nvtx_names(trace: &Trace) -> Vec<(String, usize)> {
 /// it (no GPU operation, fewer instances of the range).
 pub fn offset_ns(trace: &Trace, alignment: &Alignment) -> Option<i64> {
     match alignment {
-        Alignment::SessionStart => Some(0),
+        // An nsys export counts from its session start; a PyTorch trace from an epoch, so its own
+        // first event stands for the start.
+        Alignment::SessionStart => Some(trace.time_origin_ns()),
         Alignment::FirstGpuOp => first_gpu_op_ns(trace),
         Alignment::Nvtx { name, index } => nvtx_instances(trace, name).get(*index).copied(),
     }

@@ -89,13 +89,17 @@ pub fn print_reports(
         " in this range"
     };
     for request in requests {
-        let table = request.report.compute(&ReportInput {
-            trace,
-            filter,
-            options: &request.options,
-            with_events: false,
-            row_limit: None,
-        });
+        let table = if reports::format_lacks(request.report, trace) {
+            Table::default()
+        } else {
+            request.report.compute(&ReportInput {
+                trace,
+                filter,
+                options: &request.options,
+                with_events: false,
+                row_limit: None,
+            })
+        };
         if table.is_empty() {
             // Rows that are there but unreadable are worth a word even in `--report all`.
             let unreadable = unreadable::none_readable(trace, request.report.missing_data());

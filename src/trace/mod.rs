@@ -135,6 +135,30 @@ impl Trace {
             .map_or("", |p| self.str(p.name))
     }
 
+    /// The time that views count from: an nsys export's session start (0), a PyTorch trace's first
+    /// event (its times count from an epoch).
+    pub fn time_origin_ns(&self) -> i64 {
+        match self.format {
+            TraceFormat::NsysSqlite => 0,
+            TraceFormat::Kineto => self.first_ns,
+        }
+    }
+
+    /// First start and last end of any GPU operation (kernel, copy, memset), `None` without any.
+    pub fn gpu_span(&self) -> Option<(i64, i64)> {
+        let tables = [
+            &self.kernels.spans,
+            &self.memcpys.spans,
+            &self.memsets.spans,
+        ];
+        let first = tables
+            .iter()
+            .filter_map(|s| s.start_ns.iter().min())
+            .min()?;
+        let last = tables.iter().filter_map(|s| s.end_ns.iter().max()).max()?;
+        Some((*first, *last))
+    }
+
     /// Devices that ran anything, ascending.
     pub fn devices(&self) -> Vec<u32> {
         let mut d: Vec<u32> = self.streams.iter().map(|s| s.key.device).collect();

@@ -113,6 +113,8 @@ pub enum StoredGroup {
     Thread(usize),
     Memory,
     GpuMetrics(u32),
+    Levels { thread: usize, first_level: usize },
+    QuietThreads(u32),
 }
 
 impl From<GroupId> for StoredGroup {
@@ -123,6 +125,14 @@ impl From<GroupId> for StoredGroup {
             GroupId::Thread(t) => Self::Thread(t),
             GroupId::Memory => Self::Memory,
             GroupId::GpuMetrics(d) => Self::GpuMetrics(d),
+            GroupId::Levels {
+                thread,
+                first_level,
+            } => Self::Levels {
+                thread,
+                first_level,
+            },
+            GroupId::QuietThreads(p) => Self::QuietThreads(p),
         }
     }
 }
@@ -135,6 +145,14 @@ impl From<StoredGroup> for GroupId {
             StoredGroup::Thread(t) => Self::Thread(t),
             StoredGroup::Memory => Self::Memory,
             StoredGroup::GpuMetrics(d) => Self::GpuMetrics(d),
+            StoredGroup::Levels {
+                thread,
+                first_level,
+            } => Self::Levels {
+                thread,
+                first_level,
+            },
+            StoredGroup::QuietThreads(p) => Self::QuietThreads(p),
         }
     }
 }
@@ -484,6 +502,11 @@ mod tests {
             GroupId::Thread(5),
             GroupId::Memory,
             GroupId::GpuMetrics(1),
+            GroupId::Levels {
+                thread: 2,
+                first_level: 4,
+            },
+            GroupId::QuietThreads(9),
         ] {
             assert_eq!(GroupId::from(StoredGroup::from(g)), g);
         }

@@ -219,6 +219,19 @@ pub fn parse_options<'a>(
     Ok(options)
 }
 
+/// Is `report` about data that the trace's format never holds (NVTX in a PyTorch trace, whose
+/// ranges are PyTorch's own)? Such a report has no rows, as nsys prints nothing for a capture
+/// without NVTX.
+pub fn format_lacks(report: &dyn StatsReport, trace: &Trace) -> bool {
+    report.name().starts_with("nvtx_") && !has_nvtx(trace)
+}
+
+/// Does the trace have NVTX ranges (rather than only a PyTorch trace's own ranges)?
+fn has_nvtx(trace: &Trace) -> bool {
+    let k = &trace.nvtx.kind;
+    k.is_empty() || k.contains(&crate::trace::RangeKind::Nvtx)
+}
+
 /// Does `trace` hold the kind of events `report` reads? Cheap (no report is computed): the panel
 /// lists only the reports for which this is true.
 pub fn has_data(report: &dyn StatsReport, trace: &Trace) -> bool {
@@ -226,8 +239,9 @@ pub fn has_data(report: &dyn StatsReport, trace: &Trace) -> bool {
     let mem = !trace.memcpys.spans.is_empty() || !trace.memsets.spans.is_empty();
     let api = !trace.api_calls.spans.is_empty();
     let nvtx_style = |style: crate::trace::NvtxStyle| trace.nvtx.style.contains(&style);
-    let ranges = nvtx_style(crate::trace::NvtxStyle::PushPop)
-        || nvtx_style(crate::trace::NvtxStyle::StartEnd);
+    let ranges = (nvtx_style(crate::trace::NvtxStyle::PushPop)
+        || nvtx_style(crate::trace::NvtxStyle::StartEnd))
+        && has_nvtx(trace);
     match report.name() {
         "cuda_api_sum" | "cuda_api_trace" => api,
         "cuda_gpu_kern_sum" | "cuda_gpu_kern_gb_sum" => kernels,
@@ -238,8 +252,10 @@ pub fn has_data(report: &dyn StatsReport, trace: &Trace) -> bool {
         "cuda_gpu_trace" => (kernels || mem) && !trace.gpus.is_empty(),
         "cuda_api_gpu_sum" => api || kernels || mem,
         "nvtx_sum" => ranges,
-        "nvtx_pushpop_sum" | "nvtx_pushpop_trace" => nvtx_style(crate::trace::NvtxStyle::PushPop),
-        "nvtx_startend_sum" => nvtx_style(crate::trace::NvtxStyle::StartEnd),
+        "nvtx_pushpop_sum" | "nvtx_pushpop_trace" => {
+            nvtx_style(crate::trace::NvtxStyle::PushPop) && has_nvtx(trace)
+        }
+        "nvtx_startend_sum" => nvtx_style(crate::trace::NvtxStyle::StartEnd) && has_nvtx(trace),
         "nvtx_kern_sum" | "nvtx_gpu_proj_sum" | "nvtx_gpu_proj_trace" => ranges && (kernels || mem),
         "osrt_sum" => !trace.osrt.spans.is_empty(),
         // As nsys: both need the three unified-memory tables; the totals print a row even when

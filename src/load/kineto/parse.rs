@@ -163,7 +163,7 @@ fn add_event<'a>(p: &mut Parsed, ev: &RawEvent<'a>, shapes_cache: &mut HashMap<&
         Family::Kernel | Family::Memcpy | Family::Memset => {
             // The device is `args.device`; events of old writers that lack it sit on a pid
             // that is the device.
-            let Some(device) = int(args.device).or((pid >= 0 && pid < 4096).then_some(pid)) else {
+            let Some(device) = int(args.device).or((0..4096).contains(&pid).then_some(pid)) else {
                 p.counts.no_device += 1;
                 return;
             };

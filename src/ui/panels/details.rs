@@ -6,7 +6,7 @@
 
 use egui::Ui;
 
-use crate::trace::{Frame, NvtxStyle, Trace, memory_kind_label, pid_of};
+use crate::trace::{Frame, NvtxStyle, RangeKind, Trace, memory_kind_label, pid_of};
 use crate::ui::timeline::rows::stream_of;
 use crate::ui::timeline::unified_memory::{access_type_label, address_text, migration_label};
 use crate::ui::timeline::{EventKind, EventRef, TimelineModel, format_duration};
@@ -69,6 +69,11 @@ fn describe_fault(trace: &Trace, event: EventRef) -> Vec<(&'static str, String)>
     facts
 }
 
+/// Is range `i` one of a PyTorch trace's own (not NVTX)?
+fn n_is_torch(trace: &Trace, i: usize) -> bool {
+    trace.nvtx.kind_of(i) != RangeKind::Nvtx
+}
+
 /// The facts about an event, in display order.
 pub fn describe(
     trace: &Trace,
@@ -91,6 +96,13 @@ pub fn describe(
             .copy_kind
             .get(i)
             .and_then(|&k| migration_label(k)),
+        EventKind::Nvtx => match trace.nvtx.kind_of(i) {
+            RangeKind::Nvtx => None,
+            RangeKind::Operator => Some("PyTorch operator"),
+            RangeKind::Annotation => Some("PyTorch annotation (record_function)"),
+            RangeKind::Python => Some("Python frame"),
+            RangeKind::GpuAnnotation => Some("GPU annotation (record_function on the GPU)"),
+        },
         _ => None,
     };
     let mut facts = vec![
@@ -98,7 +110,12 @@ pub fn describe(
         ("Name", event.name(trace).to_string()),
         (
             "Start",
-            format!("{} ({start} ns)", format_duration(start as f64)),
+            // A PyTorch trace counts from an epoch: show the time into the trace, and the value
+            // as written.
+            format!(
+                "{} ({start} ns)",
+                format_duration((start - trace.time_origin_ns()) as f64)
+            ),
         ),
         (
             "Duration",
@@ -183,6 +200,25 @@ pub fn describe(
             let launched = model.launched.get(&event.index).map_or(0, Vec::len);
             if launched > 0 {
                 facts.push(("Launched GPU ops", launched.to_string()));
+            }
+        }
+        EventKind::Nvtx if n_is_torch(trace, i) => {
+            let n = &trace.nvtx;
+            facts.push(("Depth", n.depth[i].to_string()));
+            if let Some(&id) = n.external_id.get(i).filter(|&&id| id != 0) {
+                facts.push(("External id", id.to_string()));
+            }
+            if let Some(&shapes) = n.input_shapes.get(i).filter(|&&s| s != 0) {
+                facts.push(("Input shapes", trace.str(shapes).to_string()));
+            }
+            let lane = trace
+                .threads
+                .iter()
+                .find(|t| t.global_tid == n.global_tid[i])
+                .and_then(|t| t.gpu_lane);
+            match lane {
+                Some(device) => facts.push(("Device", trace.gpu_title(device))),
+                None => thread_text(trace, model, n.global_tid[i], &mut facts),
             }
         }
         EventKind::Nvtx => {

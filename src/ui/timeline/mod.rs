@@ -13,6 +13,7 @@ pub mod navigation;
 pub mod overlays;
 pub mod painter;
 pub mod rows;
+mod thread_rows;
 mod tooltip;
 pub mod unified_memory;
 
@@ -95,9 +96,21 @@ impl Default for TimelineState {
 }
 
 impl TimelineState {
+    /// The first view of a trace: where its GPUs work, when that is a small part of the whole (a
+    /// Python program spends seconds importing before its first kernel); Home shows everything.
     pub fn new(trace: &Trace, model: &TimelineModel) -> Self {
+        let mut view = ViewState::new(trace.first_ns, trace.last_ns, model);
+        if let Some((a, b)) = trace.gpu_span() {
+            let whole = (trace.last_ns - trace.first_ns).max(1) as f64;
+            let gpu = (b - a).max(1) as f64;
+            if gpu < 0.8 * whole {
+                let margin = gpu * 0.02;
+                view.zoom_to(a as f64 - margin, b as f64 + margin);
+            }
+        }
         Self {
-            view: ViewState::new(trace.first_ns, trace.last_ns, model),
+            view,
+            axis_origin_ns: trace.time_origin_ns(),
             ..Self::default()
         }
     }

@@ -187,7 +187,8 @@ pub fn build_shapes(
             RowKind::ProcessHeader { .. }
             | RowKind::ThreadHeader { .. }
             | RowKind::MemoryHeader
-            | RowKind::MetricsHeader { .. } => {}
+            | RowKind::MetricsHeader { .. }
+            | RowKind::QuietThreads { .. } => {}
         }
     }
     frame.rows = visible;

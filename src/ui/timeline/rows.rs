@@ -1,9 +1,8 @@
 //! The rows of the timeline and the lookups the window needs around them, built once per trace.
 //!
 //! Order follows nsys-ui's default: per GPU a header (which doubles as the "all streams" summary
-//! row) and one row per CUDA stream; then per process a header and per thread a header with its
-//! NVTX rows (one per nesting depth), its CUDA API row and its OS runtime row; GPU memory counters
-//! last. Groups (GPU, process, thread) can be collapsed; the collapsed set lives in the view.
+//! row) and one row per CUDA stream; then per process a header and its threads
+//! ([`super::thread_rows`]); GPU memory counters last. Groups (GPU, process, thread) can be collapsed; the collapsed set lives in the view.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -100,6 +99,14 @@ pub enum GroupId {
     Memory,
     /// The GPU metric counters of a device (collapsed at first).
     GpuMetrics(u32),
+    /// The deeper levels of one kind of range on a thread (Python frames), under the row of
+    /// `nvtx_levels[first_level]`.
+    Levels {
+        thread: usize,
+        first_level: usize,
+    },
+    /// The threads of a process that launch no GPU work and mark no ranges.
+    QuietThreads(u32),
 }
 
 /// What a row shows.
@@ -159,6 +166,10 @@ pub enum RowKind {
     /// GPU page faults of a device ([`super::unified_memory`]).
     UnifiedMemoryGpu {
         device: u32,
+    },
+    /// Header of a process's quiet threads ([`super::thread_rows`]); its body is empty.
+    QuietThreads {
+        pid: u32,
     },
 }
 
@@ -239,10 +250,21 @@ impl TimelineModel {
                     height_px: EVENT_ROW_HEIGHT,
                 });
             }
+            super::thread_rows::push_gpu_lane_rows(
+                trace,
+                device,
+                &mut rows,
+                &mut initially_collapsed,
+            );
             rows.extend(unified_memory.gpu_row(device));
             super::counters::push_metric_rows(trace, device, &mut rows, &mut initially_collapsed);
         }
-        let mut pids: Vec<u32> = trace.threads.iter().map(|t| t.pid).collect();
+        let mut pids: Vec<u32> = trace
+            .threads
+            .iter()
+            .filter(|t| t.gpu_lane.is_none())
+            .map(|t| t.pid)
+            .collect();
         pids.extend(unified_memory.cpu_pids());
         pids.sort_unstable();
         pids.dedup();
@@ -264,74 +286,21 @@ impl TimelineModel {
                 height_px: EVENT_ROW_HEIGHT,
             });
             rows.extend(unified_memory.process_row(pid));
-            for (ti, t) in trace.threads.iter().enumerate() {
-                if t.pid != pid {
-                    continue;
-                }
-                thread_of_tid.insert(t.global_tid, ti);
-                let thread_name = trace.str(t.name);
-                let has_api = !t.api_calls.is_empty();
-                // A thread with only OS runtime calls is noise in most traces: start it collapsed.
-                if !has_api && t.nvtx_levels.iter().all(|l| l.is_empty()) {
-                    initially_collapsed.push(GroupId::Thread(ti));
-                }
-                rows.push(Row {
-                    kind: RowKind::ThreadHeader { thread: ti },
-                    title: if thread_name.is_empty() {
-                        format!("Thread {}", t.tid)
-                    } else {
-                        format!("{thread_name} [{}]", t.tid)
-                    },
-                    indent: 1,
-                    toggles: Some(GroupId::Thread(ti)),
-                    hidden_by: vec![GroupId::Process(pid)],
-                    height_px: EVENT_ROW_HEIGHT,
-                });
-                let hidden_by = vec![GroupId::Process(pid), GroupId::Thread(ti)];
-                if super::cpu_row::has_cpu_row(t) {
-                    rows.push(super::cpu_row::cpu_row(t, ti));
-                }
-                for (depth, level) in t.nvtx_levels.iter().enumerate() {
-                    if level.is_empty() {
-                        continue;
-                    }
-                    let first = level.range.start;
-                    let domain = trace.str(trace.nvtx.domain[first]);
-                    let title = if domain.is_empty() {
-                        format!("NVTX · depth {depth}")
-                    } else {
-                        format!("NVTX {domain} · depth {depth}")
-                    };
-                    rows.push(Row {
-                        kind: RowKind::Nvtx { thread: ti, depth },
-                        title,
-                        indent: 2,
-                        toggles: None,
-                        hidden_by: hidden_by.clone(),
-                        height_px: EVENT_ROW_HEIGHT,
-                    });
-                }
-                if has_api {
-                    rows.push(Row {
-                        kind: RowKind::ApiCalls { thread: ti },
-                        title: "CUDA API".to_string(),
-                        indent: 2,
-                        toggles: None,
-                        hidden_by: hidden_by.clone(),
-                        height_px: EVENT_ROW_HEIGHT,
-                    });
-                }
-                if !t.osrt.is_empty() {
-                    rows.push(Row {
-                        kind: RowKind::Osrt { thread: ti },
-                        title: "OS runtime".to_string(),
-                        indent: 2,
-                        toggles: None,
-                        hidden_by,
-                        height_px: EVENT_ROW_HEIGHT,
-                    });
-                }
-            }
+            super::thread_rows::push_thread_rows(
+                trace,
+                pid,
+                &mut rows,
+                &mut initially_collapsed,
+                &mut thread_of_tid,
+            );
+        }
+        for t in trace
+            .threads
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.gpu_lane.is_some())
+        {
+            thread_of_tid.insert(t.1.global_tid, t.0);
         }
         if !trace.memory_usage.is_empty() {
             rows.push(Row {
@@ -537,6 +506,14 @@ impl TimelineModel {
                     GroupId::Thread(thread) => RowKind::ThreadHeader { thread },
                     GroupId::Memory => RowKind::MemoryHeader,
                     GroupId::GpuMetrics(device) => RowKind::MetricsHeader { device },
+                    GroupId::Levels {
+                        thread,
+                        first_level,
+                    } => RowKind::Nvtx {
+                        thread,
+                        depth: first_level,
+                    },
+                    GroupId::QuietThreads(pid) => RowKind::QuietThreads { pid },
                 };
                 return self.row_index(header).unwrap_or(row);
             }
