@@ -127,6 +127,23 @@ pub fn delta_percent(base: f64, new: f64) -> Option<f64> {
     (base != 0.0).then(|| sqlite_round(100.0 * (new - base) / base, 1) + 0.0)
 }
 
+/// Rewrites the kernel names of a report's name column in their canonical spelling
+/// ([`super::demangled`]), so that runs demangled by different tools (a PyTorch trace against an
+/// nsys export) meet row by row. Other reports are left as they are.
+pub fn canonical_kernel_names(report: &str, table: &mut Table) {
+    if !report.contains("kern") && report != "cuda_gpu_sum" {
+        return;
+    }
+    let Some(c) = diff_columns(table) else {
+        return;
+    };
+    for row in &mut table.rows {
+        if let Some(Cell::Text(name)) = row.cells.get_mut(c.name) {
+            *name = super::demangled::canonical_kernel_name(name);
+        }
+    }
+}
+
 /// Every name of either table with its figures in each, divided by `steps` (base, new) when
 /// given, by |Δ total| descending then name. An error says why a table cannot be diffed.
 pub fn diff(base: &Table, new: &Table, steps: Option<(f64, f64)>) -> Result<Vec<DiffRow>, String> {

@@ -5,6 +5,7 @@
 pub mod align;
 pub mod comm_overlap;
 pub mod cpu_samples;
+pub mod demangled;
 pub mod diff;
 pub mod filter;
 pub mod gap_causes;

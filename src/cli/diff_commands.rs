@@ -97,7 +97,12 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
                 row_limit: None,
             })
         };
-        let (bt, nt) = (compute(&base), compute(&new));
+        let (mut bt, mut nt) = (compute(&base), compute(&new));
+        if base.trace.format != new.trace.format {
+            // Two demanglers spell one kernel two ways: compare them in one spelling.
+            diff::canonical_kernel_names(request.report.name(), &mut bt);
+            diff::canonical_kernel_names(request.report.name(), &mut nt);
+        }
         let unit = diff::diff_columns(&bt)
             .or_else(|| diff::diff_columns(&nt))
             .map(|c| c.unit)
