@@ -308,7 +308,6 @@ fn odd_events_load_with_their_warnings_counted() {
 }
 
 #[test]
-#[ignore = "loader bug (framer.rs): a scalar element split between two 4 MiB reads is counted twice"]
 fn non_objects_across_the_loaders_block_boundary_are_counted_once() {
     // The loader reads 4 MiB at a time: put a run of numbers around that offset, so that one of
     // them is split between two reads whatever the exact offset.
@@ -339,8 +338,6 @@ fn non_objects_across_the_loaders_block_boundary_are_counted_once() {
 }
 
 #[test]
-#[ignore = "loader bug: a gzip damaged before its first event fails as LoadError::Corrupt, whose \
-            message says 'the SQLite file is damaged or truncated'"]
 fn a_gzip_damaged_at_its_start_is_not_called_an_sqlite_file() {
     let dir = common::scratch_dir("kineto-gzhead");
     let gz = gzip(br#"{"traceEvents": [{"ph": "X", "cat": "cpu_op", "ts": 1, "dur": 1}]}"#);

@@ -32,6 +32,8 @@ pub enum LoadError {
     NotSqlite { path: PathBuf },
     #[error("{path}: not a PyTorch profiler trace: {detail}")]
     NotATrace { path: PathBuf, detail: String },
+    #[error("{path}: the gzip stream is damaged or cut short before any event ({detail})")]
+    DamagedGzip { path: PathBuf, detail: String },
     #[error("{path}: the trace holds no events to show")]
     EmptyTrace { path: PathBuf },
     #[error("{path}: the SQLite file is damaged or truncated ({detail})")]

@@ -70,6 +70,9 @@ pub struct Framer {
     pub members: Vec<(String, String)>,
     /// Elements of the events array that are not objects.
     pub non_objects: u64,
+    /// Inside a number or literal that is an element of the events array (skipped; it may go on
+    /// in the next piece of the document).
+    in_scalar: bool,
 }
 
 impl Default for Framer {
@@ -89,6 +92,7 @@ impl Default for Framer {
             last_event_end: 0,
             members: Vec::new(),
             non_objects: 0,
+            in_scalar: false,
         }
     }
 }
@@ -128,6 +132,14 @@ impl Framer {
                 }
             }
             let b = buf[i];
+            if self.in_scalar {
+                if matches!(b, b',' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+                    self.in_scalar = false;
+                } else {
+                    i += 1;
+                    continue;
+                }
+            }
             match b {
                 b'"' => {
                     self.in_string = true;
@@ -177,10 +189,7 @@ impl Framer {
                         && self.event_start.is_none()
                     {
                         self.non_objects += 1;
-                        // Skip the rest of the scalar.
-                        while i + 1 < n && !matches!(buf[i + 1], b',' | b']' | b' ' | b'\n') {
-                            i += 1;
-                        }
+                        self.in_scalar = true;
                     }
                 }
             }

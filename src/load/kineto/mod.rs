@@ -222,9 +222,9 @@ fn frame_and_parse(
     }
     if framer.is_empty() {
         if let Some(e) = decode_error {
-            return Err(LoadError::Corrupt {
+            return Err(LoadError::DamagedGzip {
                 path: path.to_path_buf(),
-                detail: format!("the gzip stream cannot be read: {e}"),
+                detail: e,
             });
         }
         return Err(LoadError::EmptyTrace {
