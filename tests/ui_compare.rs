@@ -378,10 +378,10 @@ fn a_broken_file_shows_its_error_in_its_half_only_and_gpu_counts_may_differ() {
             .error
             .as_deref()
             .unwrap_or("")
-            .contains("not an SQLite database")
+            .contains("not a trace Sightline reads")
     );
     assert!(
-        h.query_by_label_contains("not an SQLite database")
+        h.query_by_label_contains("not a trace Sightline reads")
             .is_some()
     );
 

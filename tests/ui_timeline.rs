@@ -374,11 +374,11 @@ fn dropping_a_file_opens_a_tab_and_a_bad_file_shows_its_error_in_its_tab() {
         .clone()
         .expect("an error for the bad file");
     assert!(
-        error.contains("notes.sqlite") && error.contains("not an SQLite database"),
+        error.contains("notes.sqlite") && error.contains("not a trace Sightline reads"),
         "{error}"
     );
     assert!(
-        h.query_by_label_contains("not an SQLite database")
+        h.query_by_label_contains("not a trace Sightline reads")
             .is_some()
     );
     // The error is that tab's only: the other tabs keep their traces and stay usable.
@@ -393,7 +393,7 @@ fn dropping_a_file_opens_a_tab_and_a_bad_file_shows_its_error_in_its_tab() {
     h.step();
     assert_eq!(h.state().active, 1);
     assert!(
-        h.query_by_label_contains("not an SQLite database")
+        h.query_by_label_contains("not a trace Sightline reads")
             .is_none()
     );
     let span = h.state().tab().timeline.view.span_ns();
