@@ -277,6 +277,7 @@ fn idle_gaps_equal_a_boundary_sweep_of_the_sql_rows() {
                         GpuOpKind::Kernel => &trace.kernels.spans,
                         GpuOpKind::Memcpy => &trace.memcpys.spans,
                         GpuOpKind::Memset => &trace.memsets.spans,
+                        GpuOpKind::Graph => &trace.graphs.spans,
                     };
                     (spans.start_ns[op.index], spans.end_ns[op.index])
                 };

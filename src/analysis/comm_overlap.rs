@@ -121,6 +121,8 @@ fn classify(trace: &Trace, names: &CommNames, op: &GpuOp) -> Option<bool> {
             (trace.memcpys.copy_kind.get(i) == Some(&CopyKind::PEER_TO_PEER)).then_some(true)
         }
         GpuOpKind::Memset => None,
+        // A graph's kernels are not known one by one: counted as compute.
+        GpuOpKind::Graph => Some(false),
     }
 }
 

@@ -181,6 +181,7 @@ impl<'t> CauseContext<'t> {
                 (GpuOpKind::Kernel, &track.kernels, &trace.kernels.spans),
                 (GpuOpKind::Memcpy, &track.memcpys, &trace.memcpys.spans),
                 (GpuOpKind::Memset, &track.memsets, &trace.memsets.spans),
+                (GpuOpKind::Graph, &track.graphs, &trace.graphs.spans),
             ];
             for (kind, slice, spans) in tables {
                 for index in starting_at(slice, spans, t) {
@@ -252,6 +253,7 @@ pub fn launch_call(trace: &Trace, op: GpuOpRef) -> Option<usize> {
         GpuOpKind::Kernel => &trace.kernels.api_call,
         GpuOpKind::Memcpy => &trace.memcpys.api_call,
         GpuOpKind::Memset => &trace.memsets.api_call,
+        GpuOpKind::Graph => &trace.graphs.api_call,
     };
     links
         .get(op.index)

@@ -25,6 +25,8 @@ pub enum GpuOpKind {
     Kernel,
     Memcpy,
     Memset,
+    /// A CUDA graph execution traced as a whole (`trace.graphs`): GPU work, mostly compute.
+    Graph,
 }
 
 /// One GPU operation: its kind and its index in that table of the trace.
@@ -41,6 +43,7 @@ impl GpuOpRef {
             GpuOpKind::Kernel => &trace.kernels.spans,
             GpuOpKind::Memcpy => &trace.memcpys.spans,
             GpuOpKind::Memset => &trace.memsets.spans,
+            GpuOpKind::Graph => &trace.graphs.spans,
         };
         spans.name.get(self.index).map_or("", |&id| trace.str(id))
     }
@@ -91,6 +94,28 @@ pub(crate) fn gpu_ops(
                 &track.memsets,
             ),
         ];
+        // A graph execution has no exclusion flags of its own: it follows its launching call.
+        for index in track.graphs.range.clone() {
+            let spans = &trace.graphs.spans;
+            if !filter.range.contains(spans.start_ns[index]) {
+                continue;
+            }
+            let call = trace
+                .graphs
+                .api_call
+                .get(index)
+                .copied()
+                .unwrap_or(u32::MAX);
+            ops.push(GpuOp {
+                start_ns: spans.start_ns[index],
+                end_ns: spans.end_ns[index],
+                op: GpuOpRef {
+                    kind: GpuOpKind::Graph,
+                    index,
+                },
+                excluded: call != u32::MAX && excluded(EventTable::ApiCalls, call as usize),
+            });
+        }
         for (kind, table, spans, slice) in tables {
             for index in slice.range.clone() {
                 if !filter.range.contains(spans.start_ns[index]) {

@@ -76,8 +76,8 @@ pub fn copy_compute_overlap(trace: &Trace, filter: &Filter) -> Vec<CopyComputeOv
         .into_iter()
         .map(|device| {
             let measured = gaps::measured_time(trace, filter, device, None);
-            let kernels = measured.busy(|k| k == GpuOpKind::Kernel);
-            let memory = measured.busy(|k| k != GpuOpKind::Kernel);
+            let kernels = measured.busy(is_compute);
+            let memory = measured.busy(|k| !is_compute(k));
             CopyComputeOverlap {
                 device,
                 window: measured.window,
@@ -98,9 +98,9 @@ pub fn overlap_by_copy_kind(trace: &Trace, filter: &Filter) -> Vec<CopyKindOverl
     let mut out = Vec::new();
     for device in trace.devices() {
         let measured = gaps::measured_time(trace, filter, device, None);
-        let kernels = measured.busy(|k| k == GpuOpKind::Kernel);
+        let kernels = measured.busy(is_compute);
         let direction = |o: &gaps::GpuOp| match o.op.kind {
-            GpuOpKind::Kernel => None,
+            GpuOpKind::Kernel | GpuOpKind::Graph => None,
             GpuOpKind::Memcpy => trace.memcpys.copy_kind.get(o.op.index).map(|&k| Some(k)),
             GpuOpKind::Memset => Some(None),
         };
@@ -125,4 +125,10 @@ pub fn overlap_by_copy_kind(trace: &Trace, filter: &Filter) -> Vec<CopyKindOverl
         }
     }
     out
+}
+
+/// Kernels and CUDA graph executions (whose work is kernels) are compute; copies and memsets are
+/// memory operations.
+fn is_compute(kind: GpuOpKind) -> bool {
+    matches!(kind, GpuOpKind::Kernel | GpuOpKind::Graph)
 }

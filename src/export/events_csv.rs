@@ -41,6 +41,10 @@ pub const ADDRESS_COLUMN: &str = "address";
 /// the call has none and on the rows of other kinds.
 pub const BACKTRACE_COLUMN: &str = "backtrace";
 
+/// The columns added (before [`BACKTRACE_COLUMN`]) when `graph` is among the kinds and the trace
+/// has graph executions: the graph's `graphId` and `graphExecId`.
+pub const GRAPH_COLUMNS: [&str; 2] = ["graph_id", "graph_exec_id"];
+
 /// Between two frames of a [`BACKTRACE_COLUMN`] cell.
 pub const BACKTRACE_SEPARATOR: &str = " <- ";
 
@@ -80,16 +84,20 @@ pub enum EventKind {
     /// Unified-memory page faults, CPU (`CUDA_UM_CPU_PAGE_FAULT_EVENTS`) and GPU
     /// (`CUDA_UM_GPU_PAGE_FAULT_EVENTS`).
     PageFault,
+    /// CUDA graph executions traced as a whole (`CUPTI_ACTIVITY_KIND_GRAPH_TRACE`); their rows
+    /// add [`GRAPH_COLUMNS`] when the trace has any.
+    Graph,
     /// CPU samples (`COMPOSITE_EVENTS`): not in [`EventKind::ALL`] (a capture holds thousands a
     /// second per thread), asked for by name.
     Sample,
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 7] = [
+    pub const ALL: [EventKind; 8] = [
         EventKind::Kernel,
         EventKind::Memcpy,
         EventKind::Memset,
+        EventKind::Graph,
         EventKind::Api,
         EventKind::Nvtx,
         EventKind::Osrt,
@@ -97,10 +105,11 @@ impl EventKind {
     ];
 
     /// Every kind `--kinds` names: [`EventKind::ALL`] and [`EventKind::Sample`].
-    pub const NAMED: [EventKind; 8] = [
+    pub const NAMED: [EventKind; 9] = [
         EventKind::Kernel,
         EventKind::Memcpy,
         EventKind::Memset,
+        EventKind::Graph,
         EventKind::Api,
         EventKind::Nvtx,
         EventKind::Osrt,
@@ -113,6 +122,7 @@ impl EventKind {
             EventKind::Kernel => "kernel",
             EventKind::Memcpy => "memcpy",
             EventKind::Memset => "memset",
+            EventKind::Graph => "graph",
             EventKind::Api => "api",
             EventKind::Nvtx => "nvtx",
             EventKind::Osrt => "osrt",
@@ -135,7 +145,7 @@ impl EventKind {
             EventKind::Api => Some(EventTable::ApiCalls),
             EventKind::Nvtx => Some(EventTable::Nvtx),
             EventKind::Osrt => Some(EventTable::Osrt),
-            EventKind::PageFault | EventKind::Sample => None,
+            EventKind::PageFault | EventKind::Sample | EventKind::Graph => None,
         }
     }
 }
@@ -247,6 +257,35 @@ fn page_fault_cells(trace: &Trace, fault: PageFault, address_at: Option<usize>, 
     }
 }
 
+/// The graph executions the filter keeps: start in range, launching call not excluded.
+fn graph_rows(trace: &Trace, filter: &Filter) -> Vec<(i64, usize)> {
+    let g = &trace.graphs;
+    (0..g.spans.len())
+        .filter(|&i| filter.range.contains(g.spans.start_ns[i]))
+        .filter(|&i| {
+            let call = g.api_call[i];
+            call == NO_INDEX
+                || !filter
+                    .excluded
+                    .is_some_and(|e| e.is_excluded(EventTable::ApiCalls, call as usize))
+        })
+        .map(|i| (g.spans.start_ns[i], i))
+        .collect()
+}
+
+/// Where each graph execution ran: (device, stream, pid), by table index.
+fn graph_placement(trace: &Trace) -> Vec<(u32, u32, u32)> {
+    let mut out = vec![(0, 0, 0); trace.graphs.spans.len()];
+    for s in &trace.streams {
+        for i in s.graphs.range.clone() {
+            if let Some(cell) = out.get_mut(i) {
+                *cell = (s.key.device, s.key.stream, s.key.pid);
+            }
+        }
+    }
+    out
+}
+
 /// The CPU samples taken in the filter's range: (time, index into `trace.cpu_samples`). Warm-up
 /// exclusion does not reach them: it flags only the tables of [`EventTable`].
 fn sample_rows(trace: &Trace, filter: &Filter) -> Vec<(i64, usize)> {
@@ -315,10 +354,10 @@ pub fn write_events_csv_with(
     let mut rows: Vec<(i64, EventKind, usize)> = Vec::new();
     for &kind in kinds {
         let Some(table) = kind.table() else {
-            let extra = if kind == EventKind::Sample {
-                sample_rows(trace, filter)
-            } else {
-                page_fault_rows(trace, filter)
+            let extra = match kind {
+                EventKind::Sample => sample_rows(trace, filter),
+                EventKind::Graph => graph_rows(trace, filter),
+                _ => page_fault_rows(trace, filter),
             };
             rows.extend(extra.into_iter().map(|(start, i)| (start, kind, i)));
             continue;
@@ -331,7 +370,7 @@ pub fn write_events_csv_with(
                 EventKind::Api => trace.api_calls.spans.start_ns[i],
                 EventKind::Nvtx => trace.nvtx.spans.start_ns[i],
                 EventKind::Osrt => trace.osrt.spans.start_ns[i],
-                EventKind::PageFault | EventKind::Sample => continue,
+                EventKind::PageFault | EventKind::Sample | EventKind::Graph => continue,
             };
             rows.push((start, kind, i));
         }
@@ -370,7 +409,19 @@ pub fn write_events_csv_with(
     let mut w = csv::WriterBuilder::new()
         .quote_style(csv::QuoteStyle::Necessary)
         .from_writer(out);
-    let header = columns_with(kinds, options);
+    let mut header = columns_with(kinds, options);
+    let graph_at = if wanted(EventKind::Graph) && !trace.graphs.spans.is_empty() {
+        let at = header.len() - usize::from(options.backtraces);
+        header.splice(at..at, GRAPH_COLUMNS);
+        Some(at)
+    } else {
+        None
+    };
+    let graph_at_place = if graph_at.is_some() {
+        graph_placement(trace)
+    } else {
+        Vec::new()
+    };
     w.write_record(&header)?;
     let address_at = header.iter().position(|&c| c == ADDRESS_COLUMN);
     let backtrace_at = header.iter().position(|&c| c == BACKTRACE_COLUMN);
@@ -396,6 +447,7 @@ pub fn write_events_csv_with(
             EventKind::Kernel => &trace.kernels.spans,
             EventKind::Memcpy => &trace.memcpys.spans,
             EventKind::Memset => &trace.memsets.spans,
+            EventKind::Graph => &trace.graphs.spans,
             EventKind::Api => &trace.api_calls.spans,
             EventKind::Nvtx => &trace.nvtx.spans,
             EventKind::Osrt => &trace.osrt.spans,
@@ -440,6 +492,15 @@ pub fn write_events_csv_with(
                 let m = &trace.memsets;
                 gpu(memset_at[i], m.correlation_id[i], m.api_call[i]);
                 r[10] = m.bytes[i].to_string();
+            }
+            EventKind::Graph => {
+                let g = &trace.graphs;
+                let place = graph_at_place.get(i).copied().unwrap_or_default();
+                gpu(place, g.correlation_id[i], g.api_call[i]);
+                if let Some(at) = graph_at {
+                    r[at] = g.graph_id[i].to_string();
+                    r[at + 1] = g.graph_exec_id[i].to_string();
+                }
             }
             EventKind::Api => {
                 let a = &trace.api_calls;

@@ -211,6 +211,30 @@ pub struct Memsets {
     pub kineto_name: Vec<StrId>,
 }
 
+/// CUDA graph executions traced as a whole (`CUPTI_ACTIVITY_KIND_GRAPH_TRACE`, the default of
+/// nsys since 2024, `--cuda-graph-trace=graph`): one row per launch of a graph, the graph's GPU
+/// work as one block on its stream. `spans.name` is `CUDA graph <graphId>`. These are GPU work for
+/// every busy/idle figure, but not kernels: nsys's kernel reports leave them out.
+#[derive(Debug, Default, Clone)]
+pub struct GraphExecutions {
+    pub spans: Spans,
+    pub correlation_id: Vec<u32>,
+    pub graph_id: Vec<u32>,
+    pub graph_exec_id: Vec<u32>,
+    /// Index into [`ApiCalls`] of the `cudaGraphLaunch` that launched it, or [`NO_INDEX`].
+    pub api_call: Vec<u32>,
+}
+
+impl GraphExecutions {
+    pub fn permute(&mut self, order: &[u32]) {
+        self.spans.permute(order);
+        permute(&mut self.correlation_id, order);
+        permute(&mut self.graph_id, order);
+        permute(&mut self.graph_exec_id, order);
+        permute(&mut self.api_call, order);
+    }
+}
+
 /// CUDA runtime or driver API call (`CUPTI_ACTIVITY_KIND_RUNTIME`); `spans.name` is the raw name
 /// (e.g. `cudaLaunchKernel_v7000`).
 #[derive(Debug, Default, Clone)]

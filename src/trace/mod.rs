@@ -59,6 +59,8 @@ pub struct Trace {
     pub kernels: Kernels,
     pub memcpys: Memcpys,
     pub memsets: Memsets,
+    /// CUDA graphs traced as a whole: GPU work that is not kernels (see [`GraphExecutions`]).
+    pub graphs: GraphExecutions,
     pub api_calls: ApiCalls,
     pub nvtx: NvtxRanges,
     pub osrt: OsrtCalls,
@@ -106,6 +108,7 @@ impl Trace {
         self.kernels.spans.len()
             + self.memcpys.spans.len()
             + self.memsets.spans.len()
+            + self.graphs.spans.len()
             + self.api_calls.spans.len()
             + self.nvtx.spans.len()
             + self.osrt.spans.len()

@@ -59,11 +59,13 @@ pub struct StreamTrack {
     pub kernels: Slice,
     pub memcpys: Slice,
     pub memsets: Slice,
+    /// CUDA graph executions traced as a whole (`trace.graphs`).
+    pub graphs: Slice,
 }
 
 impl StreamTrack {
     pub fn op_count(&self) -> usize {
-        self.kernels.len() + self.memcpys.len() + self.memsets.len()
+        self.kernels.len() + self.memcpys.len() + self.memsets.len() + self.graphs.len()
     }
 }
 

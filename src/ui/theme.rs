@@ -458,6 +458,10 @@ pub fn colour_blind_kernel_colours(dark: bool) -> &'static [Color32] {
     &tables[usize::from(dark)]
 }
 
+/// CUDA graph executions traced as a whole: a gold more saturated (0.83) than any kernel colour
+/// (at most 0.64) and far from the legend's colours.
+pub const GRAPH: Color32 = Color32::from_rgb(214, 162, 20);
+
 /// A stable colour for a kernel name: hue from the hash, saturation and lightness kept in a band
 /// where black label text stays readable in both themes.
 pub fn kernel_color(name: &str) -> Color32 {

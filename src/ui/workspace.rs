@@ -170,6 +170,7 @@ impl TraceTab {
             GpuOpKind::Kernel => EventKind::Kernel,
             GpuOpKind::Memcpy => EventKind::Memcpy,
             GpuOpKind::Memset => EventKind::Memset,
+            GpuOpKind::Graph => EventKind::Graph,
         };
         let next = EventRef::new(kind, cause.next.index);
         let call = cause

@@ -162,6 +162,7 @@ pub fn build(read: FileContents) -> Trace {
         kernels: read_of(kernels, kernel_streams),
         memcpys: read_of(memcpys, memcpy_streams),
         memsets: read_of(memsets, memset_streams),
+        graphs: read_of(Default::default(), Vec::new()),
         api: (api, LoadWarnings::default()),
         // Range names are ids of `strings` already: a copy of the table maps each to itself.
         nvtx: NvtxRead {

@@ -21,6 +21,7 @@ pub struct Parts {
     pub kernels: Read<Kernels>,
     pub memcpys: Read<Memcpys>,
     pub memsets: Read<Memsets>,
+    pub graphs: Read<GraphExecutions>,
     pub api: (ApiCalls, LoadWarnings),
     pub nvtx: NvtxRead,
     pub osrt: (OsrtCalls, Vec<i64>, LoadWarnings),
@@ -132,6 +133,7 @@ pub fn assemble(parts: Parts) -> Trace {
         kernels,
         memcpys,
         memsets,
+        graphs,
         api: (mut api, api_warnings),
         nvtx,
         osrt: (mut osrt, osrt_tids, osrt_warnings),
@@ -157,6 +159,7 @@ pub fn assemble(parts: Parts) -> Trace {
         kernels.warnings.clone(),
         memcpys.warnings.clone(),
         memsets.warnings.clone(),
+        graphs.warnings.clone(),
     ] {
         warnings.extend(w);
     }
@@ -205,6 +208,16 @@ pub fn assemble(parts: Parts) -> Trace {
     let (order, memset_runs) = sort_by_track(&memsets.streams, &ms.spans.start_ns);
     ms.permute(&order);
 
+    let mut gr = graphs.table;
+    let mut graph_names: HashMap<u32, StrId> = HashMap::new();
+    for (name, &id) in gr.spans.name.iter_mut().zip(&gr.graph_id) {
+        *name = *graph_names
+            .entry(id)
+            .or_insert_with(|| strings.intern(&format!("CUDA graph {id}")));
+    }
+    let (order, graph_runs) = sort_by_track(&graphs.streams, &gr.spans.start_ns);
+    gr.permute(&order);
+
     for (name, &t) in syncs.spans.name.iter_mut().zip(&sync_types) {
         *name = strings.intern(sync_type_label(t));
     }
@@ -242,7 +255,14 @@ pub fn assemble(parts: Parts) -> Trace {
             (&k.correlation_id, &kernel_runs, &mut k.api_call),
             (&m.correlation_id, &memcpy_runs, &mut m.api_call),
             (&ms.correlation_id, &memset_runs, &mut ms.api_call),
+            (&gr.correlation_id, &graph_runs, &mut gr.api_call),
         ],
+        &mut warnings,
+    );
+    warn_graph_launches_without_work(
+        &api,
+        [&k.api_call, &m.api_call, &ms.api_call, &gr.api_call],
+        &strings,
         &mut warnings,
     );
     let nvtx_keys = sort_nvtx_by_depth(&mut nv);
@@ -252,6 +272,7 @@ pub fn assemble(parts: Parts) -> Trace {
         .iter()
         .chain(&memcpy_runs)
         .chain(&memset_runs)
+        .chain(&graph_runs)
         .map(|r| r.0)
         .collect();
     stream_keys.sort_unstable();
@@ -259,6 +280,7 @@ pub fn assemble(parts: Parts) -> Trace {
     let kernel_runs: HashMap<StreamKey, Range<usize>> = kernel_runs.into_iter().collect();
     let memcpy_runs: HashMap<StreamKey, Range<usize>> = memcpy_runs.into_iter().collect();
     let memset_runs: HashMap<StreamKey, Range<usize>> = memset_runs.into_iter().collect();
+    let graph_runs: HashMap<StreamKey, Range<usize>> = graph_runs.into_iter().collect();
     let streams: Vec<StreamTrack> = stream_keys
         .par_iter()
         .map(|key| {
@@ -272,6 +294,7 @@ pub fn assemble(parts: Parts) -> Trace {
                 kernels: slice(&kernel_runs, &k.spans),
                 memcpys: slice(&memcpy_runs, &m.spans),
                 memsets: slice(&memset_runs, &ms.spans),
+                graphs: slice(&graph_runs, &gr.spans),
             }
         })
         .collect();
@@ -384,6 +407,7 @@ pub fn assemble(parts: Parts) -> Trace {
         &k.spans,
         &m.spans,
         &ms.spans,
+        &gr.spans,
         &api.spans,
         &nv.spans,
         &osrt.spans,
@@ -407,6 +431,7 @@ pub fn assemble(parts: Parts) -> Trace {
         kernels: k,
         memcpys: m,
         memsets: ms,
+        graphs: gr,
         api_calls: api,
         nvtx: nv,
         osrt,
@@ -518,12 +543,53 @@ impl CallsByCorrelation {
 /// `api_call` column to fill.
 type GpuOpsToLink<'a> = (&'a [u32], &'a [(StreamKey, Range<usize>)], &'a mut Vec<u32>);
 
+/// Counts the `cudaGraphLaunch` calls that launched no GPU work in this export: nsys 2022.4–2023.4
+/// traced a graph as a whole without exporting any row for its GPU work, so its time shows idle.
+fn warn_graph_launches_without_work(
+    api: &ApiCalls,
+    launched_by: [&[u32]; 4],
+    strings: &StringTable,
+    warnings: &mut LoadWarnings,
+) {
+    let launches: Vec<bool> = (0..strings.len() as StrId)
+        .map(|id| strings.get(id).starts_with("cudaGraphLaunch"))
+        .collect();
+    if !api
+        .spans
+        .name
+        .iter()
+        .any(|&n| launches.get(n as usize) == Some(&true))
+    {
+        return;
+    }
+    let mut has_work = vec![false; api.spans.len()];
+    for column in launched_by {
+        for &a in column {
+            if let Some(flag) = has_work.get_mut(a as usize) {
+                *flag = true;
+            }
+        }
+    }
+    let silent = (0..api.spans.len())
+        .filter(|&i| launches.get(api.spans.name[i] as usize) == Some(&true) && !has_work[i])
+        .count() as u64;
+    warnings.add_about(
+        "CUPTI_ACTIVITY_KIND_RUNTIME",
+        "cudaGraphLaunch [call has|calls have]",
+        GRAPH_LAUNCH_WITHOUT_WORK,
+        silent,
+    );
+}
+
+/// What the load warning about graph launches with no GPU work says after its count.
+pub const GRAPH_LAUNCH_WITHOUT_WORK: &str = "no GPU work in this export (CUDA graphs traced as a whole by an nsys older than 2024): their GPU time shows as idle; capture with `--cuda-graph-trace=node` or a newer nsys";
+
 /// A GPU operation belongs to the API call with the same correlationId in the same process; the
 /// first such call in (thread, start) order when the file repeats an id.
 fn link_gpu_ops_to_api_calls(
     api: &ApiCalls,
     api_runs: &[(i64, Range<usize>)],
-    ops: [GpuOpsToLink; 3],
+    ops: [GpuOpsToLink; 4],
     warnings: &mut LoadWarnings,
 ) {
     // (max correlationId, calls) per process.

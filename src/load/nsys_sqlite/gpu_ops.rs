@@ -5,8 +5,8 @@ use super::connection::int;
 use super::reader::{AT_MISSING_STRINGS, FileStrings, Reader, checked_span as span, names_of};
 use crate::load::LoadError;
 use crate::trace::{
-    CopyKind, Kernels, LoadWarnings, Memcpys, Memsets, NO_INDEX, StreamKey, StringTable,
-    SyncEvents, pid_of,
+    CopyKind, GraphExecutions, Kernels, LoadWarnings, Memcpys, Memsets, NO_INDEX, StreamKey,
+    StringTable, SyncEvents, pid_of,
 };
 
 /// A table read in file order, with the stream each row ran on.
@@ -77,6 +77,7 @@ pub const T_KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
 pub const T_MEMCPY: &str = "CUPTI_ACTIVITY_KIND_MEMCPY";
 pub const T_MEMSET: &str = "CUPTI_ACTIVITY_KIND_MEMSET";
 pub const T_SYNC: &str = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+pub const T_GRAPH: &str = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
 
 // The columns each reader selects, in the positions it reads them (also scanned by the bench floor).
 pub const KERNEL_COLUMNS: &[&str] = &[
@@ -129,6 +130,17 @@ pub const MEMSET_COLUMNS: &[&str] = &[
     "bytes",
     "memKind",
     "greenContextId",
+];
+pub const GRAPH_COLUMNS: &[&str] = &[
+    "start",
+    "end",
+    "deviceId",
+    "contextId",
+    "streamId",
+    "globalPid",
+    "correlationId",
+    "graphId",
+    "graphExecId",
 ];
 pub const SYNC_COLUMNS: &[&str] = &[
     "start",
@@ -276,6 +288,29 @@ pub fn read_memsets(r: &Reader) -> Result<Read<Memsets>, LoadError> {
     })?;
     let mut out = join_chunks(chunks, Memsets::append).map_or_else(Read::new, |(out, _)| out);
     out.table.file_order = file_order(out.table.spans.len());
+    Ok(out)
+}
+
+/// CUDA graph executions traced as a whole (nsys 2024+); `assemble` names them.
+pub fn read_graphs(r: &Reader) -> Result<Read<GraphExecutions>, LoadError> {
+    let mut out: Read<GraphExecutions> = Read::new();
+    if !r.schema.has_table(T_GRAPH) {
+        return Ok(out);
+    }
+    let conn = r.open()?;
+    let sql = r.schema.select(T_GRAPH, GRAPH_COLUMNS);
+    r.for_each_row(&conn, T_GRAPH, &sql, |row| {
+        let Some((s, e)) = span(int(row, 0), int(row, 1), T_GRAPH, &mut out.warnings) else {
+            return;
+        };
+        let g = &mut out.table;
+        g.spans.push(s, e, StringTable::EMPTY);
+        out.streams.push(stream_key(row, 2));
+        g.correlation_id.push(clamp_u32(int(row, 6)));
+        g.graph_id.push(clamp_u32(int(row, 7)));
+        g.graph_exec_id.push(clamp_u32(int(row, 8)));
+        g.api_call.push(NO_INDEX);
+    })?;
     Ok(out)
 }
 

@@ -99,6 +99,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
     };
     let (mut kernels, mut memcpys, mut memsets, mut api, mut nvtx_read) =
         (None, None, None, None, None);
+    let mut graphs = None;
     let (mut osrt, mut syncs, mut gpus, mut names, mut session, mut memory) =
         (None, None, None, None, None, None);
     let (mut overhead, mut unified_memory, mut openacc, mut openmp) = (None, None, None, None);
@@ -111,6 +112,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         s.spawn(|_| api = c.keep(cpu_calls::read_api_calls(r, st), "CUDA API calls"));
         s.spawn(|_| memcpys = c.keep(gpu_ops::read_memcpys(r), "memory copies"));
         s.spawn(|_| memsets = c.keep(gpu_ops::read_memsets(r), "memory sets"));
+        s.spawn(|_| graphs = c.keep(gpu_ops::read_graphs(r), "CUDA graph executions"));
         s.spawn(|_| osrt = c.keep(cpu_calls::read_osrt(r, st), "OS runtime calls"));
         s.spawn(|_| syncs = c.keep(gpu_ops::read_syncs(r), "synchronization"));
         s.spawn(|_| gpus = c.keep(system::read_gpus(r), "GPUs"));
@@ -149,6 +151,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         kernels: kernels.ok_or_else(missing)?,
         memcpys: memcpys.ok_or_else(missing)?,
         memsets: memsets.ok_or_else(missing)?,
+        graphs: graphs.ok_or_else(missing)?,
         api: api.ok_or_else(missing)?,
         nvtx: nvtx_read.ok_or_else(missing)?,
         osrt: osrt.ok_or_else(missing)?,

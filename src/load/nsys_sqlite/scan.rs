@@ -31,6 +31,7 @@ pub fn scan_queries(schema: &Schema) -> Vec<(String, String)> {
         (gpu_ops::T_KERNEL, gpu_ops::KERNEL_COLUMNS),
         (gpu_ops::T_MEMCPY, gpu_ops::MEMCPY_COLUMNS),
         (gpu_ops::T_MEMSET, gpu_ops::MEMSET_COLUMNS),
+        (gpu_ops::T_GRAPH, gpu_ops::GRAPH_COLUMNS),
         (gpu_ops::T_SYNC, gpu_ops::SYNC_COLUMNS),
         (nvtx::T_NVTX, nvtx::NVTX_COLUMNS),
         (cpu_calls::T_OSRT, cpu_calls::OSRT_COLUMNS),

@@ -193,6 +193,19 @@ pub fn describe(
                 trace.memsets.correlation_id[i].to_string(),
             ));
         }
+        EventKind::Graph => {
+            let g = &trace.graphs;
+            stream_text(&mut facts);
+            facts.push(("Graph ID", g.graph_id[i].to_string()));
+            facts.push(("Graph exec ID", g.graph_exec_id[i].to_string()));
+            facts.push((
+                "Note",
+                "traced as a whole (nsys --cuda-graph-trace=graph): its kernels are not listed"
+                    .to_string(),
+            ));
+            facts.push(("Correlation ID", g.correlation_id[i].to_string()));
+            launch_latency(trace, g.api_call[i], start, end, &mut facts);
+        }
         EventKind::ApiCall => {
             let a = &trace.api_calls;
             thread_text(trace, model, a.global_tid[i], &mut facts);

@@ -233,6 +233,7 @@ impl RowPainter<'_> {
         self.lane(&s.kernels, EventKind::Kernel, bar);
         self.lane(&s.memcpys, EventKind::Memcpy, bar);
         self.lane(&s.memsets, EventKind::Memset, bar);
+        self.lane(&s.graphs, EventKind::Graph, bar);
     }
 
     /// Draws one slice of a table into the bar area `bar`.
@@ -424,6 +425,7 @@ pub fn event_style(
             (palette.memcpy(kind), trace.memcpys.spans.name[i])
         }
         EventKind::Memset => (palette.memset, trace.memsets.spans.name[i]),
+        EventKind::Graph => (theme::GRAPH, trace.graphs.spans.name[i]),
         EventKind::ApiCall => {
             let name = trace.api_calls.spans.name[i];
             let sync = model
@@ -481,6 +483,7 @@ fn merged_color(palette: &Palette, kind: EventKind) -> Color32 {
         EventKind::Kernel => palette.merged,
         EventKind::Memcpy => palette.memcpy_other,
         EventKind::Memset => palette.memset,
+        EventKind::Graph => theme::GRAPH,
         EventKind::ApiCall => palette.api_call.gamma_multiply(0.8),
         EventKind::Nvtx => palette.nvtx_default,
         EventKind::Osrt => palette.osrt.gamma_multiply(0.8),
@@ -495,6 +498,7 @@ pub fn row_lanes<'a>(trace: &'a Trace, kind: RowKind) -> Vec<(&'a Slice, EventKi
         out.push((&s.kernels, EventKind::Kernel));
         out.push((&s.memcpys, EventKind::Memcpy));
         out.push((&s.memsets, EventKind::Memset));
+        out.push((&s.graphs, EventKind::Graph));
     };
     match kind {
         RowKind::GpuSummary { device } => {

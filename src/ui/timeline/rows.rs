@@ -19,6 +19,8 @@ pub enum EventKind {
     Kernel,
     Memcpy,
     Memset,
+    /// A CUDA graph execution traced as a whole (`trace.graphs`).
+    Graph,
     ApiCall,
     Nvtx,
     Osrt,
@@ -34,6 +36,7 @@ impl EventKind {
             EventKind::Kernel => "Kernel",
             EventKind::Memcpy => "Memcpy",
             EventKind::Memset => "Memset",
+            EventKind::Graph => "CUDA graph",
             EventKind::ApiCall => "CUDA API",
             EventKind::Nvtx => "NVTX",
             EventKind::Osrt => "OS runtime",
@@ -81,6 +84,7 @@ pub fn spans_of(trace: &Trace, kind: EventKind) -> &Spans {
         EventKind::Kernel => &trace.kernels.spans,
         EventKind::Memcpy => &trace.memcpys.spans,
         EventKind::Memset => &trace.memsets.spans,
+        EventKind::Graph => &trace.graphs.spans,
         EventKind::ApiCall => &trace.api_calls.spans,
         EventKind::Nvtx => &trace.nvtx.spans,
         EventKind::Osrt => &trace.osrt.spans,
@@ -366,6 +370,7 @@ impl TimelineModel {
         link(&trace.kernels.api_call, EventKind::Kernel);
         link(&trace.memcpys.api_call, EventKind::Memcpy);
         link(&trace.memsets.api_call, EventKind::Memset);
+        link(&trace.graphs.api_call, EventKind::Graph);
 
         Self {
             rows,
@@ -465,9 +470,11 @@ impl TimelineModel {
     pub fn row_of_event(&self, trace: &Trace, event: EventRef) -> Option<usize> {
         let i = event.index as usize;
         let kind = match event.kind {
-            EventKind::Kernel | EventKind::Memcpy | EventKind::Memset => RowKind::Stream {
-                stream: stream_of(trace, event)?,
-            },
+            EventKind::Kernel | EventKind::Memcpy | EventKind::Memset | EventKind::Graph => {
+                RowKind::Stream {
+                    stream: stream_of(trace, event)?,
+                }
+            }
             EventKind::ApiCall => RowKind::ApiCalls {
                 thread: self.thread_of(*trace.api_calls.global_tid.get(i)?)?,
             },
@@ -529,6 +536,7 @@ impl TimelineModel {
             EventKind::Kernel => trace.kernels.api_call.get(i).copied(),
             EventKind::Memcpy => trace.memcpys.api_call.get(i).copied(),
             EventKind::Memset => trace.memsets.api_call.get(i).copied(),
+            EventKind::Graph => trace.graphs.api_call.get(i).copied(),
             EventKind::ApiCall => {
                 return self.launched.get(&event.index).cloned().unwrap_or_default();
             }
@@ -556,6 +564,7 @@ pub fn stream_of(trace: &Trace, event: EventRef) -> Option<usize> {
     let slice_of = |s: &crate::trace::StreamTrack| match event.kind {
         EventKind::Kernel => s.kernels.range.clone(),
         EventKind::Memcpy => s.memcpys.range.clone(),
+        EventKind::Graph => s.graphs.range.clone(),
         _ => s.memsets.range.clone(),
     };
     let guess = trace.streams.partition_point(|s| slice_of(s).end <= i);
