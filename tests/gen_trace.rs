@@ -6,6 +6,7 @@
 mod common;
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
@@ -674,4 +675,133 @@ fn sampling_period_sets_the_rate_and_leaves_the_gpu_side_alone() {
         synth::generate(&dir.join("x.sqlite"), &bad, false).expect_err("a 10 ns period is refused");
     let _ = std::fs::remove_dir_all(dir);
     assert!(err.to_string().contains("--sampling-period"), "{err}");
+}
+
+/// Counts of `(ph, cat)` in a Kineto trace's `traceEvents` ("-" for no cat).
+fn kineto_categories(events: &[serde_json::Value]) -> BTreeMap<(String, String), usize> {
+    let mut counts = BTreeMap::new();
+    for e in events {
+        let field = |k: &str| e[k].as_str().unwrap_or("-").to_string();
+        *counts.entry((field("ph"), field("cat"))).or_insert(0) += 1;
+    }
+    counts
+}
+
+#[test]
+fn kineto_trace_has_the_real_captures_shapes_and_same_seed_same_bytes() {
+    let dir = common::scratch_dir("gen-kineto");
+    let paths = ["a", "b", "c", "d"].map(|sub| {
+        std::fs::create_dir(dir.join(sub)).expect("mkdir");
+        dir.join(sub).join("kt_many.pt.trace.json")
+    });
+    let counts = synth::generate_kineto(&paths[0], 3_000, 7, false).expect("generate");
+    let (steps, i) = (counts.steps as usize, counts.iterations_per_step as usize);
+    let shape = synth::kineto::shape(3_000);
+    assert_eq!((steps, i), (shape.0 as usize, shape.1 as usize));
+    assert_eq!(steps, 1, "one short step");
+    assert!((2_700..3_300).contains(&counts.events), "{counts:?}");
+
+    let text = std::fs::read_to_string(&paths[0]).expect("read");
+    let trace: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    for key in [
+        "schemaVersion",
+        "deviceProperties",
+        "cuda_driver_version",
+        "record_shapes",
+    ] {
+        assert!(trace.get(key).is_some(), "{key}");
+    }
+    assert_eq!(trace["displayTimeUnit"], "ms");
+    assert_eq!(trace["baseTimeNanoseconds"], 1_790_857_026_000_000_000u64);
+    assert_eq!(trace["traceName"], "kt_many.pt.trace.json");
+    let events = trace["traceEvents"].as_array().expect("traceEvents");
+    assert_eq!(events.len() as u64, counts.events);
+    let expected: BTreeMap<(String, String), usize> = [
+        ("X", "user_annotation", 2),
+        ("X", "cpu_op", 4 * i + 5),
+        ("i", "cpu_instant_event", 10 * i + 2),
+        ("X", "python_function", i + 128),
+        // 3i + 1 launches, the copy, its synchronisation and the profiler's last one.
+        ("X", "cuda_runtime", 3 * i + 4),
+        ("s", "ac2g", 3 * i + 4),
+        ("X", "kernel", 3 * i + 1),
+        ("X", "gpu_memcpy", 1),
+        ("f", "ac2g", 3 * i + 2),
+        ("X", "gpu_user_annotation", 1),
+        ("M", "-", 58),
+        ("X", "Trace", 1),
+        ("i", "-", 2),
+    ]
+    .into_iter()
+    .map(|(ph, cat, n)| ((ph.to_string(), cat.to_string()), n))
+    .collect();
+    assert_eq!(kineto_categories(events), expected);
+
+    // Kineto's own formats: ts and dur in µs with three decimals, epoch-like magnitude.
+    let times = regex::Regex::new(r#""(ts|dur)": (\d+)\.(\d+)"#).expect("regex");
+    let mut ts = 0;
+    for c in times.captures_iter(&text) {
+        assert_eq!(c[3].len(), 3, "{}", &c[0]);
+        if &c[1] == "ts" {
+            assert_eq!(c[2].len(), 13, "{}", &c[0]);
+            ts += 1;
+        }
+    }
+    assert_eq!(ts, events.len(), "every event has a ts so written");
+
+    // Every kernel comes from a cudaLaunchKernel with its correlation and External id, and
+    // a flow pair links the two.
+    let of = |cat: &'static str| events.iter().filter(move |e| e["cat"] == cat);
+    let launches: BTreeMap<u64, &serde_json::Value> = of("cuda_runtime")
+        .filter_map(|e| Some((e["args"]["correlation"].as_u64()?, e)))
+        .collect();
+    let flows: Vec<(&str, u64)> = of("ac2g")
+        .filter_map(|e| Some((e["ph"].as_str()?, e["id"].as_u64()?)))
+        .collect();
+    for k in of("kernel") {
+        let correlation = k["args"]["correlation"].as_u64().expect("correlation");
+        let launch = launches[&correlation];
+        assert_eq!(launch["name"], "cudaLaunchKernel");
+        assert_eq!(launch["args"]["External id"], k["args"]["External id"]);
+        assert_eq!(k["pid"], 0);
+        assert_eq!(k["tid"], k["args"]["stream"]);
+        assert!(k["ts"].as_f64() >= launch["ts"].as_f64());
+        assert!(flows.contains(&("s", correlation)) && flows.contains(&("f", correlation)));
+    }
+    let names: Vec<&str> = of("user_annotation")
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    assert_eq!(names, ["ProfilerStep#2", "iteration_2"]);
+    let memory = of("cpu_instant_event").next().expect("[memory]");
+    let args: Vec<&String> = memory["args"].as_object().expect("args").keys().collect();
+    for key in [
+        "Total Reserved",
+        "Total Allocated",
+        "Bytes",
+        "Device Id",
+        "Device Type",
+        "Addr",
+    ] {
+        assert!(args.contains(&&key.to_string()), "{key}");
+    }
+
+    // The same seed gives the same bytes, gzipped or not; another seed another trace.
+    synth::generate_kineto(&paths[1], 3_000, 7, false).expect("generate");
+    let read = |p: &Path| std::fs::read(p).expect("read");
+    assert!(read(&paths[0]) == read(&paths[1]), "same seed, same bytes");
+    synth::generate_kineto(&paths[2], 3_000, 8, false).expect("generate");
+    assert!(
+        read(&paths[0]) != read(&paths[2]),
+        "another seed, another trace"
+    );
+    let gz = paths[3].with_extension("json.gz");
+    synth::generate_kineto(&gz, 3_000, 7, false).expect("generate");
+    let mut unzipped = Vec::new();
+    flate2::read::GzDecoder::new(read(&gz).as_slice())
+        .read_to_end(&mut unzipped)
+        .expect("gunzip");
+    assert!(unzipped == read(&paths[0]), "the .gz holds the same trace");
+    let err = synth::generate_kineto(&gz, 3_000, 7, false).expect_err("exists");
+    assert!(err.to_string().contains("--force"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,5 +1,6 @@
-//! The performance subcommands: `gen-trace` writes a synthetic export of any size, `bench` loads
-//! a trace and reports load time against its floor, memory and frame-build time.
+//! The performance subcommands: `gen-trace` writes a synthetic export (or PyTorch profiler
+//! trace) of any size, `bench` loads a trace and reports load time against its floor, memory and
+//! frame-build time.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -9,23 +10,39 @@ use anyhow::Result;
 use crate::bench::{self, BenchOptions};
 use crate::synth::{self, GenOptions};
 
+/// What `gen-trace` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GenFormat {
+    /// An Nsight Systems 2022.4 SQLite export.
+    Nsys,
+    /// A PyTorch profiler (Kineto) trace: `kineto_workloads.py many` under `torch.profiler`.
+    Kineto,
+}
+
 #[derive(clap::Args, Debug)]
 pub struct GenTraceArgs {
-    /// Where to write the export (.sqlite).
+    /// Where to write: an export (.sqlite) or a PyTorch profiler trace (.json; .json.gz is
+    /// gzipped).
     pub out: PathBuf,
-    /// Timeline events to write (kernels + memcpy + memset + CUDA API calls + NVTX ranges).
-    #[arg(long, default_value_t = 1_000_000)]
-    pub events: u64,
+    /// What to write; by default, a PyTorch profiler trace when OUT ends in .json or .json.gz.
+    #[arg(long, value_enum)]
+    pub format: Option<GenFormat>,
+    /// Timeline events to write (nsys: kernels + memcpy + memset + CUDA API calls + NVTX ranges,
+    /// exactly; default 1,000,000). Kineto: about this many trace events, in whole profiler
+    /// steps of 10,875 events (default 1,070,000: about 350 MB, like `MANY_STEPS=100`).
+    #[arg(long)]
+    pub events: Option<u64>,
+    /// GPUs (nsys only).
     #[arg(long, default_value_t = 2)]
     pub gpus: u32,
-    /// CUDA streams per GPU.
+    /// CUDA streams per GPU (nsys only).
     #[arg(long, default_value_t = 4)]
     pub streams: u32,
-    /// CPU threads launching work (thread t drives GPU t % gpus).
+    /// CPU threads launching work, thread t driving GPU t % gpus (nsys only).
     #[arg(long, default_value_t = 2)]
     pub threads: u32,
     /// Running time of a thread between two CPU samples, in ns, as nsys's --sampling-period
-    /// (default about 1 kHz); 0 writes no samples (scheduling events still).
+    /// (default about 1 kHz); 0 writes no samples (scheduling events still). Nsys only.
     #[arg(long, default_value_t = synth::DEFAULT_SAMPLING_PERIOD_NS)]
     pub sampling_period: u64,
     #[arg(long, default_value_t = 1)]
@@ -37,7 +54,8 @@ pub struct GenTraceArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// The trace (.sqlite export, or an .nsys-rep report, converted with nsys export).
+    /// The trace (.sqlite export; an .nsys-rep report, converted with nsys export; or a PyTorch
+    /// profiler trace, .json or .json.gz, which has no SQLite floor).
     pub trace: PathBuf,
     /// Width of the simulated timeline in pixels.
     #[arg(long, default_value_t = 1920)]
@@ -61,8 +79,36 @@ pub struct BenchArgs {
 }
 
 pub fn gen_trace(args: &GenTraceArgs) -> Result<i32> {
+    let name = args.out.to_string_lossy().to_ascii_lowercase();
+    let kineto = name.ends_with(".json") || name.ends_with(".json.gz");
+    let format = args.format.unwrap_or(if kineto {
+        GenFormat::Kineto
+    } else {
+        GenFormat::Nsys
+    });
+    if format == GenFormat::Kineto {
+        let events = args.events.unwrap_or(synth::kineto::DEFAULT_EVENTS);
+        let t = Instant::now();
+        let c = synth::generate_kineto(&args.out, events, args.seed, args.force)?;
+        eprintln!(
+            "{}: {} events ({} steps of {} iterations: {} CPU ops, {} [memory], {} Python \
+             functions, {} CUDA runtime, {} kernels, {} memcpy) in {:.1} s",
+            args.out.display(),
+            c.events,
+            c.steps,
+            c.iterations_per_step,
+            c.cpu_ops,
+            c.memory_events,
+            c.python_functions,
+            c.runtime_calls,
+            c.kernels,
+            c.memcpys,
+            t.elapsed().as_secs_f64()
+        );
+        return Ok(0);
+    }
     let options = GenOptions {
-        events: args.events,
+        events: args.events.unwrap_or(1_000_000),
         gpus: args.gpus,
         streams: args.streams,
         threads: args.threads,

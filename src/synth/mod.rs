@@ -19,8 +19,11 @@
 //! gaps between steps. Each thread is also scheduled in and out and sampled with call stacks
 //! ([`cpu_side`]), as `nsys profile` does by default on Linux. The same options and seed give the
 //! same file, byte for byte.
+//!
+//! [`generate_kineto`] writes a PyTorch profiler trace instead ([`kineto`]).
 
 mod cpu_side;
+pub mod kineto;
 mod rng;
 mod workload;
 
@@ -81,6 +84,11 @@ pub enum GenError {
         source: std::io::Error,
     },
     #[error("{path}: writing the trace failed: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: writing the trace failed: {source}")]
     Sqlite {
         path: PathBuf,
         source: rusqlite::Error,
@@ -110,6 +118,26 @@ pub fn generate(path: &Path, options: &GenOptions, replace: bool) -> Result<GenC
             u32::MAX
         )));
     }
+    make_room(path, replace)?;
+    let sql_err = |source| GenError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut conn = Connection::open(path).map_err(sql_err)?;
+    // Nothing to recover if generation dies half-way: no journal, no fsync.
+    conn.execute_batch(
+        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;",
+    )
+    .map_err(sql_err)?;
+    let tx = conn.transaction().map_err(sql_err)?;
+    tx.execute_batch(SCHEMA_SQL).map_err(sql_err)?;
+    let counts = workload::write(&tx, options).map_err(sql_err)?;
+    tx.commit().map_err(sql_err)?;
+    Ok(counts)
+}
+
+/// Checks that `path`'s folder exists and removes an old file there if `replace` allows it.
+fn make_room(path: &Path, replace: bool) -> Result<(), GenError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && !dir.is_dir()
     {
@@ -128,19 +156,48 @@ pub fn generate(path: &Path, options: &GenOptions, replace: bool) -> Result<GenC
             source,
         })?;
     }
-    let sql_err = |source| GenError::Sqlite {
+    Ok(())
+}
+
+/// Writes a synthetic PyTorch profiler trace of about `events` events to `path`, gzipped when
+/// the name ends in `.gz` (as `kineto_workloads.py` saves them, level 6).
+pub fn generate_kineto(
+    path: &Path,
+    events: u64,
+    seed: u64,
+    replace: bool,
+) -> Result<kineto::KinetoCounts, GenError> {
+    make_room(path, replace)?;
+    let write_err = |source| GenError::Write {
         path: path.to_path_buf(),
         source,
     };
-    let mut conn = Connection::open(path).map_err(sql_err)?;
-    // Nothing to recover if generation dies half-way: no journal, no fsync.
-    conn.execute_batch(
-        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;",
-    )
-    .map_err(sql_err)?;
-    let tx = conn.transaction().map_err(sql_err)?;
-    tx.execute_batch(SCHEMA_SQL).map_err(sql_err)?;
-    let counts = workload::write(&tx, options).map_err(sql_err)?;
-    tx.commit().map_err(sql_err)?;
-    Ok(counts)
+    let file = std::fs::File::create(path).map_err(write_err)?;
+    let gzip = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    // The file name as `export_chrome_trace` was given it, before the trace was gzipped.
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let name = name.strip_suffix(".gz").unwrap_or(&name).to_string();
+    let buffered = |file| std::io::BufWriter::with_capacity(1 << 20, file);
+    if gzip {
+        let encoder = flate2::write::GzEncoder::new(buffered(file), flate2::Compression::new(6));
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, encoder);
+        let counts = kineto::write(&mut out, events, seed, &name).map_err(write_err)?;
+        let encoder = out.into_inner().map_err(|e| write_err(e.into_error()))?;
+        encoder
+            .finish()
+            .map_err(write_err)?
+            .into_inner()
+            .map_err(|e| write_err(e.into_error()))?;
+        Ok(counts)
+    } else {
+        let mut out = buffered(file);
+        let counts = kineto::write(&mut out, events, seed, &name).map_err(write_err)?;
+        out.into_inner().map_err(|e| write_err(e.into_error()))?;
+        Ok(counts)
+    }
 }
