@@ -1,9 +1,10 @@
 //! `sightline bench`: how fast a trace opens and how light it sits in memory, with no window.
 //!
 //! One run measures, on the same file in the same process: the load time per phase and in total,
-//! the floor (a bare SQLite scan of the same columns of the same tables, [`bare_scan`]), the
-//! resident memory the loaded trace adds, the time of the five summary reports, and the time to
-//! build one frame's shapes at full zoom-out and four deeper zoom levels ([`frame`]).
+//! the floor (a bare SQLite scan of the same columns of the same tables, [`bare_scan`]; none for a
+//! PyTorch profiler trace, which is JSON), the resident memory the loaded trace adds, the time of
+//! the summary reports and rules, and the time to build one frame's shapes at full zoom-out and
+//! four deeper zoom levels ([`frame`]).
 //! The benchmark reports; it never fails on a number.
 
 pub mod compare;
@@ -21,7 +22,7 @@ use serde::Serialize;
 use crate::analysis::{Filter, ReportInput, ReportOptions, RuleInput};
 use crate::load::nsys_sqlite::bare_scan;
 use crate::load::{self, LoadControl, LoadError, LoadProgress};
-use crate::trace::Trace;
+use crate::trace::{Trace, TraceFormat};
 use frame::{FrameBuilder, FrameView};
 
 /// How to run the benchmark.
@@ -91,13 +92,14 @@ pub struct BenchReport {
     pub phases: Vec<PhaseTiming>,
     pub load_ms: f64,
     pub load_ms_runs: Vec<f64>,
-    /// Bare scan of the same rows, one connection per table in parallel (as the loader reads).
-    pub floor_ms: f64,
+    /// Bare scan of the same rows, one connection per table in parallel (as the loader reads);
+    /// the floor fields are `None` (and the runs empty) for a PyTorch profiler trace.
+    pub floor_ms: Option<f64>,
     pub floor_ms_runs: Vec<f64>,
     /// The same scan, one table after another on one thread.
-    pub floor_sequential_ms: f64,
-    pub floor_rows: u64,
-    pub load_over_floor: f64,
+    pub floor_sequential_ms: Option<f64>,
+    pub floor_rows: Option<u64>,
+    pub load_over_floor: Option<f64>,
     pub rss_before_bytes: u64,
     pub rss_after_bytes: u64,
     /// What the loaded trace added to the resident set.
@@ -174,14 +176,16 @@ fn timed_load(path: &Path) -> Result<(Trace, Duration, Vec<PhaseTiming>), LoadEr
 }
 
 /// Turns the loader's progress marks into phases. "reading schema", "string table",
-/// "reading tables" and "building tracks" start a phase (the first time they come: the readers
-/// repeat "reading tables" as rows go by); every other mark ends one: the parallel table readers
-/// each end when they report, all having started at "reading tables".
+/// "reading tables", "reading events" (a PyTorch trace's) and "building tracks" start a phase
+/// (the first time they come: the readers repeat "reading tables" and "reading events" as rows
+/// go by); every other mark ends one: the parallel table readers each end when they report, all
+/// having started at "reading tables".
 fn phases_of(marks: &[(&'static str, Duration)]) -> Vec<PhaseTiming> {
-    const STARTS: [&str; 4] = [
+    const STARTS: [&str; 5] = [
         "reading schema",
         "string table",
         "reading tables",
+        "reading events",
         "building tracks",
     ];
     let mut out = Vec::new();
@@ -235,21 +239,26 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
     let rss_before = memory::resident().unwrap_or_default();
     let (trace, first_total, first_phases) = timed_load(path)?;
     let rss_after = memory::resident().unwrap_or_default();
+    // The floor is a bare SQLite scan: a PyTorch profiler trace (JSON) has none.
+    let has_floor = trace.format != TraceFormat::Kineto;
+    let floor = |parallel| bare_scan(path, parallel).map(Some);
+    let no_floor = |_| Ok(None);
+    let scan: &dyn Fn(bool) -> Result<_, LoadError> = if has_floor { &floor } else { &no_floor };
     let mut loads = vec![(first_total, first_phases)];
     let mut floors = Vec::new();
-    floors.push(bare_scan(path, true)?.elapsed);
+    floors.extend(scan(true)?.map(|s| s.elapsed));
     for _ in 1..runs {
         let (again, total, phases) = timed_load(path)?;
         drop(again);
         loads.push((total, phases));
-        floors.push(bare_scan(path, true)?.elapsed);
+        floors.extend(scan(true)?.map(|s| s.elapsed));
     }
-    let sequential = bare_scan(path, false)?;
+    let sequential = scan(false)?;
 
     let load_ms_runs: Vec<f64> = loads.iter().map(|l| ms(l.0)).collect();
     let floor_ms_runs: Vec<f64> = floors.iter().map(|&d| ms(d)).collect();
     let load_ms = median(&load_ms_runs);
-    let floor_ms = median(&floor_ms_runs);
+    let floor_ms = has_floor.then(|| median(&floor_ms_runs));
     let phases = loads
         .iter()
         .min_by(|a, b| {
@@ -320,13 +329,9 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
         load_ms_runs,
         floor_ms,
         floor_ms_runs,
-        floor_sequential_ms: ms(sequential.elapsed),
-        floor_rows: sequential.rows,
-        load_over_floor: if floor_ms > 0.0 {
-            load_ms / floor_ms
-        } else {
-            0.0
-        },
+        floor_sequential_ms: sequential.as_ref().map(|s| ms(s.elapsed)),
+        floor_rows: sequential.as_ref().map(|s| s.rows),
+        load_over_floor: floor_ms.filter(|&f| f > 0.0).map(|f| load_ms / f),
         rss_before_bytes: rss_before.now_bytes,
         rss_after_bytes: rss_after.now_bytes,
         rss_added_bytes: rss_added,
@@ -495,21 +500,37 @@ impl BenchReport {
             &rows,
         ));
         let per_event = |v: f64| format!("{v:.1} B/event");
-        let rows = vec![
-            vec!["load, total".into(), format!("{:.1} ms", self.load_ms)],
-            vec![
-                "floor: bare scan, parallel".into(),
-                format!("{:.1} ms", self.floor_ms),
-            ],
-            vec![
-                "floor: bare scan, one thread".into(),
-                format!("{:.1} ms", self.floor_sequential_ms),
-            ],
-            vec![
-                "load / floor".into(),
-                format!("{:.2}x", self.load_over_floor),
-            ],
-            vec!["rows scanned".into(), self.floor_rows.to_string()],
+        let mut rows = vec![vec![
+            "load, total".into(),
+            format!("{:.1} ms", self.load_ms),
+        ]];
+        if let (Some(floor), Some(sequential), Some(ratio), Some(scanned)) = (
+            self.floor_ms,
+            self.floor_sequential_ms,
+            self.load_over_floor,
+            self.floor_rows,
+        ) {
+            rows.extend([
+                vec![
+                    "floor: bare scan, parallel".into(),
+                    format!("{floor:.1} ms"),
+                ],
+                vec![
+                    "floor: bare scan, one thread".into(),
+                    format!("{sequential:.1} ms"),
+                ],
+                vec!["load / floor".into(), format!("{ratio:.2}x")],
+                vec!["rows scanned".into(), scanned.to_string()],
+            ]);
+        } else {
+            let runs: Vec<String> = self
+                .load_ms_runs
+                .iter()
+                .map(|r| format!("{r:.0}"))
+                .collect();
+            rows.push(vec!["load runs".into(), format!("{} ms", runs.join(", "))]);
+        }
+        rows.extend([
             vec!["RSS before load".into(), mib(self.rss_before_bytes)],
             vec!["RSS after load".into(), mib(self.rss_after_bytes)],
             vec!["RSS added by the trace".into(), mib(self.rss_added_bytes)],
@@ -537,7 +558,7 @@ impl BenchReport {
                     self.selection_change_ui_ms, self.selection_change_ui_max_ms
                 ),
             ],
-        ];
+        ]);
         out.push('\n');
         out.push_str(&render(&["Measure", "Value"], &rows));
         let rows: Vec<Vec<String>> = self
@@ -631,5 +652,22 @@ mod tests {
         assert_eq!(p[2].ms, 35.0);
         assert!(p[2].parallel && !p[4].parallel);
         assert_eq!(p[4].ms, 19.0);
+    }
+
+    #[test]
+    fn a_pytorch_traces_repeated_progress_is_one_phase() {
+        let d = Duration::from_millis;
+        let marks = [
+            ("reading events", d(0)),
+            ("reading events", d(300)),
+            ("reading events", d(900)),
+            ("building tracks", d(1000)),
+            ("done", d(1200)),
+        ];
+        let p = phases_of(&marks);
+        let names: Vec<&str> = p.iter().map(|p| p.phase.as_str()).collect();
+        assert_eq!(names, ["reading events", "building tracks"]);
+        assert_eq!((p[0].ms, p[1].ms), (1000.0, 200.0));
+        assert!(!p[0].parallel);
     }
 }
