@@ -512,3 +512,39 @@ fn the_window_shows_the_badge_for_a_damaged_trace_and_none_for_a_clean_one() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_demangled_name_missing_from_the_strings_falls_back_to_the_short_name_with_a_warning() {
+    // The demangled names of the first kernel's name point nowhere; its short name stays.
+    let (dir, path) = damaged_copy(
+        "missing-demangled",
+        "moe",
+        &format!(
+            "UPDATE {KERNEL} SET demangledName = (SELECT max(id) + 1 FROM StringIds)
+               WHERE demangledName = (SELECT demangledName FROM {KERNEL} ORDER BY rowid LIMIT 1);"
+        ),
+    );
+    let fallen_back = count(
+        &path,
+        &format!(
+            "SELECT count(*) FROM {KERNEL} WHERE demangledName NOT IN (SELECT id FROM StringIds)
+               AND shortName IN (SELECT id FROM StringIds)"
+        ),
+    );
+    assert!(fallen_back > 0);
+    let trace = load(&path);
+    let line = format!(
+        "{fallen_back} kernel {} a demangled name missing from StringIds (shown by the short name)",
+        if fallen_back == 1 {
+            "row has"
+        } else {
+            "rows have"
+        }
+    );
+    assert!(
+        has_message(&trace.warnings, &line),
+        "{:?}",
+        trace.warnings.messages()
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -1,11 +1,15 @@
 //! Aligned plain-text tables for the terminal: numbers right-aligned with thousands separators,
 //! text left-aligned, like `nsys stats --format table`.
 
+/// Longest cell a terminal table prints, in characters: longer text (an NVTX message of a few
+/// megabytes) is cut with `…`. `--format csv` prints every cell whole.
+pub const MAX_CELL_CHARS: usize = 1000;
+
 /// Renders `header` and `rows` as an aligned table.
 pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| r.iter().map(|c| group_thousands(c)).collect())
+        .map(|r| r.iter().map(|c| capped(group_thousands(c))).collect())
         .collect();
     let numeric: Vec<bool> = (0..header.len())
         .map(|c| {
@@ -30,11 +34,12 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
             .iter()
             .enumerate()
             .map(|(c, v)| {
-                let w = widths[c];
+                // Padded by hand: `format!`'s width is limited to u16::MAX.
+                let pad = " ".repeat(widths[c].saturating_sub(v.chars().count()));
                 if numeric[c] {
-                    format!("{v:>w$}")
+                    format!("{pad}{v}")
                 } else {
-                    format!("{v:<w$}")
+                    format!("{v}{pad}")
                 }
             })
             .collect();
@@ -51,6 +56,16 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// `text` cut to [`MAX_CELL_CHARS`] characters, the last of them `…`.
+fn capped(text: String) -> String {
+    if text.chars().count() <= MAX_CELL_CHARS {
+        return text;
+    }
+    let mut cut: String = text.chars().take(MAX_CELL_CHARS - 1).collect();
+    cut.push('…');
+    cut
 }
 
 fn looks_numeric(v: &str) -> bool {
@@ -87,6 +102,15 @@ pub fn group_thousands(v: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cell_of_megabytes_is_cut_not_a_panic() {
+        let huge = "x".repeat(3 << 20);
+        let out = render(&["Range"], &[vec![huge]]);
+        let line = out.lines().nth(2).unwrap_or("");
+        assert_eq!(line.trim().chars().count(), MAX_CELL_CHARS);
+        assert!(line.trim_end().ends_with('…'));
+    }
 
     #[test]
     fn groups_and_aligns() {

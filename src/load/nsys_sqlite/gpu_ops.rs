@@ -171,6 +171,13 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         let short = strings.get(int(row, 8));
         // A name id that points at no string shows as `<unknown name #ID>`: the demangled
         // name's id, or the short name's when the row has no demangled one.
+        if int(row, 7).is_some() && strings.get(int(row, 7)).is_none() && short.is_some() {
+            out.warnings.add(
+                T_KERNEL,
+                "[has|have] a demangled name missing from StringIds (shown by the short name)",
+                1,
+            );
+        }
         let name = match strings.get(int(row, 7)).or(short) {
             Some(name) => name,
             None => strings
