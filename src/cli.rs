@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::analysis::{self, Filter, TimeRange};
+use crate::analysis::{self, Filter, NsysFormat, TimeRange};
 use crate::load;
 
 mod analysis_commands;
@@ -102,6 +102,12 @@ pub struct SummaryArgs {
     /// `key_averages(group_by_input_shape=True)`; the same as `torch_ops:group_by_input_shape`.
     #[arg(long)]
     pub group_by_input_shape: bool,
+    /// Print as this Nsight Systems release prints: `2023.4` or `2025.3` (NVTX range names,
+    /// SQLite's rounding, empty zero context/stream in cuda_gpu_trace, source columns in
+    /// um_cpu_page_faults_sum). Default: the newest of these not newer than the nsys that wrote
+    /// the export (2023.4 when unknown).
+    #[arg(long, value_name = "RELEASE", value_parser = NsysFormat::parse)]
+    pub nsys_format: Option<NsysFormat>,
     #[command(flatten)]
     pub exclusion: ExclusionArgs,
 }
@@ -179,11 +185,15 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
             writeln!(out, "# {}", path.display())?;
         }
         let several = requests.len() + usize::from(overlap) > 1;
+        let nsys_format = args
+            .nsys_format
+            .unwrap_or_else(|| NsysFormat::of_trace(&trace));
         code = code.max(report_commands::print_reports(
             &trace,
             &requests,
             &filter,
             args.format,
+            nsys_format,
             several,
             &mut out,
         )?);

@@ -199,3 +199,107 @@ fn rows_the_loader_skipped_are_named_on_stderr() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--nsys-format`: an export of nsys 2025.3 prints as 2025.3.1 printed it by default and as
+/// 2023.4.4 printed it when asked; the same for `analyze` and `diff`; a release Sightline does not
+/// copy is refused.
+#[test]
+fn nsys_format_follows_the_writer_unless_chosen() {
+    let Some(dir) = common::shared_traces() else {
+        println!("SKIPPED: ../shared/traces is not present beside the checkout");
+        return;
+    };
+    let trace = dir.join("n25_rank1.sqlite");
+    let (Ok(new), Ok(old)) = (
+        std::fs::read_to_string(dir.join("golden-2025.3/n25_rank1/nvtx_sum.csv")),
+        std::fs::read_to_string(dir.join("golden/n25_rank1/nvtx_sum.csv")),
+    ) else {
+        println!("SKIPPED: no golden nvtx_sum of n25_rank1");
+        return;
+    };
+    let p = trace.to_string_lossy();
+    let csv = |extra: &[&str]| {
+        let mut args = vec!["summary", &*p, "--report", "nvtx_sum", "--format", "csv"];
+        args.extend_from_slice(extra);
+        let out = sightline(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    assert_eq!(csv(&[]), new.replace("\r\n", "\n"));
+    assert_eq!(csv(&["--nsys-format", "2025.3"]), new.replace("\r\n", "\n"));
+    assert_eq!(csv(&["--nsys-format", "2023.4"]), old.replace("\r\n", "\n"));
+    // An export of nsys 2022.4 prints as 2023.4 by default, as 2025.3 when asked.
+    let moe = common::fixture("moe");
+    let m = moe.to_string_lossy();
+    let out = sightline(&["summary", &m, "--report", "nvtx_sum", "--format", "csv"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        golden("moe", "nvtx_sum")
+    );
+    let out = sightline(&[
+        "summary",
+        &m,
+        "--report",
+        "nvtx_sum",
+        "--format",
+        "csv",
+        "--nsys-format",
+        "2025.3",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    // `:name` in the default domain, `workload:name` in moe's own domain.
+    assert!(
+        text.lines()
+            .skip(1)
+            .all(|l| l.contains("PushPop,:") || l.contains("PushPop,workload:")),
+        "{text}"
+    );
+    // analyze takes it too (the rules print the same in both).
+    for format in ["2023.4", "2025.3"] {
+        let out = sightline(&[
+            "analyze",
+            &p,
+            "--rule",
+            "gpu_gaps:rows=-1:gap=1",
+            "--format",
+            "csv",
+            "--nsys-format",
+            format,
+        ]);
+        let want =
+            std::fs::read_to_string(dir.join("golden-2025.3/n25_rank1/analyze.gpu_gaps.csv"))
+                .expect("golden gpu_gaps")
+                .replace("\r\n", "\n");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{format}");
+    }
+    // diff computes both runs in one format: NVTX names meet whatever wrote each run.
+    let out = sightline(&[
+        "diff",
+        &p,
+        &dir.join("n25_rank0.sqlite").to_string_lossy(),
+        "--report",
+        "nvtx_sum",
+        "--format",
+        "csv",
+        "--nsys-format",
+        "2023.4",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(text.contains("\ncompute,12,12,"), "{text}");
+    let out = sightline(&["summary", &p, "--nsys-format", "2024.1"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("2023.4, 2025.3"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

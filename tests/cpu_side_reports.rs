@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
-use sightline::analysis::{Filter, ReportInput, TimeRange, reports};
+use sightline::analysis::{Filter, NsysFormat, ReportInput, TimeRange, reports};
 use sightline::trace::Trace;
 
 use common::{has_table, open_ro as open};
@@ -79,6 +79,7 @@ fn report_rows(trace: &Trace, name: &str, range: TimeRange) -> (Vec<String>, Vec
         options: &Default::default(),
         with_events: false,
         row_limit: None,
+        nsys_format: NsysFormat::of_trace(trace),
     });
     let rows = table
         .rows

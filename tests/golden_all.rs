@@ -1,9 +1,15 @@
 //! Every golden file, first and second tier: for each `<name>.csv`, `<name>.sha256` or
 //! `<name>.skipped` under `tests/fixtures/golden/<trace>/` and (when present)
-//! `../shared/traces/golden/<trace>/`, runs the matching registered report or rule on the trace,
-//! exactly as `sightline summary --report NAME --format csv` / `sightline analyze --rule SPEC
-//! --format csv` would, and compares byte for byte (SHA-256 for long row dumps). Empty outputs
-//! are checked too. nsys's "no ENUM table" skips have no oracle and are counted apart.
+//! `../shared/traces/golden/<trace>/` and `../shared/traces/golden-2025.3/<trace>/`, runs the
+//! matching registered report or rule on the trace, exactly as `sightline summary --report NAME
+//! --format csv` / `sightline analyze --rule SPEC --format csv` would, and compares byte for byte
+//! (SHA-256 for long row dumps). Empty outputs are checked too. nsys's "no ENUM table" skips have
+//! no oracle and are counted apart.
+//!
+//! `golden/` holds what Nsight Systems 2023.4.4 printed, `golden-2025.3/` what 2025.3.1 printed.
+//! A trace must match its `golden-2025.3/` folder with the default format (the one its writer
+//! picks), and its `golden/` folder by default too unless nsys 2025.3 or newer wrote it; then it
+//! is compared as `--nsys-format 2023.4` prints it.
 //!
 //! While working on one report: `GOLDEN_ONLY=cuda_gpu_trace,analyze.gpu_gaps GOLDEN_TRACE=moe
 //! cargo test --release --test golden_all -- --nocapture`.
@@ -15,7 +21,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-use sightline::analysis::{Filter, ReportInput, RuleInput, reports, rules};
+use sightline::analysis::{Filter, NsysFormat, ReportInput, RuleInput, reports, rules};
 use sightline::export::nsys_csv;
 use sightline::load;
 use sightline::trace::Trace;
@@ -30,9 +36,9 @@ const RULE_SPECS: [&str; 6] = [
     "gpu_time_util:rows=-1",
 ];
 
-/// What `sightline summary --report NAME --format csv` or `analyze` prints for an output name
-/// (`cuda_gpu_trace`, `analyze.gpu_gaps`); `Err` when Sightline does not know the name.
-fn output_of(trace: &Trace, name: &str) -> Result<String, String> {
+/// What `sightline summary --report NAME --format csv --nsys-format F` or `analyze` prints for an
+/// output name (`cuda_gpu_trace`, `analyze.gpu_gaps`); `Err` when Sightline does not know the name.
+fn output_of(trace: &Trace, name: &str, nsys_format: NsysFormat) -> Result<String, String> {
     let filter = Filter::all();
     let table = if let Some(rule) = name.strip_prefix("analyze.") {
         let spec = RULE_SPECS
@@ -45,6 +51,7 @@ fn output_of(trace: &Trace, name: &str) -> Result<String, String> {
             trace,
             filter: &filter,
             options: &options,
+            nsys_format,
         })?
     } else {
         let (report, options) = reports::parse_spec(name)?;
@@ -54,6 +61,7 @@ fn output_of(trace: &Trace, name: &str) -> Result<String, String> {
             options: &options,
             with_events: false,
             row_limit: None,
+            nsys_format,
         })
     };
     if table.is_empty() {
@@ -93,6 +101,9 @@ struct Tally {
     compared: usize,
     empty_checked: usize,
     no_oracle: usize,
+    /// Trace files compared with `--nsys-format` other than their default (nsys 2025.3 or newer
+    /// wrote them; `golden/` holds 2023.4's output).
+    format_overridden: usize,
     failures: Vec<String>,
 }
 
@@ -118,6 +129,19 @@ fn check_trace(trace_path: &Path, golden_dir: &Path, tally: &mut Tally) {
             return;
         }
     };
+    let oracle = common::golden_format(golden_dir);
+    let default = NsysFormat::of_trace(&trace);
+    if default != oracle {
+        if oracle == NsysFormat::V2025_3 {
+            tally.failures.push(format!(
+                "{stem}: written by {:?}, printed as nsys {default} by default; {} holds nsys \
+                 {oracle}'s output",
+                trace.exporter_version,
+                golden_dir.display()
+            ));
+        }
+        tally.format_overridden += 1;
+    }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(golden_dir)
         .expect("read golden dir")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -136,7 +160,7 @@ fn check_trace(trace_path: &Path, golden_dir: &Path, tally: &mut Tally) {
             tally.no_oracle += 1;
             continue;
         }
-        let ours = match output_of(&trace, name) {
+        let ours = match output_of(&trace, name, oracle) {
             Ok(o) => o,
             Err(e) => {
                 tally.failures.push(format!("{stem} {name}: {e}"));
@@ -205,9 +229,11 @@ fn check_dir(traces: &Path, golden: &Path, tally: &mut Tally) {
 
 fn report(what: &str, tally: &Tally) {
     println!(
-        "{what}: checked {} trace files, {} outputs compared byte for byte or by hash, {} empty \
-         outputs checked, {} skipped with no oracle (nsys could not read the export), {} failures",
+        "{what}: checked {} trace files ({} of them with --nsys-format other than their \
+         default), {} outputs compared byte for byte or by hash, {} empty outputs checked, {} \
+         skipped with no oracle (nsys could not read the export), {} failures",
         tally.files,
+        tally.format_overridden,
         tally.compared,
         tally.empty_checked,
         tally.no_oracle,
@@ -238,7 +264,7 @@ fn shared_trace_outputs_equal_every_golden_file() {
     };
     let mut tally = Tally::default();
     check_dir(&dir, &dir.join("golden"), &mut tally);
-    report("../shared/traces", &tally);
+    report("../shared/traces/golden (nsys 2023.4.4)", &tally);
     assert!(tally.failures.is_empty(), "{}", tally.failures.join("\n"));
     if std::env::var("GOLDEN_TRACE").is_err() {
         assert!(
@@ -246,6 +272,33 @@ fn shared_trace_outputs_equal_every_golden_file() {
             "no golden directories under {}",
             dir.display()
         );
+    }
+}
+
+/// The current exports (nsys 2025.3) against what Nsight Systems 2025.3.1 printed for them, with
+/// the format their writer picks by default.
+#[test]
+fn shared_trace_outputs_equal_every_golden_2025_3_file() {
+    let Some(dir) = common::shared_traces() else {
+        println!("SKIPPED: ../shared/traces is not present beside the checkout; 0 files checked");
+        return;
+    };
+    let golden = dir.join("golden-2025.3");
+    if !golden.is_dir() {
+        println!("SKIPPED: no {}; 0 files checked", golden.display());
+        return;
+    }
+    let mut tally = Tally::default();
+    check_dir(&dir, &golden, &mut tally);
+    report("../shared/traces/golden-2025.3 (nsys 2025.3.1)", &tally);
+    assert!(tally.failures.is_empty(), "{}", tally.failures.join("\n"));
+    if std::env::var("GOLDEN_TRACE").is_err() {
+        assert!(
+            tally.files > 0,
+            "no golden directories under {}",
+            golden.display()
+        );
+        assert_eq!(tally.format_overridden, 0, "all by default");
     }
 }
 
@@ -315,6 +368,7 @@ fn check_has_data(name: &str, trace: &Trace) -> usize {
                     options: &Default::default(),
                     with_events: false,
                     row_limit: None,
+                    nsys_format: NsysFormat::of_trace(trace),
                 })
                 .rows
                 .len();
@@ -351,6 +405,7 @@ fn a_row_limit_keeps_the_first_rows_of_a_dump() {
                 options: &Default::default(),
                 with_events: true,
                 row_limit,
+                nsys_format: NsysFormat::of_trace(&trace),
             })
         };
         let all = compute(None);

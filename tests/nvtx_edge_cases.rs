@@ -20,7 +20,7 @@ mod common;
 use sightline::analysis::filter::EventTable;
 use sightline::analysis::range::TimeRange;
 use sightline::analysis::table::{RowEvents, Table};
-use sightline::analysis::{Filter, ReportInput, reports};
+use sightline::analysis::{Filter, NsysFormat, ReportInput, reports};
 use sightline::export::nsys_csv;
 use sightline::load;
 use sightline::trace::Trace;
@@ -43,6 +43,7 @@ fn compute(trace: &Trace, name: &str, filter: &Filter, with_events: bool) -> Tab
         options: &options,
         with_events,
         row_limit: None,
+        nsys_format: NsysFormat::V2023_4,
     })
 }
 

@@ -15,7 +15,7 @@ mod common;
 use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
-use sightline::analysis::{Filter, ReportInput, reports};
+use sightline::analysis::{Filter, NsysFormat, ReportInput, reports};
 use sightline::export::nsys_csv;
 use sightline::load;
 use sightline::trace::Trace;
@@ -29,6 +29,7 @@ fn csv_of(trace: &Trace, spec: &str) -> String {
         options: &options,
         with_events: false,
         row_limit: None,
+        nsys_format: NsysFormat::V2023_4,
     });
     if table.is_empty() {
         return String::new();

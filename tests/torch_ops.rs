@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use sightline::analysis::reports;
-use sightline::analysis::{Cell, Filter, ReportInput, Table};
+use sightline::analysis::{Cell, Filter, NsysFormat, ReportInput, Table};
 
 const HEADER: &str = "Name,Device,Calls,Self CPU (ns),CPU Total (ns),Self CUDA (ns),CUDA Total (ns),\
 Self CPU Mem (B),CPU Mem (B),Self CUDA Mem (B),CUDA Mem (B)";
@@ -220,6 +220,7 @@ fn torch_ops(trace: &sightline::trace::Trace, by_shape: bool) -> Table {
         options: &options,
         with_events: true,
         row_limit: None,
+        nsys_format: NsysFormat::of_trace(trace),
     })
 }
 
@@ -386,7 +387,7 @@ fn the_panel_lists_torch_ops_and_sorts_it_by_a_header() {
         if h.query_by_label(&entry).is_some() {
             break;
         }
-        h.get_by_role(Role::ComboBox).click();
+        h.get_by_role_and_label(Role::ComboBox, "Report").click();
         settle_panel(&mut h);
     }
     h.get_by_label(&entry).click();

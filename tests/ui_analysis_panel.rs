@@ -19,7 +19,8 @@ use egui_kittest::kittest::Queryable;
 use sightline::analysis::reports;
 use sightline::analysis::stats::strip_version_suffix;
 use sightline::analysis::{
-    self, EventTable, Filter, GapOptions, Report, ReportInput, ReportOptions, Table, TimeRange,
+    self, EventTable, Filter, GapOptions, NsysFormat, Report, ReportInput, ReportOptions, Table,
+    TimeRange,
 };
 use sightline::export::events_csv::{COLUMNS, EventKind};
 use sightline::export::nsys_csv;
@@ -57,6 +58,7 @@ fn report_over(trace: &Trace, report: &str, filter: &Filter) -> Table {
             options: &ReportOptions::default(),
             with_events: true,
             row_limit: None,
+            nsys_format: NsysFormat::of_trace(trace),
         })
 }
 
@@ -74,14 +76,16 @@ fn choose_report(h: &mut Bench, report: &str) {
         if h.query_by_label(&selector_text(report)).is_some() && h.state().panel.report != report {
             break;
         }
-        h.get_by_role(Role::ComboBox).click();
+        h.get_by_role_and_label(Role::ComboBox, "Report").click();
         settle_panel(h);
     }
     h.get_by_label(&selector_text(report)).click();
     settle_panel(h);
     assert_eq!(h.state().panel.report, report);
     assert_eq!(
-        h.get_by_role(Role::ComboBox).value().as_deref(),
+        h.get_by_role_and_label(Role::ComboBox, "Report")
+            .value()
+            .as_deref(),
         Some(selector_text(report).as_str())
     );
 }
@@ -743,12 +747,14 @@ fn the_report_selector_lists_every_report_with_data_and_shows_the_chosen_one() {
     let mut h = panel_harness(trace, selection);
     assert_eq!(h.state().panel.available_reports(), with_data.as_slice());
     assert_eq!(
-        h.get_by_role(Role::ComboBox).value().as_deref(),
+        h.get_by_role_and_label(Role::ComboBox, "Report")
+            .value()
+            .as_deref(),
         Some(selector_text(KERNELS).as_str())
     );
 
     // The open selector lists exactly the reports with data.
-    h.get_by_role(Role::ComboBox).click();
+    h.get_by_role_and_label(Role::ComboBox, "Report").click();
     h.run();
     for r in reports::REPORTS {
         let text = selector_text(r.name());
@@ -807,5 +813,34 @@ fn the_report_selector_lists_every_report_with_data_and_shows_the_chosen_one() {
         !report_over(&h.state().trace, "cuda_gpu_sum", &Filter::range(selection))
             .rows
             .is_empty()
+    );
+}
+
+/// The combo box beside the report picker prints the reports as another nsys release: moe was
+/// written by nsys 2022.4, so its NVTX ranges are `name` until 2025.3 is chosen, then `:name`.
+#[test]
+fn the_nsys_format_choice_renames_nvtx_ranges() {
+    let trace = load::load_file(&common::fixture("moe")).expect("load moe");
+    let mut h = panel_harness(trace, TimeRange::ALL);
+    choose_report(&mut h, "nvtx_sum");
+    let names = |h: &Bench| -> Vec<String> {
+        let table = h.state().panel.report_table("nvtx_sum").expect("nvtx_sum");
+        table.rows.iter().map(row_name).collect()
+    };
+    let before = names(&h);
+    assert!(before.iter().any(|n| !n.contains(':')), "{before:?}");
+    assert_eq!(h.state().panel.nsys_format, None);
+    h.get_by_value("as nsys 2023.4").click();
+    settle_panel(&mut h);
+    h.get_by_label("as nsys 2025.3").click();
+    settle_panel(&mut h);
+    assert_eq!(h.state().panel.nsys_format, Some(NsysFormat::V2025_3));
+    let after = names(&h);
+    assert_eq!(after.len(), before.len());
+    assert!(
+        after
+            .iter()
+            .all(|n| n.starts_with(':') || n.starts_with("workload:")),
+        "{after:?}"
     );
 }

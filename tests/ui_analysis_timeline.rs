@@ -13,7 +13,7 @@ use egui::{Modifiers, Pos2, Rect, Shape};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use sightline::analysis::{
-    self, Filter, GapOptions, ReportInput, ReportOptions, Table, TimeRange, reports,
+    self, Filter, GapOptions, NsysFormat, ReportInput, ReportOptions, Table, TimeRange, reports,
 };
 use sightline::load;
 use sightline::trace::Trace;
@@ -36,6 +36,7 @@ fn kernel_summary(trace: &Trace, range: TimeRange) -> Table {
             options: &ReportOptions::default(),
             with_events: true,
             row_limit: None,
+            nsys_format: NsysFormat::of_trace(trace),
         })
 }
 

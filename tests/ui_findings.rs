@@ -13,7 +13,8 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use sightline::analysis::{
-    EventTable, Filter, RULES, ReportOptions, Row, RowEvents, Rule, RuleInput, Table, TimeRange,
+    EventTable, Filter, NsysFormat, RULES, ReportOptions, Row, RowEvents, Rule, RuleInput, Table,
+    TimeRange,
 };
 use sightline::load;
 use sightline::trace::Trace;
@@ -40,6 +41,7 @@ fn rules_over(
                 trace,
                 filter: &Filter::range(selection),
                 options: &options,
+                nsys_format: NsysFormat::of_trace(trace),
             });
             (rule, table)
         })

@@ -13,6 +13,7 @@ pub mod gaps;
 pub mod headline;
 pub mod intervals;
 pub mod key_averages;
+pub mod nsys_format;
 pub mod overlap;
 pub mod range;
 pub mod reports;
@@ -28,13 +29,14 @@ pub use gaps::{
     DEFAULT_MIN_GAP_NS, DeviceActivity, GapOptions, GpuOpKind, GpuOpRef, IdleGap, gpu_activity,
     gpu_idle_gaps,
 };
+pub use nsys_format::NsysFormat;
 pub use overlap::{
     CopyComputeOverlap, CopyKindOverlap, copy_compute_overlap, overlap_by_copy_kind,
 };
 pub use range::{TimeRange, parse_range, parse_time_ns};
 pub use reports::{REPORTS, ReportInput, ReportOptions, StatsReport};
 pub use rules::{RULES, Rule, RuleInput};
-pub use stats::{Report, ReportTable, Summary, SummaryRow, compute};
+pub use stats::{Report, ReportTable, Summary, SummaryRow, compute, compute_as};
 pub use table::{Cell, EventRef, Row, RowEvents, Table};
 pub use warmup::{
     AttributionScope, ExcludedInterval, ExclusionRule, WarmupExclusion, exclude_warmup,

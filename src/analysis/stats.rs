@@ -1,4 +1,5 @@
-//! The five `nsys stats` summary reports of Nsight Systems 2023.4, computed over a filter.
+//! The five classic `nsys stats` summary reports, computed over a filter, as Nsight Systems 2023.4
+//! or 2025.3 prints them ([`NsysFormat`]).
 //!
 //! Semantics follow nsys's report scripts (`cuda_gpu_kern_sum.py`, `cuda_api_sum.py`,
 //! `cuda_gpu_mem_time_sum.py`, `cuda_gpu_mem_size_sum.py`, `nvtx_sum.py`): median of an even
@@ -8,6 +9,7 @@
 use std::collections::HashMap;
 
 use super::filter::{EventTable, Filter};
+use super::nsys_format::NsysFormat;
 use crate::trace::{NvtxStyle, StrId, Trace};
 
 /// One of the reports `sightline summary` prints.
@@ -140,6 +142,8 @@ pub struct SummaryRow {
 pub struct ReportTable {
     pub report: Report,
     pub rows: Vec<SummaryRow>,
+    /// Whose output the rows copy (NVTX names here, rounding when printed).
+    pub format: NsysFormat,
 }
 
 /// A group of values with the key that decides ties.
@@ -150,8 +154,19 @@ struct Group {
     values: Vec<i64>,
 }
 
-/// Computes `report` over the events `filter` keeps.
+/// Computes `report` over the events `filter` keeps, as the nsys that wrote the trace prints it
+/// ([`NsysFormat::of_trace`]).
 pub fn compute(trace: &Trace, report: Report, filter: &Filter) -> ReportTable {
+    compute_as(trace, report, filter, NsysFormat::of_trace(trace))
+}
+
+/// Computes `report` over the events `filter` keeps, as Nsight Systems `format` prints it.
+pub fn compute_as(
+    trace: &Trace,
+    report: Report,
+    filter: &Filter,
+    format: NsysFormat,
+) -> ReportTable {
     let mut groups: Vec<Group> = match report {
         Report::Kernels => group_by_name(trace, EventTable::Kernels, filter, |i| {
             (
@@ -167,7 +182,7 @@ pub fn compute(trace: &Trace, report: Report, filter: &Filter) -> ReportTable {
         }),
         Report::MemoryTime => memory_groups(trace, filter, false),
         Report::MemorySize => memory_groups(trace, filter, true),
-        Report::Nvtx => nvtx_groups(trace, filter),
+        Report::Nvtx => nvtx_groups(trace, filter, format),
     };
     if report == Report::CudaApi {
         // cuda_api_sum.py: a name whose 6th- and 5th-last characters are "_v" loses its last
@@ -218,6 +233,7 @@ pub fn compute(trace: &Trace, report: Report, filter: &Filter) -> ReportTable {
     ReportTable {
         report,
         rows: rows.into_iter().map(|(r, _)| r).collect(),
+        format,
     }
 }
 
@@ -289,8 +305,8 @@ fn memory_groups(trace: &Trace, filter: &Filter, by_size: bool) -> Vec<Group> {
         .collect()
 }
 
-/// NVTX ranges grouped by (`domain:text` or `text`, style); marks are not ranges.
-fn nvtx_groups(trace: &Trace, filter: &Filter) -> Vec<Group> {
+/// NVTX ranges grouped by (printed name, style); marks are not ranges.
+fn nvtx_groups(trace: &Trace, filter: &Filter, format: NsysFormat) -> Vec<Group> {
     let n = &trace.nvtx;
     let mut by_key: HashMap<(StrId, StrId, NvtxStyle), Vec<i64>> = HashMap::new();
     for i in filter.indices(trace, EventTable::Nvtx) {
@@ -305,9 +321,10 @@ fn nvtx_groups(trace: &Trace, filter: &Filter) -> Vec<Group> {
     // Different (domain, text) pairs can print the same name; nsys groups by the printed name.
     let mut merged: HashMap<(String, NvtxStyle), (StrId, Vec<i64>)> = HashMap::new();
     for ((domain, text, style), values) in by_key {
-        // nsys names a range `domain || ':' || text`, NULL (printed empty) without text even
-        // in a named domain; the model keeps an absent text as the empty string.
-        let name = crate::analysis::reports::nvtx_tree::printed_name(trace, domain, text)
+        // nsys 2023.4 names a range `domain || ':' || text`, NULL (printed empty) without text
+        // even in a named domain; 2025.3 always `domain:text`. The model keeps an absent text as
+        // the empty string.
+        let name = crate::analysis::reports::nvtx_tree::printed_name(trace, domain, text, format)
             .unwrap_or_default();
         let e = merged
             .entry((name, style))

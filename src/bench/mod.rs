@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::analysis::{Filter, ReportInput, ReportOptions, RuleInput};
+use crate::analysis::{Filter, NsysFormat, ReportInput, ReportOptions, RuleInput};
 use crate::load::nsys_sqlite::bare_scan;
 use crate::load::{self, LoadControl, LoadError, LoadProgress};
 use crate::trace::{Trace, TraceFormat};
@@ -280,6 +280,7 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
             options: &no_options,
             with_events: false,
             row_limit: None,
+            nsys_format: NsysFormat::of_trace(&trace),
         }));
         analysis_ms.push((report.name().to_string(), ms(one.elapsed())));
     }
@@ -294,6 +295,7 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
             trace: &trace,
             filter: &Filter::all(),
             options: &rule_options,
+            nsys_format: NsysFormat::of_trace(&trace),
         }));
         analysis_ms.push((format!("rule {}", rule.name()), ms(one.elapsed())));
     }

@@ -13,7 +13,7 @@ use super::analysis_commands::{ExclusionArgs, apply_exclusion};
 use super::{Format, load_for_cli, parse_range_arg, report_commands};
 use crate::analysis::diff;
 use crate::analysis::headline;
-use crate::analysis::{self, Filter, ReportInput, Table, TimeRange};
+use crate::analysis::{self, Filter, NsysFormat, ReportInput, Table, TimeRange};
 use crate::export::{nsys_csv, text_table};
 use crate::trace::Trace;
 
@@ -36,6 +36,11 @@ pub struct DiffArgs {
     pub range: Option<String>,
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Compute the report as this Nsight Systems release prints it, in both runs: `2023.4` or
+    /// `2025.3`. Default: the newer of the two runs' defaults (each the newest of these not newer
+    /// than the nsys that wrote it), so both name NVTX ranges alike.
+    #[arg(long, value_name = "RELEASE", value_parser = NsysFormat::parse)]
+    pub nsys_format: Option<NsysFormat>,
     #[command(flatten)]
     pub exclusion: ExclusionArgs,
 }
@@ -88,6 +93,9 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
     let (base, new) = (load(&args.base)?, load(&args.new)?);
 
     let table = if let Some(request) = request {
+        let nsys_format = args
+            .nsys_format
+            .unwrap_or_else(|| NsysFormat::of_traces(&[&base.trace, &new.trace]));
         let compute = |run: &Run| -> Table {
             request.report.compute(&ReportInput {
                 trace: &run.trace,
@@ -95,6 +103,7 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
                 options: &request.options,
                 with_events: false,
                 row_limit: None,
+                nsys_format,
             })
         };
         let (mut bt, mut nt) = (compute(&base), compute(&new));

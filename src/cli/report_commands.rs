@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use super::{Format, parse_range_arg};
 use crate::analysis::reports::{self, ReportOptions, StatsReport};
 use crate::analysis::rules::{self, Rule, RuleInput};
-use crate::analysis::{Filter, ReportInput, Table, TimeRange, unreadable};
+use crate::analysis::{Filter, NsysFormat, ReportInput, Table, TimeRange, unreadable};
 use crate::export::{nsys_csv, text_table};
 use crate::trace::Trace;
 
@@ -36,7 +36,10 @@ pub fn parse_reports(text: &str) -> Result<Vec<ReportRequest>> {
         }
         let name = spec.split(':').next().unwrap_or_default();
         if let Some(current) = reports::current_name(name) {
-            eprintln!("note: report '{name}' is an older name of '{current}'");
+            eprintln!(
+                "note: report '{name}' is an older name of '{current}' (Nsight Systems 2025.3 no \
+                 longer accepts it)"
+            );
         }
         let (report, options) = reports::parse_spec(spec).map_err(anyhow::Error::msg)?;
         out.push(ReportRequest {
@@ -80,6 +83,7 @@ pub fn print_reports(
     requests: &[ReportRequest],
     filter: &Filter,
     format: Format,
+    nsys_format: NsysFormat,
     several: bool,
     out: &mut impl Write,
 ) -> Result<i32> {
@@ -98,6 +102,7 @@ pub fn print_reports(
                 options: &request.options,
                 with_events: false,
                 row_limit: None,
+                nsys_format,
             })
         };
         if table.is_empty() {
@@ -160,6 +165,11 @@ pub struct AnalyzeArgs {
     /// Only events starting in START:END (ns, or with a unit: 1.2s:1.5s, 100ms:, :20us).
     #[arg(long)]
     pub range: Option<String>,
+    /// Print as this Nsight Systems release prints: `2023.4` or `2025.3` (the rules are the same;
+    /// SQLite's rounding differs). Default: the newest of these not newer than the nsys that
+    /// wrote the export (2023.4 when unknown).
+    #[arg(long, value_name = "RELEASE", value_parser = NsysFormat::parse)]
+    pub nsys_format: Option<NsysFormat>,
 }
 
 /// `sightline analyze`.
@@ -177,7 +187,10 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<i32> {
         } else {
             let name = spec.split(':').next().unwrap_or_default();
             if let Some(current) = rules::current_name(name) {
-                eprintln!("note: rule '{name}' is an older name of '{current}'");
+                eprintln!(
+                    "note: rule '{name}' is an older name of '{current}' (Nsight Systems 2025.3 \
+                     no longer accepts it)"
+                );
             }
             requests.push(rules::parse_spec(spec).map_err(anyhow::Error::msg)?);
         }
@@ -188,6 +201,9 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<i32> {
     let range = parse_range_arg(args.range.as_deref())?;
     let trace = super::load_for_cli(&args.trace)?;
     let filter = Filter::range(range);
+    let nsys_format = args
+        .nsys_format
+        .unwrap_or_else(|| NsysFormat::of_trace(&trace));
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let several = requests.len() > 1;
@@ -197,6 +213,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<i32> {
                 trace: &trace,
                 filter: &filter,
                 options,
+                nsys_format,
             })
             .map_err(|e| anyhow::anyhow!("{}: {e}", rule.name()))?;
         if table.is_empty() {

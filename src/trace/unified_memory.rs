@@ -27,6 +27,11 @@ pub struct CpuPageFaults {
     pub address: Vec<u64>,
     /// The module of the faulting instruction.
     pub module: Vec<StrId>,
+    /// The source file of the faulting instruction (`SourceFile`, written by newer nsys when
+    /// it could resolve it; empty otherwise).
+    pub source_file: Vec<StrId>,
+    /// Its line in that file (`SourceLine`).
+    pub source_line: Vec<Option<i64>>,
 }
 
 /// GPU page-fault groups on managed memory, in file order; `spans.name` is unused (empty).

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sightline::analysis::{self, Filter, Report};
+use sightline::analysis::{self, Filter, NsysFormat, Report};
 use sightline::export::nsys_csv;
 use sightline::trace::Trace;
 
@@ -89,9 +89,15 @@ pub fn scratch_dir(tag: &str) -> PathBuf {
     dir
 }
 
-/// The report as `nsys stats --format csv` would print it, with `\n` line endings.
+/// The report as `nsys stats --format csv` would print it, with `\n` line endings (as the nsys
+/// that wrote the trace prints it).
 pub fn report_csv(trace: &Trace, report: Report) -> String {
-    let table = analysis::compute(trace, report, &Filter::all());
+    report_csv_as(trace, report, NsysFormat::of_trace(trace))
+}
+
+/// The report as Nsight Systems `format`'s `nsys stats --format csv` would print it.
+pub fn report_csv_as(trace: &Trace, report: Report, format: NsysFormat) -> String {
+    let table = analysis::compute_as(trace, report, &Filter::all(), format);
     if table.rows.is_empty() {
         return String::new();
     }
@@ -122,12 +128,28 @@ pub fn golden(dir: &Path, report: Report) -> Option<Golden> {
     }
 }
 
-/// Checks every report of `trace` against `golden_dir`; returns (checked, failures).
+/// The release whose output a golden directory `…/<root>/<trace>` holds: Nsight Systems 2025.3.1's
+/// under `golden-2025.3`, 2023.4.4's under any other root (`golden`, `golden_options`, …).
+pub fn golden_format(golden_dir: &Path) -> NsysFormat {
+    let root = golden_dir
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str());
+    if root == Some("golden-2025.3") {
+        NsysFormat::V2025_3
+    } else {
+        NsysFormat::V2023_4
+    }
+}
+
+/// Checks every report of `trace` against `golden_dir`, printed as that directory's nsys prints
+/// ([`golden_format`]); returns (checked, failures).
 pub fn check_against_golden(trace: &Trace, golden_dir: &Path) -> (usize, Vec<String>) {
     let mut checked = 0;
     let mut failures = Vec::new();
+    let format = golden_format(golden_dir);
     for report in Report::ALL {
-        let ours = report_csv(trace, report);
+        let ours = report_csv_as(trace, report, format);
         match golden(golden_dir, report) {
             Some(Golden::Csv(expected)) => {
                 checked += 1;

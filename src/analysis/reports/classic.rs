@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use super::cuda_gpu_kern_gb_sum::kernel_summary;
 use super::kernel_names::KernelNaming;
 use super::{ReportInput, StatsReport};
+use crate::analysis::NsysFormat;
 use crate::analysis::filter::EventTable;
-use crate::analysis::rounding::sqlite_round;
 use crate::analysis::stats::{self, Report, ReportTable};
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
 use crate::trace::{NvtxStyle, Trace};
@@ -28,7 +28,8 @@ macro_rules! classic_report {
                 $report.missing_data()
             }
             fn compute(&self, input: &ReportInput) -> Table {
-                let table = stats::compute(input.trace, $report, input.filter);
+                let table =
+                    stats::compute_as(input.trace, $report, input.filter, input.nsys_format);
                 to_table(input, &table)
             }
         }
@@ -55,7 +56,12 @@ impl StatsReport for CudaGpuKernSum {
     }
     fn compute(&self, input: &ReportInput) -> Table {
         if !KernelNaming::options_rename(input.options) {
-            let table = stats::compute(input.trace, Report::Kernels, input.filter);
+            let table = stats::compute_as(
+                input.trace,
+                Report::Kernels,
+                input.filter,
+                input.nsys_format,
+            );
             to_table(input, &table)
         } else {
             kernel_summary(input, false)
@@ -91,7 +97,7 @@ pub fn header(report: Report) -> Vec<&'static str> {
 
 /// The cells of every row of a classic report.
 pub fn cells(table: &ReportTable) -> Vec<Vec<Cell>> {
-    let round = |x: f64| Cell::Float(sqlite_round(x, 1));
+    let round = |x: f64| Cell::Float(table.format.round(x, 1));
     table
         .rows
         .iter()
@@ -115,7 +121,7 @@ pub fn cells(table: &ReportTable) -> Vec<Vec<Cell>> {
                 Cell::Int(s.total),
                 Cell::Int(s.count as i64),
             ];
-            cells.extend(super::duration_summary::spread_cells(s));
+            cells.extend(super::duration_summary::spread_cells(s, table.format));
             if let Some(style) = row.style {
                 cells.push(Cell::text(style.label()));
             }
@@ -197,7 +203,7 @@ fn events_of_rows(input: &ReportInput, table: &ReportTable) -> Vec<Vec<EventRef>
         Report::Nvtx => {
             let n = &trace.nvtx;
             for i in filter.indices(trace, EventTable::Nvtx) {
-                let name = nvtx_printed_name(trace, i);
+                let name = nvtx_printed_name(trace, i, table.format);
                 add(&name, Some(n.style[i]), EventRef::new(EventTable::Nvtx, i));
             }
         }
@@ -205,9 +211,9 @@ fn events_of_rows(input: &ReportInput, table: &ReportTable) -> Vec<Vec<EventRef>
     out
 }
 
-/// `domain:text`, or `text` in the default domain: the name NVTX reports print; empty for a range
-/// without text, even in a named domain (see [`super::nvtx_tree::printed_name`]).
-pub fn nvtx_printed_name(trace: &Trace, i: usize) -> String {
+/// The name NVTX reports print for range `i` as Nsight Systems `format` prints it; empty where
+/// nsys 2023.4 prints NULL (see [`super::nvtx_tree::printed_name`]).
+pub fn nvtx_printed_name(trace: &Trace, i: usize, format: NsysFormat) -> String {
     let n = &trace.nvtx;
-    super::nvtx_tree::printed_name(trace, n.domain[i], n.spans.name[i]).unwrap_or_default()
+    super::nvtx_tree::printed_name(trace, n.domain[i], n.spans.name[i], format).unwrap_or_default()
 }

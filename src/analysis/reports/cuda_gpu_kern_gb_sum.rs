@@ -73,7 +73,7 @@ pub(super) fn kernel_summary(input: &ReportInput, by_launch_dims: bool) -> Table
     };
     let mut table = Table::new(&header("Instances", tail));
     for mut row in rows {
-        let mut cells = row.leading_cells(grand_total);
+        let mut cells = row.leading_cells(grand_total, input.nsys_format);
         if let Some((grid, block)) = row.key.1 {
             // printf('%4d %4d %4d', ...)
             cells.push(Cell::Text(format!(

@@ -119,7 +119,7 @@ pub(super) fn gpu_summary<'t>(input: &ReportInput<'t>, with_api: bool) -> Table 
     });
     let mut table = Table::new(&header("Instances", &["Category", "Operation"]));
     for mut row in rows {
-        let mut cells = row.leading_cells(grand_total);
+        let mut cells = row.leading_cells(grand_total, input.nsys_format);
         let events = row.take_events();
         cells.push(Cell::text(
             category.get(&row.key).copied().unwrap_or(MEMORY_OPER),

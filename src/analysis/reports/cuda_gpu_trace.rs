@@ -1,10 +1,12 @@
 //! `cuda_gpu_trace` (CUDA GPU Trace): every kernel, memory copy and memory set, by start, with
 //! its launch configuration or its size and throughput, memory kinds, device, context and
-//! stream, as nsys 2023.4.4's `cuda_gpu_trace.py` prints them.
+//! stream, as nsys 2023.4.4's `cuda_gpu_trace.py` prints them (2025.3.1's prints a zero context or
+//! stream empty).
 
 use super::kern_exec::stream_of_rows;
 use super::kernel_names::KernelNaming;
 use super::{ReportInput, StatsReport};
+use crate::analysis::NsysFormat;
 use crate::analysis::filter::EventTable;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
 use crate::trace::{Spans, StreamTrack, Trace, memory_kind_name};
@@ -125,6 +127,11 @@ impl StatsReport for CudaGpuTrace {
             .map(|s| device_label(trace, s))
             .collect();
         let naming = KernelNaming::from_options(trace, input.options);
+        // 2025.3 prints `NULLIF(context, 0)` and `NULLIF(stream, 0)`; 2023.4 the plain values.
+        let zero_as_null = |v: i64| match input.nsys_format {
+            NsysFormat::V2025_3 if v == 0 => Cell::Null,
+            _ => Cell::Int(v),
+        };
         let mut table = Table::new(&COLUMNS).limited(input.row_limit);
         table.rows.reserve(rows.len());
         for (op, i) in rows {
@@ -161,10 +168,10 @@ impl StatsReport for CudaGpuTrace {
             };
             cells.extend([
                 Cell::Text(devices[stream_index as usize].clone()),
-                Cell::Int(stream.key.context as i64),
+                zero_as_null(stream.key.context as i64),
                 // NULLIF(greenContextId, 0)
                 Cell::opt_int(green_context.filter(|&&g| g != 0).map(|&g| g as i64)),
-                Cell::Int(stream.key.stream as i64),
+                zero_as_null(stream.key.stream as i64),
                 name,
             ]);
             let events = if input.with_events {

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use super::kern_exec::{self, Launch, stream_of_rows};
 use super::kernel_names::KernelNaming;
 use super::{ReportInput, StatsReport};
+use crate::analysis::NsysFormat;
 use crate::analysis::filter::EventTable;
-use crate::analysis::rounding::sqlite_round;
 use crate::analysis::stats::{Summary, strip_version_suffix};
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
 use crate::trace::GlobalTid;
@@ -70,6 +70,7 @@ impl StatsReport for CudaKernExecSum {
 
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
+        let format = input.nsys_format;
         let naming = KernelNaming::from_options(trace, input.options);
         let stream_of_kernel = stream_of_rows(trace, trace.kernels.spans.len(), |s| &s.kernels);
         let api = &trace.api_calls;
@@ -114,10 +115,10 @@ impl StatsReport for CudaKernExecSum {
                 Cell::Int(n as i64),
                 Cell::Int(queue.len() as i64),
             ];
-            cells.extend(stat_cells(&t));
-            cells.extend(stat_cells(&Summary::of(&mut api_ns)));
-            cells.extend(stat_cells(&Summary::of(&mut queue)));
-            cells.extend(stat_cells(&Summary::of(&mut kernel)));
+            cells.extend(stat_cells(&t, format));
+            cells.extend(stat_cells(&Summary::of(&mut api_ns), format));
+            cells.extend(stat_cells(&Summary::of(&mut queue), format));
+            cells.extend(stat_cells(&Summary::of(&mut kernel), format));
             cells.push(Cell::text(api_name));
             cells.push(Cell::text(kernel_name));
             let events = if input.with_events {
@@ -135,7 +136,7 @@ impl StatsReport for CudaKernExecSum {
             } else {
                 RowEvents::None
             };
-            rows.push((sqlite_round(t.avg, 1), cells, events));
+            rows.push((format.round(t.avg, 1), cells, events));
         }
         // `ORDER BY 6 DESC`: the rounded average total; the sort is stable, so equal averages
         // keep the grouping order.
@@ -151,8 +152,8 @@ impl StatsReport for CudaKernExecSum {
 /// `round(avg, 1)`, `round(median, 1)`, `min`, `max`, `round(stdev, 1)` of one column: the
 /// first four NULL over no values, the standard deviation then 0.0 (nsys's `stdev` gives 0 below
 /// two values, as its output shows for kernels that never queued).
-fn stat_cells(s: &Summary) -> [Cell; 5] {
-    let round = |x: f64| Cell::Float(sqlite_round(x, 1));
+fn stat_cells(s: &Summary, format: NsysFormat) -> [Cell; 5] {
+    let round = |x: f64| Cell::Float(format.round(x, 1));
     if s.count == 0 {
         return [Cell::Null, Cell::Null, Cell::Null, Cell::Null, round(0.0)];
     }

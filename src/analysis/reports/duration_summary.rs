@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
-use crate::analysis::rounding::sqlite_round;
+use crate::analysis::NsysFormat;
 use crate::analysis::stats::Summary;
 use crate::analysis::table::{Cell, EventRef, RowEvents};
 
@@ -105,9 +105,9 @@ pub struct SummaryRow<K> {
 
 impl<K> SummaryRow<K> {
     /// `Time (%)`, `Total Time (ns)`, count, `Avg`, `Med`, `Min`, `Max`, `StdDev (ns)`.
-    pub fn leading_cells(&self, grand_total: i64) -> Vec<Cell> {
+    pub fn leading_cells(&self, grand_total: i64, format: NsysFormat) -> Vec<Cell> {
         let s = &self.stats;
-        let round = |x: f64| Cell::Float(sqlite_round(x, 1));
+        let round = |x: f64| Cell::Float(format.round(x, 1));
         // SQLite divides by a zero total to NULL.
         let percent = if grand_total == 0 {
             Cell::Null
@@ -115,7 +115,7 @@ impl<K> SummaryRow<K> {
             round(s.total as f64 * 100.0 / grand_total as f64)
         };
         let mut cells = vec![percent, Cell::Int(s.total), Cell::Int(s.count as i64)];
-        cells.extend(spread_cells(s));
+        cells.extend(spread_cells(s, format));
         cells
     }
 
@@ -130,9 +130,9 @@ impl<K> SummaryRow<K> {
 }
 
 /// `Avg`, `Med`, `Min`, `Max`, `StdDev` of a summary as nsys prints them: the averages and the
-/// deviation rounded to 0.1 in SQL, the extremes exact.
-pub fn spread_cells(s: &Summary) -> [Cell; 5] {
-    let round = |x: f64| Cell::Float(sqlite_round(x, 1));
+/// deviation rounded to 0.1 in SQL (by `format`'s SQLite), the extremes exact.
+pub fn spread_cells(s: &Summary, format: NsysFormat) -> [Cell; 5] {
+    let round = |x: f64| Cell::Float(format.round(x, 1));
     [
         round(s.avg),
         round(s.median),
@@ -176,8 +176,8 @@ mod tests {
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[1].stats.count, 2);
         assert_eq!(rows[1].events.len(), 2);
-        let cells = rows[0].leading_cells(total);
+        let cells = rows[0].leading_cells(total, NsysFormat::V2023_4);
         assert_eq!(cells[0], Cell::Float(28.6));
-        assert_eq!(rows[0].leading_cells(0)[0], Cell::Null);
+        assert_eq!(rows[0].leading_cells(0, NsysFormat::V2023_4)[0], Cell::Null);
     }
 }

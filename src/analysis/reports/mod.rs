@@ -2,7 +2,8 @@
 //!
 //! A report declares its nsys name, title, the options nsys accepts for it (`cuda_gpu_kern_sum:base`)
 //! and what it computes over a trace and a [`Filter`]: a [`Table`] with the columns and rows that
-//! `nsys stats --format csv` (Nsight Systems 2023.4.4) prints. The command line, the panel,
+//! `nsys stats --format csv` prints, as Nsight Systems 2023.4.4 or 2025.3.1 prints it
+//! ([`NsysFormat`], chosen in [`ReportInput`]). The command line, the panel,
 //! `--report all` and the golden test all iterate [`REPORTS`]; adding a report is one file plus
 //! one line there.
 
@@ -39,6 +40,7 @@ mod um_sum;
 mod um_total_sum;
 
 use super::filter::Filter;
+use super::nsys_format::NsysFormat;
 use super::table::Table;
 use crate::trace::Trace;
 
@@ -52,6 +54,9 @@ pub struct ReportInput<'a> {
     pub with_events: bool,
     /// Build at most this many rows of a row dump (the panel's bound on memory); `None`: all.
     pub row_limit: Option<usize>,
+    /// Whose output to copy: Nsight Systems 2023.4's or 2025.3's (by default
+    /// [`NsysFormat::of_trace`], the release that wrote the export).
+    pub nsys_format: NsysFormat,
 }
 
 /// Options given after the report name, nsys-style: `name:opt[:opt=value]…`.

@@ -11,7 +11,6 @@ use super::nvtx_projection::GpuProjection;
 use super::nvtx_tree::printed_name;
 use super::{ReportInput, StatsReport};
 use crate::analysis::filter::EventTable;
-use crate::analysis::rounding::sqlite_round;
 use crate::analysis::stats::Summary;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
 use crate::trace::NvtxStyle;
@@ -45,8 +44,9 @@ impl StatsReport for NvtxGpuProjSum {
                 continue;
             };
             let i = forest.nvtx_index(p);
-            // The script keeps `WHERE name IS NOT NULL`.
-            let Some(name) = printed_name(trace, n.domain[i], n.spans.name[i]) else {
+            // The script keeps `WHERE name IS NOT NULL` (in 2025.3 every range has a name).
+            let Some(name) = printed_name(trace, n.domain[i], n.spans.name[i], input.nsys_format)
+            else {
                 continue;
             };
             let g = groups.entry((name, n.style[i])).or_default();
@@ -89,7 +89,7 @@ impl StatsReport for NvtxGpuProjSum {
             "Avg Range Lvl",
             "Avg Num Child",
         ]);
-        let round = |x: f64| Cell::Float(sqlite_round(x, 1));
+        let round = |x: f64| Cell::Float(input.nsys_format.round(x, 1));
         for ((name, style), mut g, s) in rows {
             let count = s.count as f64;
             let mut cells = vec![
@@ -99,7 +99,7 @@ impl StatsReport for NvtxGpuProjSum {
                 Cell::Int(g.range_ns),
                 Cell::Int(s.count as i64),
             ];
-            cells.extend(super::duration_summary::spread_cells(&s));
+            cells.extend(super::duration_summary::spread_cells(&s, input.nsys_format));
             cells.extend([
                 Cell::Int(g.launches),
                 round(g.launches as f64 / count),

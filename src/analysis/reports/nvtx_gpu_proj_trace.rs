@@ -3,12 +3,14 @@
 //! from the first start to the last end of the kernels, memcpys and memsets launched by calls
 //! inside it ([`GpuProjection`]) — with its original span, level, parent and range stack in the
 //! tree of push/pop and same-thread start/end ranges, and the number of its children that were
-//! projected too. Work launched outside every range is one row with no range. Rows by rowid, the
-//! row with no range first (see the note on the order in `compute`).
+//! projected too. Work launched outside every range is one row with no range (Nsight Systems
+//! 2025.3 leaves it out). Rows by rowid, the row with no range first (see the note on the order
+//! in `compute`).
 
 use super::nvtx_projection::GpuProjection;
 use super::nvtx_tree::printed_name;
 use super::{ReportInput, StatsReport};
+use crate::analysis::NsysFormat;
 use crate::analysis::filter::EventTable;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
 use crate::trace::GlobalTid;
@@ -67,7 +69,13 @@ impl StatsReport for NvtxGpuProjTrace {
                 ))
             })
             .collect();
-        if let Some(o) = &gp.outside {
+        // GPU operations launched outside every range make a row with no name, which 2025.3
+        // drops (`WHERE name IS NOT NULL`, nvtx_gpu_proj_trace.py).
+        let outside = gp
+            .outside
+            .as_ref()
+            .filter(|_| input.nsys_format == NsysFormat::V2023_4);
+        if let Some(o) = outside {
             let proj = o.projection;
             order.push((None, proj.start_ns, proj.start_ns - proj.end_ns, None));
         }
@@ -75,7 +83,7 @@ impl StatsReport for NvtxGpuProjTrace {
         let n = &trace.nvtx;
         for (_, start, minus_duration, position) in order {
             let Some(p) = position else {
-                let Some(o) = &gp.outside else { continue };
+                let Some(o) = outside else { continue };
                 let g = GlobalTid(o.global_tid);
                 let events = if input.with_events {
                     RowEvents::Span {
@@ -111,7 +119,8 @@ impl StatsReport for NvtxGpuProjTrace {
             let g = GlobalTid(n.global_tid[i]);
             let launches = gp.projection[p].map_or(0, |q| q.launches);
             let cells = vec![
-                printed_name(trace, n.domain[i], n.spans.name[i]).map_or(Cell::Null, Cell::Text),
+                printed_name(trace, n.domain[i], n.spans.name[i], input.nsys_format)
+                    .map_or(Cell::Null, Cell::Text),
                 Cell::Int(start),
                 Cell::Int(-minus_duration),
                 Cell::Int(forest.start_ns(trace, p)),

@@ -21,8 +21,8 @@ use super::kernel_names::{KernelNameKey, KernelNaming};
 use super::nvtx_projection::{Launches, op_span};
 use super::nvtx_tree::{RangeForest, RangeKinds, printed_name};
 use super::{ReportInput, StatsReport};
+use crate::analysis::NsysFormat;
 use crate::analysis::filter::EventTable;
-use crate::analysis::rounding::sqlite_round;
 use crate::analysis::stats::Summary;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
 use crate::trace::{GlobalTid, NO_INDEX, NvtxStyle, StrId, Trace};
@@ -56,7 +56,7 @@ impl StatsReport for NvtxKernSum {
         let launches = Launches::build(trace, input.filter, &[EventTable::Kernels]);
         let naming = KernelNaming::from_options(trace, input.options);
         let kernels = KernelNames::of(trace, &naming, &launches);
-        let names = RangeNames::of(trace, &forest);
+        let names = RangeNames::of(trace, &forest, input.nsys_format);
         let mut grouper = Grouper {
             forest: &forest,
             with_events: input.with_events,
@@ -215,7 +215,7 @@ struct RangeNames {
 }
 
 impl RangeNames {
-    fn of(trace: &Trace, forest: &RangeForest) -> RangeNames {
+    fn of(trace: &Trace, forest: &RangeForest, format: NsysFormat) -> RangeNames {
         let n = &trace.nvtx;
         let mut by_ids: HashMap<(StrId, StrId), usize> = HashMap::new();
         let mut pairs: Vec<Option<String>> = Vec::new();
@@ -225,7 +225,7 @@ impl RangeNames {
                 *by_ids
                     .entry((n.domain[i], n.spans.name[i]))
                     .or_insert_with(|| {
-                        pairs.push(printed_name(trace, n.domain[i], n.spans.name[i]));
+                        pairs.push(printed_name(trace, n.domain[i], n.spans.name[i], format));
                         pairs.len() - 1
                     })
             })
@@ -317,7 +317,7 @@ fn to_table(
         "StdDev (ns)",
         "Kernel Name",
     ]);
-    let round = |x: f64| Cell::Float(sqlite_round(x, 1));
+    let round = |x: f64| Cell::Float(input.nsys_format.round(x, 1));
     for row in rows {
         let s = &row.stats;
         let name = names.name((row.key >> 34) as u32);

@@ -49,7 +49,7 @@ pub fn summary_of_style(input: &ReportInput, style: NvtxStyle) -> Table {
     // Different (domain, text) pairs can print alike ("a:b" + "c", "a" + "b:c"); nsys groups by
     // the printed name.
     let (mut rows, grand_total) = groups
-        .map_keys(|(domain, text)| printed_name(trace, domain, text))
+        .map_keys(|(domain, text)| printed_name(trace, domain, text, input.nsys_format))
         .summarize();
     rows.sort_by(|a, b| {
         b.stats
@@ -59,7 +59,7 @@ pub fn summary_of_style(input: &ReportInput, style: NvtxStyle) -> Table {
     });
     let mut table = Table::new(&header("Instances", &["Range"]));
     for mut row in rows {
-        let mut cells = row.leading_cells(grand_total);
+        let mut cells = row.leading_cells(grand_total, input.nsys_format);
         cells.push(row.key.take().map_or(Cell::Null, Cell::Text));
         let events = row.take_events();
         table.push(cells, events);

@@ -71,7 +71,7 @@ impl StatsReport for NvtxPushpopTrace {
             let i = forest.nvtx_index(p);
             let start = forest.start_ns(trace, p);
             let duration = forest.duration_ns(trace, p);
-            let name = printed_name(trace, n.domain[i], n.spans.name[i]);
+            let name = printed_name(trace, n.domain[i], n.spans.name[i], input.nsys_format);
             let level = forest.level[p];
             let tid = GlobalTid(n.global_tid[i]);
             let cells = vec![

@@ -14,20 +14,27 @@ use std::cmp::Reverse;
 use std::fmt::Write as _;
 use std::ops::Range;
 
+use crate::analysis::NsysFormat;
 use crate::analysis::filter::{EventTable, Filter};
 use crate::trace::{NO_INDEX, NvtxStyle, StrId, StringTable, Trace};
 
-/// `domain:text`, or `text` in the default domain: the name the NVTX reports print (the rule
-/// of [`super::classic::nvtx_printed_name`], from the ids). `None` for a range without text,
-/// which nsys's `d.name || ':' || text` makes NULL even in a named domain; the model keeps no
-/// difference between a NULL and an empty text, so an empty one is taken for NULL.
-pub fn printed_name(trace: &Trace, domain: StrId, text: StrId) -> Option<String> {
-    if text == StringTable::EMPTY {
-        None
-    } else if domain == StringTable::EMPTY {
-        Some(trace.str(text).to_string())
-    } else {
-        Some(format!("{}:{}", trace.str(domain), trace.str(text)))
+/// The name the NVTX reports print for a range (the rule of
+/// [`super::classic::nvtx_printed_name`], from the ids). Nsight Systems 2023.4 (`CASE WHEN
+/// d.name NOT NULL …`): `domain:text`, or `text` in the default domain, and `None` for a range
+/// without text, which `d.name || ':' || text` makes NULL even in a named domain. 2025.3
+/// (`coalesce(d.name, '') || ':' || coalesce(text, '')`): always `domain:text`, so `:text` in the
+/// default domain and `domain:` without text. The model keeps no difference between a NULL and
+/// an empty text, so an empty one is taken for NULL.
+pub fn printed_name(
+    trace: &Trace,
+    domain: StrId,
+    text: StrId,
+    format: NsysFormat,
+) -> Option<String> {
+    match format {
+        NsysFormat::V2023_4 if text == StringTable::EMPTY => None,
+        NsysFormat::V2023_4 if domain == StringTable::EMPTY => Some(trace.str(text).to_string()),
+        _ => Some(format!("{}:{}", trace.str(domain), trace.str(text))),
     }
 }
 

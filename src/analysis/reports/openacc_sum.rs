@@ -50,7 +50,7 @@ impl StatsReport for OpenaccSum {
         rows.sort_by(|a, b| b.stats.total.cmp(&a.stats.total).then(a.key.cmp(&b.key)));
         let mut table = Table::new(&header("Num Calls", &["Name"]));
         for mut row in rows {
-            let mut cells = row.leading_cells(grand_total);
+            let mut cells = row.leading_cells(grand_total, input.nsys_format);
             let events = row.take_events();
             cells.push(Cell::text(row.key.as_str()));
             table.push(cells, events);

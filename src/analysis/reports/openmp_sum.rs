@@ -48,7 +48,7 @@ impl StatsReport for OpenmpSum {
         rows.sort_by(|a, b| b.stats.total.cmp(&a.stats.total).then(a.key.cmp(&b.key)));
         let mut table = Table::new(&header("Count", &["Name"]));
         for mut row in rows {
-            let mut cells = row.leading_cells(grand_total);
+            let mut cells = row.leading_cells(grand_total, input.nsys_format);
             let events = row.take_events();
             cells.push(Cell::text(trace.str(row.key.1)));
             table.push(cells, events);

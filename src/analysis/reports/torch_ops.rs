@@ -159,6 +159,7 @@ mod tests {
             options,
             with_events: false,
             row_limit: None,
+            nsys_format: crate::analysis::NsysFormat::of_trace(trace),
         })
     }
 

@@ -8,7 +8,7 @@
 use super::gpu_ops::{DeviceOps, device_ops};
 use super::scope::{RuleScope, int_option};
 use super::{Rule, RuleInput};
-use crate::analysis::rounding::sqlite_round;
+use crate::analysis::NsysFormat;
 use crate::analysis::table::{Cell, RowEvents, Table};
 
 pub struct GpuTimeUtil;
@@ -77,7 +77,12 @@ impl Rule for GpuTimeUtil {
         let mut rows: Vec<LowUse> = Vec::new();
         for device in device_ops(input, &scope) {
             let chunks = device_chunks(&device, chunks);
-            rows.extend(low_use_runs(&device, &chunks, threshold as f64));
+            rows.extend(low_use_runs(
+                &device,
+                &chunks,
+                threshold as f64,
+                input.nsys_format,
+            ));
         }
         // nsys limits the rows twice: the inner query keeps the first `rows=` runs in its GROUP BY
         // order (groupId, device, pid), the outer the first of those by (average, duration).
@@ -181,7 +186,12 @@ fn device_chunks(device: &DeviceOps, chunks: i64) -> Vec<Chunk> {
 
 /// Runs of consecutive chunks below `threshold` percent, each with its size-weighted average
 /// (summed in chunk order, as SQLite's `sum` does, then rounded to 0.1).
-fn low_use_runs(device: &DeviceOps, chunks: &[Chunk], threshold: f64) -> Vec<LowUse> {
+fn low_use_runs(
+    device: &DeviceOps,
+    chunks: &[Chunk],
+    threshold: f64,
+    format: NsysFormat,
+) -> Vec<LowUse> {
     let mut runs: Vec<LowUse> = Vec::new();
     let mut weighted = 0.0;
     let mut sizes: i64 = 0;
@@ -196,7 +206,7 @@ fn low_use_runs(device: &DeviceOps, chunks: &[Chunk], threshold: f64) -> Vec<Low
             }
             _ => {
                 if let Some(run) = runs.last_mut() {
-                    run.average_percent = sqlite_round(weighted / sizes as f64, 1);
+                    run.average_percent = format.round(weighted / sizes as f64, 1);
                 }
                 (weighted, sizes) = (0.0, 0);
                 runs.push(LowUse {
@@ -214,7 +224,7 @@ fn low_use_runs(device: &DeviceOps, chunks: &[Chunk], threshold: f64) -> Vec<Low
         sizes += size;
     }
     if let Some(run) = runs.last_mut() {
-        run.average_percent = sqlite_round(weighted / sizes as f64, 1);
+        run.average_percent = format.round(weighted / sizes as f64, 1);
     }
     runs
 }
@@ -284,7 +294,7 @@ mod tests {
         // Busy, idle, idle, busy, idle over 5 chunks of 10 ns.
         let d = device(&[(0, 10), (30, 40), (49, 50)]);
         let chunks = device_chunks(&d, 5);
-        let runs = low_use_runs(&d, &chunks, 50.0);
+        let runs = low_use_runs(&d, &chunks, 50.0, NsysFormat::V2023_4);
         assert_eq!(runs.len(), 2);
         assert_eq!((runs[0].start_ns, runs[0].end_ns), (10, 30));
         assert_eq!(runs[0].average_percent, 0.0);

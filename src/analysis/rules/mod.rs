@@ -16,6 +16,7 @@ mod gpu_time_util;
 mod scope;
 
 use super::filter::Filter;
+use super::nsys_format::NsysFormat;
 use super::reports::{ReportOptions, parse_options};
 use super::table::Table;
 use crate::trace::Trace;
@@ -27,6 +28,9 @@ pub struct RuleInput<'a> {
     pub filter: &'a Filter<'a>,
     /// The options as given (`rows=-1`, `gap=1`, …), common ones included.
     pub options: &'a ReportOptions,
+    /// Whose output to copy (the rules' scripts are the same in 2023.4 and 2025.3; SQLite's
+    /// rounding is not).
+    pub nsys_format: NsysFormat,
 }
 
 /// Options every rule takes (nsysstats.ExpertSystemsReport).

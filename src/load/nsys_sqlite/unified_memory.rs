@@ -12,7 +12,17 @@ use crate::trace::{
 
 pub const T_CPU_FAULTS: &str = "CUDA_UM_CPU_PAGE_FAULT_EVENTS";
 pub const T_GPU_FAULTS: &str = "CUDA_UM_GPU_PAGE_FAULT_EVENTS";
-const CPU_FAULT_COLUMNS: &[&str] = &["start", "globalPid", "address", "CpuInstruction", "module"];
+/// `SourceFile` / `SourceLine` come with newer exports (Nsight Systems 2025.3's
+/// `um_cpu_page_faults_sum.py` reads them); older ones select NULL.
+const CPU_FAULT_COLUMNS: &[&str] = &[
+    "start",
+    "globalPid",
+    "address",
+    "CpuInstruction",
+    "module",
+    "SourceFile",
+    "SourceLine",
+];
 const GPU_FAULT_COLUMNS: &[&str] = &[
     "start",
     "end",
@@ -59,6 +69,9 @@ pub fn read_unified_memory(
             f.address.push(address(int(row, 2)));
             f.module
                 .push(strings.get(int(row, 4)).unwrap_or(StringTable::EMPTY));
+            f.source_file
+                .push(strings.get(int(row, 5)).unwrap_or(StringTable::EMPTY));
+            f.source_line.push(int(row, 6));
         })?;
     }
     if um.tables.gpu_page_faults {

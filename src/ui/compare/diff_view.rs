@@ -16,8 +16,8 @@ use crate::analysis::align::Alignment;
 use crate::analysis::diff::{self, DiffRow, HeadlineRow, Status as RowStatus};
 use crate::analysis::headline;
 use crate::analysis::{
-    AttributionScope, ExclusionRule, Filter, REPORTS, ReportInput, ReportOptions, Table, TimeRange,
-    exclude_warmup,
+    AttributionScope, ExclusionRule, Filter, NsysFormat, REPORTS, ReportInput, ReportOptions,
+    Table, TimeRange, exclude_warmup,
 };
 use crate::trace::Trace;
 use crate::ui::file_dialog::{self, FilePurpose};
@@ -146,6 +146,8 @@ pub fn compute(traces: [&Trace; 2], key: &DiffKey) -> DiffResult {
         return out;
     };
     let options = ReportOptions::default();
+    // One format for both runs, or their NVTX ranges could be named two ways.
+    let nsys_format = NsysFormat::of_traces(&[traces[0], traces[1]]);
     let tables: Vec<Table> = (0..2)
         .map(|k| {
             report.compute(&ReportInput {
@@ -154,6 +156,7 @@ pub fn compute(traces: [&Trace; 2], key: &DiffKey) -> DiffResult {
                 options: &options,
                 with_events: true,
                 row_limit: None,
+                nsys_format,
             })
         })
         .collect();

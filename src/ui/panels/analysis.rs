@@ -33,8 +33,8 @@ use egui::{Button, Color32, Ui};
 use crate::analysis::gap_causes::{self, CauseTotal, GapCauseInfo};
 use crate::analysis::{
     self, CopyComputeOverlap, CopyKindOverlap, DeviceActivity, EventTable, Filter, GapOptions,
-    IdleGap, ReportInput, ReportOptions, RowEvents, Rule, RuleInput, StatsReport, Table, TimeRange,
-    WarmupExclusion, reports,
+    IdleGap, NsysFormat, ReportInput, ReportOptions, RowEvents, Rule, RuleInput, StatsReport,
+    Table, TimeRange, WarmupExclusion, reports,
 };
 use crate::export::events_csv::EventKind;
 use crate::trace::Trace;
@@ -160,6 +160,8 @@ pub struct InputsKey {
     trace_generation: u64,
     selection: TimeRange,
     exclusion_generation: u64,
+    /// Whose output the reports and rules copy.
+    nsys_format: NsysFormat,
 }
 
 #[derive(Default)]
@@ -310,6 +312,9 @@ pub struct AnalysisPanel {
     pub sort: Option<Sort>,
     /// The one toggle: exclude what the warm-up rules choose.
     pub exclude_warmup: bool,
+    /// The Nsight Systems release whose output the reports and rules copy; `None`: the one that
+    /// wrote the trace ([`NsysFormat::of_trace`]).
+    pub nsys_format: Option<NsysFormat>,
     /// Shortest idle gap listed and hatched, in µs.
     pub min_gap_us: f64,
     /// Gaps of each stream rather than of the whole GPU.
@@ -352,6 +357,7 @@ impl Default for AnalysisPanel {
             name_filter: String::new(),
             sort: None,
             exclude_warmup: false,
+            nsys_format: None,
             min_gap_us: analysis::DEFAULT_MIN_GAP_NS as f64 / 1e3,
             per_stream: false,
             export_kinds: [true; EventKind::ALL.len()],
@@ -649,6 +655,9 @@ impl AnalysisPanel {
             trace_generation: self.trace_generation,
             selection,
             exclusion_generation: self.exclusion.generation,
+            nsys_format: self
+                .nsys_format
+                .unwrap_or_else(|| NsysFormat::of_trace(trace)),
         };
         self.inputs = Some(inputs);
         let exclusion = self.exclusion.result.clone();
@@ -682,7 +691,7 @@ impl AnalysisPanel {
             let (t, ex) = (trace.clone(), exclusion.clone());
             self.jobs.findings.request(
                 &inputs,
-                move || Arc::new(run_rules(&t, selection, ex.as_deref())),
+                move || Arc::new(run_rules(&t, selection, ex.as_deref(), inputs.nsys_format)),
                 repaint.clone(),
             );
         }
@@ -746,12 +755,12 @@ impl AnalysisPanel {
         }
         let def = reports::find(report)?;
         let (t, ex) = (trace.clone(), self.exclusion.result.clone());
-        let selection = inputs.selection;
+        let (selection, format) = (inputs.selection, inputs.nsys_format);
         let repaint = self.repaint_fn();
         let key = (inputs, report);
         let status = self.jobs.report.request(
             &key,
-            move || Arc::new(compute_report(def, &t, selection, ex.as_deref())),
+            move || Arc::new(compute_report(def, &t, selection, ex.as_deref(), format)),
             repaint,
         );
         let ready = status.ready().cloned();
@@ -875,6 +884,7 @@ fn compute_report(
     trace: &Trace,
     selection: TimeRange,
     exclusion: Option<&WarmupExclusion>,
+    nsys_format: NsysFormat,
 ) -> Table {
     report.compute(&ReportInput {
         trace,
@@ -882,11 +892,17 @@ fn compute_report(
         options: &ReportOptions::default(),
         with_events: true,
         row_limit: Some(PANEL_ROW_LIMIT),
+        nsys_format,
     })
 }
 
 /// Every rule over the selection, with nsys's default options but no row limit.
-fn run_rules(trace: &Trace, selection: TimeRange, exclusion: Option<&WarmupExclusion>) -> Findings {
+fn run_rules(
+    trace: &Trace,
+    selection: TimeRange,
+    exclusion: Option<&WarmupExclusion>,
+    nsys_format: NsysFormat,
+) -> Findings {
     let filter = filter_of(selection, exclusion);
     let options = ReportOptions {
         values: vec![("rows".into(), "-1".into())],
@@ -900,6 +916,7 @@ fn run_rules(trace: &Trace, selection: TimeRange, exclusion: Option<&WarmupExclu
                     trace,
                     filter: &filter,
                     options: &options,
+                    nsys_format,
                 }),
             })
             .collect(),

@@ -12,7 +12,7 @@ use super::{
     AnalysisPanel, ChosenRow, Message, PanelAction, RowKey, Sort, TableLayout, export_table,
     save_dialog, table_summary,
 };
-use crate::analysis::{Cell, EventTable, Table, TimeRange, reports, unreadable};
+use crate::analysis::{Cell, EventTable, NsysFormat, Table, TimeRange, reports, unreadable};
 use crate::trace::Trace;
 use crate::ui::file_dialog::FilePurpose;
 
@@ -47,6 +47,7 @@ impl AnalysisPanel {
                 })
                 .response
                 .labelled_by(label.id);
+            self.nsys_format_ui(ui, trace);
         });
         if chosen_report != current {
             self.report = chosen_report;
@@ -365,6 +366,32 @@ fn column_widths(ui: &Ui, table: &Table, layout: &TableLayout, sort: Option<Sort
         }
     }
     widths
+}
+
+impl AnalysisPanel {
+    /// Which Nsight Systems release's output the reports and findings copy: by default the one
+    /// that wrote the trace, else the one chosen here.
+    fn nsys_format_ui(&mut self, ui: &mut Ui, trace: &Trace) {
+        let writer = NsysFormat::of_trace(trace);
+        let shown = self.nsys_format.unwrap_or(writer);
+        egui::ComboBox::from_id_salt("analysis_nsys_format")
+            .selected_text(format!("as nsys {shown}"))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(
+                    &mut self.nsys_format,
+                    None,
+                    format!("as nsys {writer} (the trace's)"),
+                );
+                for f in NsysFormat::ALL {
+                    ui.selectable_value(&mut self.nsys_format, Some(f), format!("as nsys {f}"));
+                }
+            })
+            .response
+            .on_hover_text(
+                "Print reports and findings as this Nsight Systems release prints them \
+                 (NVTX range names, rounding, empty context and stream)",
+            );
+    }
 }
 
 fn spinner(ui: &mut Ui) {
