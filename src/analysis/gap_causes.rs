@@ -12,6 +12,14 @@
 //! - [`GapCause::Unknown`] when N has no launching call in the trace (e.g. a unified-memory
 //!   migration, which no call launches).
 //!
+//! Before all of these, [`GapCause::UntracedGraph`]: a `cudaGraphLaunch*` call of a process whose
+//! work runs on the gap's device (for a stream's gap, the stream's process) started inside
+//! `[g0, g1)` or was in flight at `g0` (started before, ended at or after it), and no kernel,
+//! memcpy, memset or graph execution of the export is linked to it. nsys 2022.4–2023.4 traced a
+//! graph as a whole without exporting its GPU work (`stress.sqlite`: `graph_replay`), so the GPU
+//! was most likely running that graph, not idle. The export does not say which device or stream a
+//! graph ran on: a process with work on several GPUs marks the gap of each.
+//!
 //! For a late launch, the window `[g0, min(L.start, g1))` on L's thread is split into time inside
 //! synchronising CUDA calls ([`is_sync_call`]), inside other CUDA calls, inside OS-runtime calls,
 //! and untraced time (CPU work nsys did not record). Calls of one thread nest (the driver calls
@@ -26,7 +34,7 @@ use regex::Regex;
 
 use super::gaps::{GpuOpKind, GpuOpRef, IdleGap};
 use super::intervals::{self, Interval};
-use crate::trace::{NO_INDEX, Slice, Spans, Trace};
+use crate::trace::{NO_INDEX, Slice, Spans, StrId, Trace, pid_of};
 
 /// Why the GPU waited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -34,14 +42,18 @@ pub enum GapCause {
     LaunchLate,
     LaunchOverhead,
     Dependency,
+    /// A CUDA graph launched during the gap has no GPU work in the export (older nsys, graph
+    /// mode): the GPU probably ran it. Checked before the others.
+    UntracedGraph,
     Unknown,
 }
 
 impl GapCause {
-    pub const ALL: [GapCause; 4] = [
+    pub const ALL: [GapCause; 5] = [
         GapCause::LaunchLate,
         GapCause::LaunchOverhead,
         GapCause::Dependency,
+        GapCause::UntracedGraph,
         GapCause::Unknown,
     ];
 
@@ -51,6 +63,7 @@ impl GapCause {
             GapCause::LaunchLate => "launch-late",
             GapCause::LaunchOverhead => "launch-overhead",
             GapCause::Dependency => "dependency",
+            GapCause::UntracedGraph => "graph-untraced",
             GapCause::Unknown => "unknown",
         }
     }
@@ -62,6 +75,10 @@ impl GapCause {
             GapCause::LaunchOverhead => "the call launching the next work was in flight",
             GapCause::Dependency => {
                 "the next work was launched before the gap but waited (event, stream, host callback)"
+            }
+            GapCause::UntracedGraph => {
+                "a CUDA graph launched then has no GPU work in this export (traced as a whole by an \
+                 nsys older than 2024)"
             }
             GapCause::Unknown => "no launching call of the next work is in the trace",
         }
@@ -91,6 +108,9 @@ pub struct GapCauseInfo {
     pub launch_call: Option<usize>,
     /// `[g0, min(L.start, g1))`, split by what L's thread did; only for [`GapCause::LaunchLate`].
     pub host: Option<HostBreakdown>,
+    /// Index into `trace.api_calls` of the `cudaGraphLaunch*` with no GPU work that makes the gap
+    /// [`GapCause::UntracedGraph`] (the earliest, when several do).
+    pub graph_launch: Option<usize>,
 }
 
 // A constant pattern, checked by the unit test below: it cannot fail on a user's input.
@@ -112,6 +132,71 @@ pub struct CauseContext<'t> {
     trace: &'t Trace,
     /// `trace.threads` index by `globalTid`.
     thread_of_tid: HashMap<i64, usize>,
+    /// Per process, its `cudaGraphLaunch*` calls with no GPU work (see [`UntracedLaunches`]).
+    untraced_graphs: HashMap<u32, UntracedLaunches>,
+    /// Per device, the processes with work on it.
+    processes_of_device: HashMap<u32, Vec<u32>>,
+}
+
+/// One process's graph launches with no GPU work: by start, with the running maximum of their ends
+/// (so the earliest one still in flight at an instant is one binary search away).
+#[derive(Debug, Default)]
+struct UntracedLaunches {
+    start_ns: Vec<i64>,
+    max_end_ns: Vec<i64>,
+    call: Vec<usize>,
+}
+
+impl UntracedLaunches {
+    /// The earliest launch that started before `to` and ended at or after `from`.
+    fn first_overlapping(&self, from: i64, to: i64) -> Option<(i64, usize)> {
+        let before_end = self.start_ns.partition_point(|&s| s < to);
+        let first = self.max_end_ns.partition_point(|&e| e < from);
+        (first < before_end).then(|| (self.start_ns[first], self.call[first]))
+    }
+}
+
+/// The `cudaGraphLaunch*` calls no GPU operation of the trace is linked to, per process.
+fn untraced_graph_launches(trace: &Trace) -> HashMap<u32, UntracedLaunches> {
+    let mut out: HashMap<u32, UntracedLaunches> = HashMap::new();
+    let api = &trace.api_calls;
+    // One test per distinct name, not per call.
+    let is_launch: Vec<bool> = (0..trace.strings.len())
+        .map(|id| trace.str(id as StrId).starts_with("cudaGraphLaunch"))
+        .collect();
+    let launch = |i: usize| is_launch.get(api.spans.name[i] as usize) == Some(&true);
+    if !(0..api.spans.len()).any(launch) {
+        return out;
+    }
+    let mut has_work = vec![false; api.spans.len()];
+    for links in [
+        &trace.kernels.api_call,
+        &trace.memcpys.api_call,
+        &trace.memsets.api_call,
+        &trace.graphs.api_call,
+    ] {
+        for &c in links {
+            if let Some(flag) = has_work.get_mut(c as usize) {
+                *flag = true;
+            }
+        }
+    }
+    let mut launches: Vec<(u32, i64, i64, usize)> = (0..api.spans.len())
+        .filter(|&i| !has_work[i] && launch(i))
+        .map(|i| {
+            let pid = pid_of(api.global_tid[i]);
+            (pid, api.spans.start_ns[i], api.spans.end_ns[i], i)
+        })
+        .collect();
+    launches.sort_unstable();
+    for (pid, start, end, call) in launches {
+        let l = out.entry(pid).or_default();
+        let max_end = l.max_end_ns.last().map_or(end, |&m| m.max(end));
+        l.start_ns.push(start);
+        l.max_end_ns.push(max_end);
+        l.call.push(call);
+    }
+    out
 }
 
 impl<'t> CauseContext<'t> {
@@ -122,10 +207,43 @@ impl<'t> CauseContext<'t> {
             .enumerate()
             .map(|(i, t)| (t.global_tid, i))
             .collect();
+        let untraced_graphs = untraced_graph_launches(trace);
+        let mut processes_of_device: HashMap<u32, Vec<u32>> = HashMap::new();
+        if !untraced_graphs.is_empty() {
+            for s in &trace.streams {
+                let pids = processes_of_device.entry(s.key.device).or_default();
+                if !pids.contains(&s.key.pid) {
+                    pids.push(s.key.pid);
+                }
+            }
+        }
         Self {
             trace,
             thread_of_tid,
+            untraced_graphs,
+            processes_of_device,
         }
+    }
+
+    /// The earliest `cudaGraphLaunch*` with no GPU work, of a process with work where the gap is,
+    /// that started inside the gap or was in flight at its start.
+    fn untraced_graph_in(&self, gap: &IdleGap) -> Option<usize> {
+        if self.untraced_graphs.is_empty() {
+            return None;
+        }
+        let of_stream;
+        let pids: &[u32] = match gap.stream {
+            Some(key) => {
+                of_stream = [key.pid];
+                &of_stream
+            }
+            None => self.processes_of_device.get(&gap.device)?,
+        };
+        pids.iter()
+            .filter_map(|pid| self.untraced_graphs.get(pid))
+            .filter_map(|l| l.first_overlapping(gap.start_ns, gap.end_ns))
+            .min()
+            .map(|(_, call)| call)
     }
 
     /// The cause of `gap` (see the module comment).
@@ -133,12 +251,23 @@ impl<'t> CauseContext<'t> {
         let trace = self.trace;
         let next = self.next_op(gap).unwrap_or(gap.after);
         let call = launch_call(trace, next);
+        let graph_launch = self.untraced_graph_in(gap);
+        if graph_launch.is_some() {
+            return GapCauseInfo {
+                cause: GapCause::UntracedGraph,
+                next,
+                launch_call: call,
+                host: None,
+                graph_launch,
+            };
+        }
         let Some(l) = call else {
             return GapCauseInfo {
                 cause: GapCause::Unknown,
                 next,
                 launch_call: None,
                 host: None,
+                graph_launch: None,
             };
         };
         let spans = &trace.api_calls.spans;
@@ -159,6 +288,7 @@ impl<'t> CauseContext<'t> {
             next,
             launch_call: call,
             host,
+            graph_launch: None,
         }
     }
 
@@ -308,6 +438,34 @@ pub fn totals_by_cause(gaps: &[IdleGap], causes: &[GapCauseInfo]) -> Vec<CauseTo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_untraced_launch_counts_when_it_starts_in_the_gap_or_is_in_flight_at_its_start() {
+        // Launches [10, 20), [15, 60) (long, overlapping the next), [30, 35), [80, 90).
+        let mut l = UntracedLaunches::default();
+        for (call, (s, e)) in [(10, 20), (15, 60), (30, 35), (80, 90)]
+            .into_iter()
+            .enumerate()
+        {
+            let max_end = l.max_end_ns.last().map_or(e, |&m: &i64| m.max(e));
+            l.start_ns.push(s);
+            l.max_end_ns.push(max_end);
+            l.call.push(call);
+        }
+        let first = |from, to| l.first_overlapping(from, to).map(|(_, c)| c);
+        assert_eq!(first(0, 10), None, "a launch at the gap's end is not in it");
+        assert_eq!(first(0, 11), Some(0));
+        assert_eq!(
+            first(20, 25),
+            Some(0),
+            "ended exactly at the gap's start: in flight"
+        );
+        assert_eq!(first(21, 25), Some(1));
+        assert_eq!(first(61, 80), None);
+        assert_eq!(first(61, 81), Some(3));
+        assert_eq!(first(36, 40), Some(1));
+        assert_eq!(first(91, 100), None);
+    }
 
     #[test]
     fn sync_calls_are_the_ones_the_issue_names() {

@@ -204,8 +204,8 @@ pub struct GapsArgs {
     /// List the gaps of each CUDA stream instead of those of the whole GPU.
     #[arg(long)]
     pub per_stream: bool,
-    /// Add why each gap happened (launch-late, launch-overhead, dependency, unknown) and, for a
-    /// late launch, where the launching thread's time went.
+    /// Add why each gap happened (launch-late, launch-overhead, dependency, graph-untraced,
+    /// unknown) and, for a late launch, where the launching thread's time went.
     #[arg(long)]
     pub causes: bool,
     /// Only time inside START:END (gaps are clipped to it).
@@ -385,7 +385,8 @@ pub struct ExportArgs {
     /// Only events starting in START:END.
     #[arg(long)]
     pub range: Option<String>,
-    /// Event kinds, comma-separated, or `all`: kernel, memcpy, memset, api, nvtx, osrt,
+    /// Event kinds, comma-separated, or `all`: kernel, memcpy, memset, graph (CUDA graphs traced
+    /// as a whole, which add the columns `graph_id` and `graph_exec_id`), api, nvtx, osrt,
     /// page_fault (which adds the column `address`); also sample (CPU samples, one row each,
     /// named by the innermost function; not part of `all`).
     #[arg(long, default_value = "all")]

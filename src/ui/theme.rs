@@ -358,6 +358,15 @@ impl Palette {
             (PaletteKind::ColourBlind, Some(GapCause::Dependency)) => {
                 ((86, 180, 233), (0, 114, 178))
             }
+            // Lime for a graph the export lost: the graph executions' own gold would be too near
+            // launch-overhead's yellow.
+            (PaletteKind::Standard, Some(GapCause::UntracedGraph)) => {
+                ((165, 230, 60), (85, 145, 0))
+            }
+            // Okabe–Ito reddish purple.
+            (PaletteKind::ColourBlind, Some(GapCause::UntracedGraph)) => {
+                ((204, 121, 167), (160, 60, 120))
+            }
             (_, Some(GapCause::Unknown)) => ((175, 175, 175), (110, 110, 110)),
         };
         let (r, g, b) = if self.dark { dark } else { light };

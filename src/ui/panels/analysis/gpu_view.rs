@@ -292,6 +292,14 @@ pub fn cause_text(trace: &Trace, c: &GapCauseInfo) -> String {
             format_duration(spans.start_ns[call] as f64)
         ));
     }
+    if let Some(call) = c.graph_launch {
+        let spans = &trace.api_calls.spans;
+        text.push_str(&format!(
+            "{} at {} launched a graph with no GPU work in this export\n",
+            trace.str(spans.name[call]),
+            format_duration(spans.start_ns[call] as f64)
+        ));
+    }
     if let Some(h) = c.host {
         text.push_str(&format!(
             "before the launch, the launching thread spent {} in sync calls, {} in other CUDA \
