@@ -49,6 +49,8 @@ pub struct Parsed {
     /// (globalTid, name) from `thread_name` events.
     pub thread_names: Vec<(i64, String)>,
     pub counts: Counts,
+    /// The short name of each kernel name met (by name id), computed once.
+    short_names: HashMap<StrId, StrId>,
 }
 
 /// What a batch left out or repaired, and what it kept, for the load warnings.
@@ -237,7 +239,14 @@ fn add_kernel(
     correlation: u32,
     key: StreamKey,
 ) {
-    let short = p.strings.intern(short_kernel_name(name));
+    let short = match p.short_names.get(&name_id) {
+        Some(&s) => s,
+        None => {
+            let s = p.strings.intern(short_kernel_name(name));
+            p.short_names.insert(name_id, s);
+            s
+        }
+    };
     let k = &mut p.kernels;
     k.spans.push(start, end, name_id);
     k.short_name.push(short);
