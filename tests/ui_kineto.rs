@@ -8,9 +8,10 @@
 
 mod common;
 
+use common::ui::DroppedPath;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use egui::Vec2;
 use egui_kittest::Harness;
@@ -19,19 +20,6 @@ use sightline::trace::TraceFormat;
 use sightline::ui::SightlineApp;
 use sightline::ui::timeline::rows::Row;
 use sightline::ui::timeline::{GroupId, RowKind};
-
-/// A file as the window receives it when dropped.
-#[derive(Debug)]
-struct DroppedPath(PathBuf);
-
-impl egui::DroppedFile for DroppedPath {
-    fn path(&self) -> &Path {
-        &self.0
-    }
-    fn bytes(&self) -> Result<Vec<u8>, String> {
-        std::fs::read(&self.0).map_err(|e| e.to_string())
-    }
-}
 
 /// `../shared/traces/pytorch/<name>`, or `None` (said loudly) when it is not there.
 fn pytorch_trace(name: &str) -> Option<PathBuf> {
@@ -50,23 +38,9 @@ fn busy(app: &SightlineApp) -> bool {
         || app.compare.as_ref().is_some_and(|c| c.diff.busy())
 }
 
-/// Steps until every load and background job is done and drawn (fails after 120 s).
+/// Steps until every load and background job is done and drawn.
 fn settle(h: &mut Harness<'static, SightlineApp>) {
-    let started = Instant::now();
-    let mut idle = 0;
-    while idle < 3 {
-        h.step();
-        if busy(h.state()) {
-            idle = 0;
-            assert!(
-                started.elapsed() < Duration::from_secs(120),
-                "jobs did not finish"
-            );
-            std::thread::sleep(Duration::from_millis(2));
-        } else {
-            idle += 1;
-        }
-    }
+    common::ui::settle_with(h, busy);
 }
 
 fn harness(app: SightlineApp) -> Harness<'static, SightlineApp> {

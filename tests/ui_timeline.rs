@@ -8,9 +8,9 @@
 
 mod common;
 
-use common::ui::{click_at, drag, harness, opened, wait_for_load};
+use common::ui::{DroppedPath, click_at, drag, harness, opened, wait_for_load};
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use egui::{Event, Modifiers, MouseWheelUnit, Pos2, TouchPhase, Vec2};
@@ -19,18 +19,6 @@ use egui_kittest::kittest::Queryable;
 use sightline::trace::NO_INDEX;
 use sightline::ui::SightlineApp;
 use sightline::ui::timeline::{EventKind, EventRef, GroupId, RowKind};
-
-#[derive(Debug)]
-struct DroppedPath(PathBuf);
-
-impl egui::DroppedFile for DroppedPath {
-    fn path(&self) -> &Path {
-        &self.0
-    }
-    fn bytes(&self) -> Result<Vec<u8>, String> {
-        std::fs::read(&self.0).map_err(|e| e.to_string())
-    }
-}
 
 fn drop_file(h: &mut Harness<'static, SightlineApp>, path: &Path) {
     h.input_mut()

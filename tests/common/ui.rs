@@ -13,6 +13,19 @@ use sightline::trace::Trace;
 use sightline::ui::SightlineApp;
 use sightline::ui::panels::analysis::{AnalysisPanel, PanelAction};
 
+/// A file as the window receives it when dropped.
+#[derive(Debug)]
+pub struct DroppedPath(pub PathBuf);
+
+impl egui::DroppedFile for DroppedPath {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
 pub fn harness(path: Option<PathBuf>) -> Harness<'static, SightlineApp> {
     Harness::builder()
         .with_size(Vec2::new(1400.0, 900.0))
