@@ -21,42 +21,11 @@ pub fn sqlite_round(x: f64, digits: i32) -> f64 {
         .filter(u8::is_ascii_digit)
         .map(|b| b - b'0')
         .collect();
-    // Number of digits before the rounding position.
-    let keep = exp + 1 + digits;
-    if keep < 0 {
-        return 0.0_f64.copysign(x);
+    // Nothing to round when every one of the 15 digits is kept.
+    if exp + 1 + digits >= digits_vec.len() as i32 {
+        return x;
     }
-    let keep = keep as usize;
-    if keep < digits_vec.len() {
-        let round_up = digits_vec[keep] >= 5;
-        digits_vec.truncate(keep);
-        let mut carry = round_up;
-        for d in digits_vec.iter_mut().rev() {
-            if !carry {
-                break;
-            }
-            if *d == 9 {
-                *d = 0;
-            } else {
-                *d += 1;
-                carry = false;
-            }
-        }
-        let mut text = String::new();
-        if carry {
-            text.push('1');
-        }
-        for d in &digits_vec {
-            text.push((b'0' + d) as char);
-        }
-        if text.is_empty() {
-            text.push('0');
-        }
-        let shift = exp + 1 - keep as i32;
-        let value: f64 = format!("{text}e{shift}").parse().unwrap_or(0.0);
-        return value.copysign(x);
-    }
-    x
+    round_digits_half_up(&mut digits_vec, exp, digits).map_or(x, |v| v.copysign(x))
 }
 
 /// SQLite's `round(x, digits)` as SQLite 3.43 and later compute it (Nsight Systems 2025.3

@@ -158,13 +158,14 @@ pub fn build(read: FileContents) -> Trace {
     };
 
     let parts = Parts {
-        strings: strings.clone(),
+        // Every name is an id of `strings`, handed over as the range table's strings: assembly
+        // merges those into this empty table first, each string at the id it has now.
+        strings: StringTable::new(),
         kernels: read_of(kernels, kernel_streams),
         memcpys: read_of(memcpys, memcpy_streams),
         memsets: read_of(memsets, memset_streams),
         graphs: read_of(Default::default(), Vec::new()),
         api: (api, LoadWarnings::default()),
-        // Range names are ids of `strings` already: a copy of the table maps each to itself.
         nvtx: NvtxRead {
             ranges,
             strings,
