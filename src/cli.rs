@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::analysis::{self, Filter, NsysFormat, TimeRange};
 use crate::load;
+use crate::trace::Needs;
 
 mod analysis_commands;
 mod diff_commands;
@@ -128,7 +129,11 @@ pub fn run(command: Command) -> Result<i32> {
 
 /// Loads a trace for a subcommand and says on stderr, one line per reason, what the loader
 /// skipped or repaired: numbers are trusted only when the tool says what it could not read.
-pub fn load_for_cli(path: &std::path::Path) -> Result<crate::trace::Trace> {
+/// Loads what `needs` reads of a trace for a command, printing the load warnings on stderr.
+pub fn load_for_cli(
+    path: &std::path::Path,
+    needs: crate::trace::Needs,
+) -> Result<crate::trace::Trace> {
     let cancel = std::sync::atomic::AtomicBool::new(false);
     // A report's conversion can take a while: say once that it runs (a reused one is silent).
     let progress = |p: &load::LoadProgress| {
@@ -139,6 +144,7 @@ pub fn load_for_cli(path: &std::path::Path) -> Result<crate::trace::Trace> {
     let control = load::LoadControl {
         progress: &progress,
         cancel: &cancel,
+        needs,
     };
     let trace = load::load_file_with(path, &control)?;
     for line in trace.warnings.messages() {
@@ -172,15 +178,25 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
     if args.group_by_input_shape {
         report_commands::set_group_by_input_shape(&mut requests);
     }
+    // Only what the reports read is loaded; warm-up exclusion looks at everything.
+    let mut needs = requests
+        .iter()
+        .fold(Needs::NONE, |n, r| n | r.report.needs(&r.options));
+    if overlap {
+        needs |= analysis::overlap::NEEDS;
+    }
+    if !rules.is_empty() {
+        needs = Needs::ALL;
+    }
     for path in &args.traces {
-        let trace = load_for_cli(path)?;
+        let trace = load_for_cli(path, needs)?;
         let exclusion = analysis_commands::apply_exclusion(&trace, &rules);
         let filter = Filter {
             range,
             excluded: exclusion.as_ref().map(|e| &e.excluded),
         };
-        let stdout = std::io::stdout();
-        let mut out = stdout.lock();
+        // Row dumps print hundreds of thousands of lines: write in large blocks.
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         if several_files {
             writeln!(out, "# {}", path.display())?;
         }
@@ -200,6 +216,7 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
         if overlap {
             analysis_commands::print_overlap(&trace, &filter, args.format, several, &mut out)?;
         }
+        out.flush()?;
     }
     Ok(code)
 }

@@ -339,6 +339,7 @@ fn progress_moves_while_the_big_tables_are_read() {
     let control = LoadControl {
         progress: &progress,
         cancel: &cancel,
+        needs: sightline::trace::Needs::ALL,
     };
     load::load_file_with(&path, &control).expect("load");
     let seen = seen.into_inner().expect("lock");
@@ -369,6 +370,7 @@ fn cancelling_stops_a_load_midway() {
     let control = LoadControl {
         progress: &progress,
         cancel: &cancel,
+        needs: sightline::trace::Needs::ALL,
     };
     let started = std::time::Instant::now();
     let result = load::load_file_with(&path, &control);

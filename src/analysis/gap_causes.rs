@@ -34,7 +34,7 @@ use regex::Regex;
 
 use super::gaps::{GpuOpKind, GpuOpRef, IdleGap};
 use super::intervals::{self, Interval};
-use crate::trace::{NO_INDEX, Slice, Spans, StrId, Trace, pid_of};
+use crate::trace::{NO_INDEX, Needs, Slice, Spans, StrId, Trace, pid_of};
 
 /// Why the GPU waited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -373,6 +373,10 @@ impl<'t> CauseContext<'t> {
 }
 
 /// The causes of `gaps`, in their order (a [`CauseContext`] built for the call).
+/// What gaps and their causes read: the GPU work, the calls that launched it and the host calls
+/// around a gap.
+pub const NEEDS: Needs = Needs::GPU_LINKS.union(Needs::OSRT);
+
 pub fn gap_causes(trace: &Trace, gaps: &[IdleGap]) -> Vec<GapCauseInfo> {
     CauseContext::new(trace).causes(gaps)
 }

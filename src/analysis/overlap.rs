@@ -13,7 +13,7 @@
 use super::filter::Filter;
 use super::gaps::{self, GpuOpKind};
 use super::intervals::{self, Interval};
-use crate::trace::{CopyKind, Trace};
+use crate::trace::{CopyKind, Needs, Trace};
 
 /// Copy/compute overlap of one GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +70,9 @@ impl CopyKindOverlap {
 }
 
 /// Copy/compute overlap of every device that ran anything, ascending by device.
+/// What the overlap of copies and compute reads: the GPU work.
+pub const NEEDS: Needs = Needs::GPU_WORK;
+
 pub fn copy_compute_overlap(trace: &Trace, filter: &Filter) -> Vec<CopyComputeOverlap> {
     trace
         .devices()

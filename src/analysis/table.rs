@@ -41,6 +41,25 @@ impl Cell {
         }
     }
 
+    /// Appends [`Cell::csv_text`] to `out`, allocating nothing of its own (row dumps print
+    /// millions of cells).
+    pub fn push_csv_text(&self, out: &mut String) {
+        use std::fmt::Write;
+        let _ = match self {
+            Cell::Null => Ok(()),
+            Cell::Int(v) => write!(out, "{v}"),
+            Cell::Float(v) => {
+                out.push_str(&py_float(*v));
+                Ok(())
+            }
+            Cell::Fixed(v, decimals) => write!(out, "{v:.prec$}", prec = *decimals as usize),
+            Cell::Text(s) => {
+                out.push_str(s);
+                Ok(())
+            }
+        };
+    }
+
     /// The value to sort by, when the cell is a number.
     pub fn number(&self) -> Option<f64> {
         match self {

@@ -168,6 +168,7 @@ fn timed_load(path: &Path) -> Result<(Trace, Duration, Vec<PhaseTiming>), LoadEr
         &LoadControl {
             progress: &progress,
             cancel: &cancel,
+            needs: crate::trace::Needs::ALL,
         },
     )?;
     let total = t0.elapsed();

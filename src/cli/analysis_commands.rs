@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use super::{Format, parse_range_arg};
 use crate::analysis::{self, AttributionScope, ExclusionRule, Filter, GapOptions, WarmupExclusion};
 use crate::export::{events_csv, text_table};
-use crate::trace::Trace;
+use crate::trace::{Needs, Trace};
 
 /// Warm-up exclusion: drop everything attributed to chosen NVTX ranges (a GPU op by the CPU
 /// start of its launching call, in the same process).
@@ -265,7 +265,12 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
     }
     let range = parse_range_arg(args.range.as_deref())?;
     let rules = args.exclusion.rules()?;
-    let trace = super::load_for_cli(&args.trace)?;
+    let needs = if rules.is_empty() {
+        analysis::gap_causes::NEEDS
+    } else {
+        Needs::ALL
+    };
+    let trace = super::load_for_cli(&args.trace, needs)?;
     let exclusion = apply_exclusion(&trace, &rules);
     let filter = filter_of(range, exclusion.as_ref());
     let options = GapOptions {
@@ -410,7 +415,14 @@ pub fn export(args: &ExportArgs) -> Result<i32> {
     }
     let range = parse_range_arg(args.range.as_deref())?;
     let rules = args.exclusion.rules()?;
-    let trace = super::load_for_cli(&args.trace)?;
+    let mut needs = kinds.iter().fold(Needs::NONE, |n, k| n | k.needs());
+    if args.backtraces {
+        needs |= Needs::BACKTRACES;
+    }
+    if !rules.is_empty() {
+        needs = Needs::ALL;
+    }
+    let trace = super::load_for_cli(&args.trace, needs)?;
     if args.folded {
         return super::samples_export::export_folded(&trace, range, !rules.is_empty(), &args.out);
     }

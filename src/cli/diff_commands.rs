@@ -86,7 +86,7 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
         r.pop()
     };
     let load = |path: &PathBuf| -> Result<Run> {
-        let trace = load_for_cli(path)?;
+        let trace = load_for_cli(path, crate::trace::Needs::ALL)?;
         let exclusion = apply_exclusion(&trace, &rules);
         Ok(Run { trace, exclusion })
     };

@@ -148,6 +148,7 @@ pub fn bench(args: &BenchArgs) -> Result<i32> {
     let control = crate::load::LoadControl {
         progress: &|_| {},
         cancel: &cancel,
+        needs: crate::trace::Needs::ALL,
     };
     let trace = crate::load::nsys_rep::sqlite_path(&args.trace, &control)?;
     if let Some(new) = &args.compare {

@@ -81,7 +81,7 @@ pub fn render(args: &RenderArgs) -> Result<i32> {
             dir.display()
         );
     }
-    let trace = super::load_for_cli(&args.trace)?;
+    let trace = super::load_for_cli(&args.trace, crate::trace::Needs::ALL)?;
     let options = RenderOptions {
         width_px: args.width,
         height_px: args.height,

@@ -12,7 +12,7 @@ use crate::analysis::reports::{self, ReportOptions, StatsReport};
 use crate::analysis::rules::{self, Rule, RuleInput};
 use crate::analysis::{Filter, NsysFormat, ReportInput, Table, TimeRange, unreadable};
 use crate::export::{nsys_csv, text_table};
-use crate::trace::Trace;
+use crate::trace::{Needs, Trace};
 
 /// A report to print, with its options.
 pub struct ReportRequest {
@@ -77,7 +77,9 @@ pub fn set_group_by_input_shape(requests: &mut [ReportRequest]) {
     }
 }
 
-/// Computes and prints each request; returns the exit code (0).
+/// Computes and prints each request; returns the exit code (0). The next report is computed on
+/// a second thread while one is printed (row dumps take as long to print as to compute), so at
+/// most two tables are held at once.
 pub fn print_reports(
     trace: &Trace,
     requests: &[ReportRequest],
@@ -87,13 +89,8 @@ pub fn print_reports(
     several: bool,
     out: &mut impl Write,
 ) -> Result<i32> {
-    let in_range = if filter.range == TimeRange::ALL {
-        ""
-    } else {
-        " in this range"
-    };
-    for request in requests {
-        let table = if reports::format_lacks(request.report, trace) {
+    let compute = |request: &ReportRequest| {
+        if reports::format_lacks(request.report, trace) {
             Table::default()
         } else {
             request.report.compute(&ReportInput {
@@ -104,26 +101,63 @@ pub fn print_reports(
                 row_limit: None,
                 nsys_format,
             })
-        };
+        }
+    };
+    let print = |request: &ReportRequest, table: Table, out: &mut dyn Write| -> Result<()> {
         if table.is_empty() {
-            // Rows that are there but unreadable are worth a word even in `--report all`.
-            let unreadable = unreadable::none_readable(trace, request.report.missing_data());
-            if let Some(why) = &unreadable {
-                eprintln!("{}: {} {why}", request.report.name(), trace.path.display());
-            } else if request.named || !several {
-                eprintln!(
-                    "{}: {} does not contain {}{in_range}",
-                    request.report.name(),
-                    trace.path.display(),
-                    request.report.missing_data(),
-                );
-            }
-            continue;
+            // What was printed before comes before the word on stderr.
+            out.flush()?;
+            say_empty(trace, request, filter, several);
+            return Ok(());
         }
         let title = format!("{} ({}):", request.report.title(), request.report.name());
         write_table(&table, &title, request.report.name(), format, several, out)?;
+        // A big table is freed on its own thread rather than between two prints.
+        drop_in_background(table);
+        Ok(())
+    };
+    let mut pending: Option<(&ReportRequest, Table)> = None;
+    for request in requests {
+        let table = std::thread::scope(|s| -> Result<Table> {
+            let next = s.spawn(|| compute(request));
+            if let Some((r, t)) = pending.take() {
+                print(r, t, out)?;
+            }
+            next.join()
+                .map_err(|_| anyhow::anyhow!("{}: the report failed", request.report.name()))
+        })?;
+        pending = Some((request, table));
+    }
+    if let Some((r, t)) = pending {
+        print(r, t, out)?;
     }
     Ok(0)
+}
+
+/// Says on stderr why a report printed nothing: rows there but unreadable are worth a word even
+/// in `--report all`; a report asked for by name (or alone) says what the trace lacks.
+fn say_empty(trace: &Trace, request: &ReportRequest, filter: &Filter, several: bool) {
+    let in_range = if filter.range == TimeRange::ALL {
+        ""
+    } else {
+        " in this range"
+    };
+    if let Some(why) = unreadable::none_readable(trace, request.report.missing_data()) {
+        eprintln!("{}: {} {why}", request.report.name(), trace.path.display());
+    } else if request.named || !several {
+        eprintln!(
+            "{}: {} does not contain {}{in_range}",
+            request.report.name(),
+            trace.path.display(),
+            request.report.missing_data(),
+        );
+    }
+}
+
+fn drop_in_background(table: Table) {
+    if table.rows.len() > 10_000 {
+        std::thread::spawn(move || drop(table));
+    }
 }
 
 fn write_table(
@@ -132,7 +166,7 @@ fn write_table(
     id: &str,
     format: Format,
     several: bool,
-    out: &mut impl Write,
+    out: &mut dyn Write,
 ) -> Result<()> {
     match format {
         Format::Csv => {
@@ -199,7 +233,10 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<i32> {
         bail!("no rule given (known: {})", rule_names());
     }
     let range = parse_range_arg(args.range.as_deref())?;
-    let trace = super::load_for_cli(&args.trace)?;
+    let needs = requests
+        .iter()
+        .fold(Needs::NONE, |n, (rule, _)| n | rule.needs());
+    let trace = super::load_for_cli(&args.trace, needs)?;
     let filter = Filter::range(range);
     let nsys_format = args
         .nsys_format

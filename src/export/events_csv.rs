@@ -10,7 +10,7 @@
 use std::io::Write;
 
 use crate::analysis::{EventTable, Filter};
-use crate::trace::{GlobalTid, NO_INDEX, StackId, StringTable, Trace};
+use crate::trace::{GlobalTid, NO_INDEX, Needs, StackId, StringTable, Trace};
 
 /// The header row.
 pub const COLUMNS: [&str; 16] = [
@@ -133,6 +133,21 @@ impl EventKind {
 
     pub fn from_name(name: &str) -> Option<EventKind> {
         EventKind::NAMED.into_iter().find(|k| k.name() == name)
+    }
+
+    /// What rows of this kind read from a trace: GPU rows name the thread of their launching
+    /// call, API rows their correlation id; thread names come with every part.
+    pub fn needs(self) -> Needs {
+        match self {
+            EventKind::Kernel => Needs::GPU_LINKS | Needs::KERNEL_CONFIG,
+            EventKind::Memcpy | EventKind::Memset | EventKind::Graph | EventKind::Api => {
+                Needs::GPU_LINKS
+            }
+            EventKind::Nvtx => Needs::NVTX,
+            EventKind::Osrt => Needs::OSRT,
+            EventKind::PageFault => Needs::UNIFIED_MEMORY,
+            EventKind::Sample => Needs::CPU_SAMPLES,
+        }
     }
 
     /// The trace table that holds this kind; page faults live in `trace.unified_memory`, outside

@@ -41,8 +41,14 @@ pub fn write_table_csv(table: &Table, out: impl Write) -> csv::Result<()> {
         .quote_style(csv::QuoteStyle::Necessary)
         .from_writer(out);
     w.write_record(&table.columns)?;
+    let mut text = String::new();
     for row in &table.rows {
-        w.write_record(row.cells.iter().map(|c| c.csv_text()))?;
+        for cell in &row.cells {
+            text.clear();
+            cell.push_csv_text(&mut text);
+            w.write_field(&text)?;
+        }
+        w.write_record(None::<&[u8]>)?;
     }
     w.flush()?;
     Ok(())

@@ -10,7 +10,7 @@ pub mod nsys_sqlite;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::trace::Trace;
+use crate::trace::{Needs, Trace};
 
 /// Why a file could not be loaded. Every variant names the file.
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +84,9 @@ pub struct LoadProgress {
 pub struct LoadControl<'a> {
     pub progress: &'a (dyn Fn(&LoadProgress) + Sync),
     pub cancel: &'a AtomicBool,
+    /// What to read ([`Needs::ALL`] for the window; a command asks for what its reports use).
+    /// Formats that cannot read a part alone read everything.
+    pub needs: Needs,
 }
 
 impl LoadControl<'_> {
@@ -120,6 +123,7 @@ pub fn load_file(path: &Path) -> Result<Trace, LoadError> {
         &LoadControl {
             progress: &|_| {},
             cancel: &cancel,
+            needs: Needs::ALL,
         },
     )
 }

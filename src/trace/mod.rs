@@ -7,6 +7,7 @@ pub mod events;
 pub mod gpu_metrics;
 pub mod ids;
 pub mod load_warnings;
+pub mod needs;
 pub mod openacc;
 pub mod openmp;
 pub mod profiler_overhead;
@@ -22,6 +23,7 @@ pub use events::*;
 pub use gpu_metrics::{GpuMetricSeries, GpuMetrics, MetricStats};
 pub use ids::{GlobalTid, pid_of};
 pub use load_warnings::{LoadWarning, LoadWarnings, TableRows};
+pub use needs::Needs;
 pub use openacc::{OpenAccEvents, OpenAccKind};
 pub use openmp::OpenMpEvents;
 pub use profiler_overhead::ProfilerOverhead;
@@ -100,6 +102,9 @@ pub struct Trace {
     pub format: TraceFormat,
     /// A PyTorch profiler trace's allocator events and metadata; `None` for nsys exports.
     pub torch: Option<TorchInfo>,
+    /// The parts the loader was asked to read ([`Needs::ALL`] for the window): the others are
+    /// empty here whatever the file holds.
+    pub loaded: Needs,
 }
 
 impl Trace {

@@ -112,6 +112,7 @@ fn load_any(
     let control = LoadControl {
         progress: report,
         cancel,
+        needs: crate::trace::Needs::ALL,
     };
     load::load_file_with(path, &control).map_err(|e| e.to_string())
 }

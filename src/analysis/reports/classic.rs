@@ -7,19 +7,22 @@ use std::collections::HashMap;
 
 use super::cuda_gpu_kern_gb_sum::kernel_summary;
 use super::kernel_names::KernelNaming;
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::NsysFormat;
 use crate::analysis::filter::EventTable;
 use crate::analysis::stats::{self, Report, ReportTable};
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
-use crate::trace::{NvtxStyle, Trace};
+use crate::trace::{Needs, NvtxStyle, Trace};
 
 macro_rules! classic_report {
-    ($ty:ident, $report:expr) => {
+    ($ty:ident, $report:expr, $needs:expr) => {
         pub struct $ty;
         impl StatsReport for $ty {
             fn name(&self) -> &'static str {
                 $report.id()
+            }
+            fn needs(&self, _options: &ReportOptions) -> Needs {
+                $needs
             }
             fn title(&self) -> &'static str {
                 $report.title()
@@ -54,6 +57,9 @@ impl StatsReport for CudaGpuKernSum {
     fn options(&self) -> &'static [&'static str] {
         &["nvtx-name", "base", "mangled"]
     }
+    fn needs(&self, options: &ReportOptions) -> Needs {
+        KernelNaming::needs(options)
+    }
     fn compute(&self, input: &ReportInput) -> Table {
         if !KernelNaming::options_rename(input.options) {
             let table = stats::compute_as(
@@ -69,10 +75,18 @@ impl StatsReport for CudaGpuKernSum {
     }
 }
 
-classic_report!(CudaApiSum, Report::CudaApi);
-classic_report!(CudaGpuMemTimeSum, Report::MemoryTime);
-classic_report!(CudaGpuMemSizeSum, Report::MemorySize);
-classic_report!(NvtxSum, Report::Nvtx);
+classic_report!(CudaApiSum, Report::CudaApi, Needs::API_CALLS);
+classic_report!(
+    CudaGpuMemTimeSum,
+    Report::MemoryTime,
+    Needs::MEMCPYS | Needs::MEMSETS
+);
+classic_report!(
+    CudaGpuMemSizeSum,
+    Report::MemorySize,
+    Needs::MEMCPYS | Needs::MEMSETS
+);
+classic_report!(NvtxSum, Report::Nvtx, Needs::NVTX);
 
 /// Header of each classic report, as nsys prints it.
 pub fn header(report: Report) -> Vec<&'static str> {

@@ -8,6 +8,7 @@ use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::comm_overlap::{self, DEFAULT_COMM_PATTERN};
 use crate::analysis::rounding::sqlite_round;
 use crate::analysis::table::{Cell, Table};
+use crate::trace::Needs;
 
 pub struct CommOverlap;
 
@@ -28,6 +29,9 @@ pub fn comm_pattern(options: &ReportOptions) -> &str {
 impl StatsReport for CommOverlap {
     fn name(&self) -> &'static str {
         "comm_overlap"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::GPU_WORK
     }
 
     fn title(&self) -> &'static str {

@@ -12,10 +12,11 @@
 //! exclusion flags events of the span tables only; it does not reach samples, so this report
 //! follows the range alone.
 
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::cpu_samples;
 use crate::analysis::rounding::sqlite_round;
 use crate::analysis::table::{Cell, Table};
+use crate::trace::Needs;
 
 pub struct CpuSamplesSum;
 
@@ -31,6 +32,9 @@ pub const COLUMNS: [&str; 6] = [
 impl StatsReport for CpuSamplesSum {
     fn name(&self) -> &'static str {
         "cpu_samples_sum"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::CPU_SAMPLES
     }
 
     fn title(&self) -> &'static str {

@@ -3,14 +3,19 @@
 //! as `cuda_api_sum` names them (without the `_vNNNN` suffix).
 
 use super::cuda_gpu_sum::gpu_summary;
-use super::{ReportInput, StatsReport};
+use super::kernel_names::KernelNaming;
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::table::Table;
+use crate::trace::Needs;
 
 pub struct CudaApiGpuSum;
 
 impl StatsReport for CudaApiGpuSum {
     fn name(&self) -> &'static str {
         "cuda_api_gpu_sum"
+    }
+    fn needs(&self, options: &ReportOptions) -> Needs {
+        Needs::GPU_LINKS.union(KernelNaming::needs(options))
     }
 
     fn title(&self) -> &'static str {

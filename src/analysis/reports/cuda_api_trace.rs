@@ -2,10 +2,11 @@
 //! its result, correlation id, thread and the thread's `ThreadNames` entry, by start, as nsys
 //! 2023.4.4's `cuda_api_trace.py` prints them.
 
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::stats::strip_version_suffix;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
+use crate::trace::Needs;
 use crate::trace::{ApiCalls, GlobalTid, ThreadTrack};
 
 pub struct CudaApiTrace;
@@ -25,6 +26,9 @@ const COLUMNS: [&str; 9] = [
 impl StatsReport for CudaApiTrace {
     fn name(&self) -> &'static str {
         "cuda_api_trace"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::API_CALLS.union(Needs::GPU_LINKS)
     }
 
     fn title(&self) -> &'static str {

@@ -6,15 +6,19 @@
 
 use super::duration_summary::{Groups, header};
 use super::kernel_names::KernelNaming;
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::table::{Cell, EventRef, Table};
+use crate::trace::Needs;
 
 pub struct CudaGpuKernGbSum;
 
 impl StatsReport for CudaGpuKernGbSum {
     fn name(&self) -> &'static str {
         "cuda_gpu_kern_gb_sum"
+    }
+    fn needs(&self, options: &ReportOptions) -> Needs {
+        Needs::KERNEL_CONFIG.union(KernelNaming::needs(options))
     }
 
     fn title(&self) -> &'static str {

@@ -3,12 +3,13 @@
 //! (`[CUDA memcpy <kind>]`, `[CUDA memset]`) grouped by name, rows by total time descending.
 //! [`gpu_summary`] with the CUDA API calls added is `cuda_api_gpu_sum`.
 
+use crate::trace::Needs;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::duration_summary::{Groups, header};
 use super::kernel_names::KernelNaming;
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::stats::strip_version_suffix;
 use crate::analysis::table::{Cell, EventRef, Table};
@@ -19,6 +20,9 @@ pub struct CudaGpuSum;
 impl StatsReport for CudaGpuSum {
     fn name(&self) -> &'static str {
         "cuda_gpu_sum"
+    }
+    fn needs(&self, options: &ReportOptions) -> Needs {
+        Needs::GPU_LINKS.union(KernelNaming::needs(options))
     }
 
     fn title(&self) -> &'static str {

@@ -5,10 +5,11 @@
 
 use super::kern_exec::stream_of_rows;
 use super::kernel_names::KernelNaming;
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::NsysFormat;
 use crate::analysis::filter::EventTable;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
+use crate::trace::Needs;
 use crate::trace::{Spans, StreamTrack, Trace, memory_kind_name};
 
 pub struct CudaGpuTrace;
@@ -71,6 +72,11 @@ fn throughput(bytes: u64, duration_ns: i64) -> Cell {
 impl StatsReport for CudaGpuTrace {
     fn name(&self) -> &'static str {
         "cuda_gpu_trace"
+    }
+    fn needs(&self, options: &ReportOptions) -> Needs {
+        Needs::GPU_LINKS
+            .union(Needs::KERNEL_CONFIG)
+            .union(KernelNaming::needs(options))
     }
 
     fn title(&self) -> &'static str {

@@ -3,12 +3,13 @@
 //! statistics of the total, API, queue and kernel times, as nsys 2023.4.4's
 //! `cuda_kern_exec_sum.py` prints them.
 
+use crate::trace::Needs;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::kern_exec::{self, Launch, stream_of_rows};
 use super::kernel_names::KernelNaming;
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::NsysFormat;
 use crate::analysis::filter::EventTable;
 use crate::analysis::stats::{Summary, strip_version_suffix};
@@ -54,6 +55,9 @@ type GroupKey<'t> = (u32, u32, u32, &'t str, Cow<'t, str>);
 impl StatsReport for CudaKernExecSum {
     fn name(&self) -> &'static str {
         "cuda_kern_exec_sum"
+    }
+    fn needs(&self, options: &ReportOptions) -> Needs {
+        Needs::GPU_LINKS.union(KernelNaming::needs(options))
     }
 
     fn title(&self) -> &'static str {

@@ -4,11 +4,12 @@
 
 use super::kern_exec::{self, stream_of_rows};
 use super::kernel_names::KernelNaming;
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::stats::strip_version_suffix;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
 use crate::trace::GlobalTid;
+use crate::trace::Needs;
 
 pub struct CudaKernExecTrace;
 
@@ -32,6 +33,11 @@ const COLUMNS: [&str; 14] = [
 impl StatsReport for CudaKernExecTrace {
     fn name(&self) -> &'static str {
         "cuda_kern_exec_trace"
+    }
+    fn needs(&self, options: &ReportOptions) -> Needs {
+        Needs::GPU_LINKS
+            .union(Needs::KERNEL_CONFIG)
+            .union(KernelNaming::needs(options))
     }
 
     fn title(&self) -> &'static str {

@@ -5,9 +5,10 @@
 //! is named as the export names it ("SM Active [Throughput %]" from 2023.4, "SM Active" in the
 //! 2022.x JSON form). Rows by device, then metric name.
 
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::rounding::sqlite_round;
 use crate::analysis::table::{Cell, RowEvents, Table};
+use crate::trace::Needs;
 
 pub struct GpuMetricsSum;
 
@@ -23,6 +24,9 @@ fn value_cell(v: f64) -> Cell {
 impl StatsReport for GpuMetricsSum {
     fn name(&self) -> &'static str {
         "gpu_metrics_sum"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::GPU_METRICS
     }
 
     fn title(&self) -> &'static str {

@@ -10,6 +10,7 @@ use crate::analysis::gaps::{self, DEFAULT_MIN_GAP_NS, GapOptions};
 use crate::analysis::range::parse_time_ns;
 use crate::analysis::rounding::sqlite_round;
 use crate::analysis::table::{Cell, Table};
+use crate::trace::Needs;
 
 pub struct IdleCauses;
 
@@ -27,6 +28,9 @@ fn min_gap_ns(options: &ReportOptions) -> i64 {
 impl StatsReport for IdleCauses {
     fn name(&self) -> &'static str {
         "idle_causes"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        crate::analysis::gap_causes::NEEDS
     }
 
     fn title(&self) -> &'static str {

@@ -13,6 +13,7 @@
 //! [`KernelNaming`] is built once per report (one sort-and-sweep per thread for `nvtx-name`);
 //! [`KernelNaming::key`] is a `Copy` key to group on without building strings per kernel.
 
+use crate::trace::Needs;
 use std::borrow::Cow;
 
 use super::ReportOptions;
@@ -63,6 +64,16 @@ impl<'t> KernelNaming<'t> {
     }
 
     /// Do `options` name kernels other than by their demangled name?
+    /// What a kernel report named under `options` reads besides the kernels: `nvtx-name` finds
+    /// each kernel's launching call inside the NVTX ranges of its thread.
+    pub fn needs(options: &ReportOptions) -> Needs {
+        if options.has("nvtx-name") {
+            Needs::KERNELS | Needs::NVTX | Needs::GPU_LINKS
+        } else {
+            Needs::KERNELS
+        }
+    }
+
     pub fn options_rename(options: &ReportOptions) -> bool {
         ["base", "mangled", "nvtx-name"]
             .iter()

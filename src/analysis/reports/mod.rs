@@ -42,7 +42,7 @@ mod um_total_sum;
 use super::filter::Filter;
 use super::nsys_format::NsysFormat;
 use super::table::Table;
-use crate::trace::Trace;
+use crate::trace::{Needs, Trace};
 
 /// What a report is computed from.
 pub struct ReportInput<'a> {
@@ -95,6 +95,11 @@ pub trait StatsReport: Sync {
     /// Refuses option values nsys would refuse (`um_sum:rows=x`), with the reason.
     fn check_options(&self, _options: &ReportOptions) -> Result<(), String> {
         Ok(())
+    }
+    /// What it reads from a trace under these options; a command loads only what its reports
+    /// need. Undeclared: everything.
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::ALL
     }
     /// The report; no rows when the trace (or the filtered part) has no such data.
     fn compute(&self, input: &ReportInput) -> Table;

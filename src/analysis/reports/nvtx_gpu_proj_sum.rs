@@ -5,11 +5,12 @@
 //! level and number of projected children. Rows by total projected time descending, then name
 //! and style.
 
+use crate::trace::Needs;
 use std::collections::HashMap;
 
 use super::nvtx_projection::GpuProjection;
 use super::nvtx_tree::printed_name;
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::stats::Summary;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
@@ -20,6 +21,9 @@ pub struct NvtxGpuProjSum;
 impl StatsReport for NvtxGpuProjSum {
     fn name(&self) -> &'static str {
         "nvtx_gpu_proj_sum"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::NVTX.union(Needs::GPU_LINKS)
     }
 
     fn title(&self) -> &'static str {

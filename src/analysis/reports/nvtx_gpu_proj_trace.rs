@@ -9,17 +9,21 @@
 
 use super::nvtx_projection::GpuProjection;
 use super::nvtx_tree::printed_name;
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::NsysFormat;
 use crate::analysis::filter::EventTable;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
 use crate::trace::GlobalTid;
+use crate::trace::Needs;
 
 pub struct NvtxGpuProjTrace;
 
 impl StatsReport for NvtxGpuProjTrace {
     fn name(&self) -> &'static str {
         "nvtx_gpu_proj_trace"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::NVTX.union(Needs::GPU_LINKS)
     }
 
     fn title(&self) -> &'static str {

@@ -12,6 +12,7 @@
 //! The samples are as many as nsys's join makes, so they are grouped one thread at a time, by
 //! sorting packed integer keys rather than hashing strings.
 
+use crate::trace::Needs;
 use std::cmp::Reverse;
 use std::collections::HashMap;
 
@@ -20,7 +21,7 @@ use rayon::prelude::*;
 use super::kernel_names::{KernelNameKey, KernelNaming};
 use super::nvtx_projection::{Launches, op_span};
 use super::nvtx_tree::{RangeForest, RangeKinds, printed_name};
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::NsysFormat;
 use crate::analysis::filter::EventTable;
 use crate::analysis::stats::Summary;
@@ -32,6 +33,9 @@ pub struct NvtxKernSum;
 impl StatsReport for NvtxKernSum {
     fn name(&self) -> &'static str {
         "nvtx_kern_sum"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::NVTX.union(Needs::GPU_LINKS)
     }
 
     fn title(&self) -> &'static str {

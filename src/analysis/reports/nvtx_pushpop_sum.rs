@@ -5,9 +5,10 @@
 
 use super::duration_summary::{Groups, header};
 use super::nvtx_tree::printed_name;
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::table::{Cell, EventRef, Table};
+use crate::trace::Needs;
 use crate::trace::NvtxStyle;
 
 pub struct NvtxPushpopSum;
@@ -15,6 +16,9 @@ pub struct NvtxPushpopSum;
 impl StatsReport for NvtxPushpopSum {
     fn name(&self) -> &'static str {
         "nvtx_pushpop_sum"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::NVTX
     }
 
     fn title(&self) -> &'static str {

@@ -7,16 +7,20 @@
 //! `NVTX_EVENTS_MINMAXTS`), not at the largest NVTX timestamp as in `nvtx_sum`.
 
 use super::nvtx_tree::{RangeForest, RangeKinds, printed_name};
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
 use crate::trace::GlobalTid;
+use crate::trace::Needs;
 
 pub struct NvtxPushpopTrace;
 
 impl StatsReport for NvtxPushpopTrace {
     fn name(&self) -> &'static str {
         "nvtx_pushpop_trace"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::NVTX
     }
 
     fn title(&self) -> &'static str {

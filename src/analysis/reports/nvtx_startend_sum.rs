@@ -1,8 +1,9 @@
 //! `nvtx_startend_sum` (NVTX Start/End Range Summary), after Nsight Systems 2023.4.4
 //! `nvtx_startend_sum.py`: `nvtx_pushpop_sum` over the start/end ranges instead.
 
-use super::{ReportInput, StatsReport, nvtx_pushpop_sum};
+use super::{ReportInput, ReportOptions, StatsReport, nvtx_pushpop_sum};
 use crate::analysis::table::Table;
+use crate::trace::Needs;
 use crate::trace::NvtxStyle;
 
 pub struct NvtxStartendSum;
@@ -10,6 +11,9 @@ pub struct NvtxStartendSum;
 impl StatsReport for NvtxStartendSum {
     fn name(&self) -> &'static str {
         "nvtx_startend_sum"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::NVTX
     }
 
     fn title(&self) -> &'static str {

@@ -7,14 +7,18 @@
 //! has no OpenACC event data, and the report is empty.
 
 use super::duration_summary::{Groups, header};
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::table::{Cell, Table};
+use crate::trace::Needs;
 
 pub struct OpenaccSum;
 
 impl StatsReport for OpenaccSum {
     fn name(&self) -> &'static str {
         "openacc_sum"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::OPENACC
     }
 
     fn title(&self) -> &'static str {

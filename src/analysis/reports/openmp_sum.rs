@@ -5,10 +5,11 @@
 //! nsys unions the tables in the order of a Python set of table names, which is not fixed; rows
 //! of equal total from different tables come here in table-name order.
 
+use crate::trace::Needs;
 use std::collections::HashMap;
 
 use super::duration_summary::{Durations, Groups, header};
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::table::{Cell, Table};
 use crate::trace::StrId;
 
@@ -17,6 +18,9 @@ pub struct OpenmpSum;
 impl StatsReport for OpenmpSum {
     fn name(&self) -> &'static str {
         "openmp_sum"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::OPENMP
     }
 
     fn title(&self) -> &'static str {

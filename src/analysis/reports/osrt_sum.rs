@@ -3,9 +3,10 @@
 //! by total time descending.
 
 use super::duration_summary::{Groups, header};
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::table::{Cell, EventRef, Table};
+use crate::trace::Needs;
 use crate::trace::{OsrtCalls, StrId};
 
 pub struct OsrtSum;
@@ -13,6 +14,9 @@ pub struct OsrtSum;
 impl StatsReport for OsrtSum {
     fn name(&self) -> &'static str {
         "osrt_sum"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::OSRT
     }
 
     fn title(&self) -> &'static str {

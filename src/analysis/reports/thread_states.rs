@@ -14,9 +14,10 @@
 //! is the thread's scheduling span clipped to the range. Warm-up exclusion flags events of the
 //! span tables only; it does not reach scheduling, so this report follows the range alone.
 
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::rounding::sqlite_round;
 use crate::analysis::table::{Cell, Table};
+use crate::trace::Needs;
 
 pub struct ThreadStatesReport;
 
@@ -42,6 +43,9 @@ struct ThreadRow {
 impl StatsReport for ThreadStatesReport {
     fn name(&self) -> &'static str {
         "thread_states"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::THREAD_STATES
     }
 
     fn title(&self) -> &'static str {

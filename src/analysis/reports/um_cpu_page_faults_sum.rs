@@ -4,9 +4,10 @@
 //! the instruction's `Source File` and `Source Line` and groups by them too (an export without
 //! those columns prints them empty).
 
+use crate::trace::Needs;
 use std::collections::HashMap;
 
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::NsysFormat;
 use crate::analysis::table::{Cell, RowEvents, Table};
 use crate::trace::{StrId, StringTable};
@@ -19,6 +20,9 @@ type FaultKey = (StrId, StrId, Option<i64>);
 impl StatsReport for UmCpuPageFaultsSum {
     fn name(&self) -> &'static str {
         "um_cpu_page_faults_sum"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::UNIFIED_MEMORY
     }
 
     fn title(&self) -> &'static str {

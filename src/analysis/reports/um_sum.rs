@@ -8,6 +8,7 @@
 //! GPU-only), then addresses with migrations only (DtoH, then HtoD-only), each in address order —
 //! and a stable sort by throughput keeps that order for ties, rows without a throughput last.
 
+use crate::trace::Needs;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::{ReportInput, ReportOptions, StatsReport};
@@ -79,6 +80,9 @@ struct UmRow {
 impl StatsReport for UmSum {
     fn name(&self) -> &'static str {
         "um_sum"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::UNIFIED_MEMORY
     }
 
     fn title(&self) -> &'static str {

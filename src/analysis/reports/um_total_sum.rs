@@ -7,8 +7,9 @@
 //! soon as one source has no address, and so are the address columns then.
 
 use super::um_sum::{UNIFIED_HOST_TO_DEVICE, address_cell, migrations};
-use super::{ReportInput, StatsReport};
+use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::table::{Cell, RowEvents, Table};
+use crate::trace::Needs;
 
 pub struct UmTotalSum;
 
@@ -24,6 +25,9 @@ fn widen(bounds: Bounds, address: u64) -> Bounds {
 impl StatsReport for UmTotalSum {
     fn name(&self) -> &'static str {
         "um_total_sum"
+    }
+    fn needs(&self, _options: &ReportOptions) -> Needs {
+        Needs::UNIFIED_MEMORY
     }
 
     fn title(&self) -> &'static str {

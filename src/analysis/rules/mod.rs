@@ -19,7 +19,7 @@ use super::filter::Filter;
 use super::nsys_format::NsysFormat;
 use super::reports::{ReportOptions, parse_options};
 use super::table::Table;
-use crate::trace::Trace;
+use crate::trace::{Needs, Trace};
 
 /// What a rule is computed from.
 pub struct RuleInput<'a> {
@@ -52,6 +52,11 @@ pub trait Rule: Sync {
     }
     /// The findings; an error for a bad option value or an NVTX range that does not exist.
     fn compute(&self, input: &RuleInput) -> Result<Table, String>;
+    /// What it reads from a trace: the rules look at GPU work with the calls that launched it,
+    /// the calls and synchronization on the CPU, the profiler's own overhead and (`nvtx=`) NVTX.
+    fn needs(&self) -> Needs {
+        Needs::GPU_LINKS | Needs::SYNCS | Needs::NVTX | Needs::PROFILER_OVERHEAD
+    }
 }
 
 /// Every rule, in the order the Findings tab lists them.

@@ -11,8 +11,8 @@ use crate::load::nsys_sqlite::{
 };
 use crate::trace::{
     ApiCalls, GlobalTid, GpuInfo, Kernels, LoadWarnings, Memcpys, MemoryUsageSample,
-    MemoryUsageTrack, Memsets, NvtxRanges, StreamKey, StringTable, TorchInfo, TorchMemoryEvents,
-    Trace, TraceFormat, permute,
+    MemoryUsageTrack, Memsets, Needs, NvtxRanges, StreamKey, StringTable, TorchInfo,
+    TorchMemoryEvents, Trace, TraceFormat, permute,
 };
 
 /// Where a load's warnings are filed.
@@ -204,6 +204,8 @@ pub fn build(read: FileContents) -> Trace {
         ),
         backtraces: (empty_stacks(), empty_stacks(), LoadWarnings::default()),
         warnings,
+        // A PyTorch trace is one JSON document: everything in it is read.
+        loaded: Needs::ALL,
     };
     let mut trace = assemble(parts);
     for t in &mut trace.threads {

@@ -40,6 +40,9 @@ pub struct Parts {
     /// CUDA and OS-runtime call backtraces.
     pub backtraces: (StacksRead, StacksRead, LoadWarnings),
     pub warnings: LoadWarnings,
+    /// What the loader was asked to read: GPU work is joined to its API calls only when
+    /// [`Needs::GPU_LINKS`] is in it (and then both sides were read whole).
+    pub loaded: Needs,
 }
 
 /// The permutation that sorts rows by `key(i)`.
@@ -151,6 +154,7 @@ pub fn assemble(parts: Parts) -> Trace {
         sched: (sched, sched_warnings),
         backtraces: (cuda_stacks, osrt_stacks, backtrace_warnings),
         mut warnings,
+        loaded,
     } = parts;
     warnings.extend(sample_warnings);
     warnings.extend(sched_warnings);
@@ -248,23 +252,25 @@ pub fn assemble(parts: Parts) -> Trace {
     osrt.permute(&order);
     drop(osrt_tids);
 
-    link_gpu_ops_to_api_calls(
-        &api,
-        &api_runs,
-        [
-            (&k.correlation_id, &kernel_runs, &mut k.api_call),
-            (&m.correlation_id, &memcpy_runs, &mut m.api_call),
-            (&ms.correlation_id, &memset_runs, &mut ms.api_call),
-            (&gr.correlation_id, &graph_runs, &mut gr.api_call),
-        ],
-        &mut warnings,
-    );
-    warn_graph_launches_without_work(
-        &api,
-        [&k.api_call, &m.api_call, &ms.api_call, &gr.api_call],
-        &strings,
-        &mut warnings,
-    );
+    if loaded.contains(Needs::GPU_LINKS) {
+        link_gpu_ops_to_api_calls(
+            &api,
+            &api_runs,
+            [
+                (&k.correlation_id, &kernel_runs, &mut k.api_call),
+                (&m.correlation_id, &memcpy_runs, &mut m.api_call),
+                (&ms.correlation_id, &memset_runs, &mut ms.api_call),
+                (&gr.correlation_id, &graph_runs, &mut gr.api_call),
+            ],
+            &mut warnings,
+        );
+        warn_graph_launches_without_work(
+            &api,
+            [&k.api_call, &m.api_call, &ms.api_call, &gr.api_call],
+            &strings,
+            &mut warnings,
+        );
+    }
     let nvtx_keys = sort_nvtx_by_depth(&mut nv);
 
     // Tracks.
@@ -456,6 +462,7 @@ pub fn assemble(parts: Parts) -> Trace {
         warnings,
         format: TraceFormat::NsysSqlite,
         torch: None,
+        loaded,
     }
 }
 

@@ -157,6 +157,10 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         return Ok(Read::new());
     }
     let sql = r.schema.select(T_KERNEL, KERNEL_COLUMNS);
+    // Columns a command left out (see `needs`) read as NULL: skip them rather than read each.
+    let has = |c: &str| r.schema.has_column(T_KERNEL, c);
+    let (has_config, has_links, has_green) =
+        (has("gridX"), has("correlationId"), has("greenContextId"));
     let make = |rows: usize| {
         let mut out: Read<Kernels> = Read::new();
         out.table.reserve(rows);
@@ -169,19 +173,21 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         };
         let k = &mut out.table;
         let short = strings.get(int(row, 8));
+        let demangled_id = int(row, 7);
+        let demangled = strings.get(demangled_id);
         // A name id that points at no string shows as `<unknown name #ID>`: the demangled
         // name's id, or the short name's when the row has no demangled one.
-        if int(row, 7).is_some() && strings.get(int(row, 7)).is_none() && short.is_some() {
+        if demangled_id.is_some() && demangled.is_none() && short.is_some() {
             out.warnings.add(
                 T_KERNEL,
                 "[has|have] a demangled name missing from StringIds (shown by the short name)",
                 1,
             );
         }
-        let name = match strings.get(int(row, 7)).or(short) {
+        let name = match demangled.or(short) {
             Some(name) => name,
             None => strings
-                .name_or_unknown(int(row, 7).or(int(row, 8)), unknown_names)
+                .name_or_unknown(demangled_id.or(int(row, 8)), unknown_names)
                 .unwrap_or_else(|| {
                     out.warnings
                         .add(T_KERNEL, "[has|have] no name (shown unnamed)", 1);
@@ -193,22 +199,35 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         k.mangled_name
             .push(strings.get(int(row, 18)).unwrap_or(name));
         out.streams.push(stream_key(row, 2));
-        k.correlation_id.push(clamp_u32(int(row, 6)));
-        k.grid.push([
-            clamp_u32(int(row, 9)),
-            clamp_u32(int(row, 10)),
-            clamp_u32(int(row, 11)),
-        ]);
-        k.block.push([
-            clamp_u16(int(row, 12)),
-            clamp_u16(int(row, 13)),
-            clamp_u16(int(row, 14)),
-        ]);
-        k.registers_per_thread.push(clamp_u16(int(row, 15)));
-        k.static_shared_bytes.push(clamp_u32(int(row, 16)));
-        k.dynamic_shared_bytes.push(clamp_u32(int(row, 17)));
+        k.correlation_id
+            .push(if has_links { clamp_u32(int(row, 6)) } else { 0 });
+        if has_config {
+            k.grid.push([
+                clamp_u32(int(row, 9)),
+                clamp_u32(int(row, 10)),
+                clamp_u32(int(row, 11)),
+            ]);
+            k.block.push([
+                clamp_u16(int(row, 12)),
+                clamp_u16(int(row, 13)),
+                clamp_u16(int(row, 14)),
+            ]);
+            k.registers_per_thread.push(clamp_u16(int(row, 15)));
+            k.static_shared_bytes.push(clamp_u32(int(row, 16)));
+            k.dynamic_shared_bytes.push(clamp_u32(int(row, 17)));
+        } else {
+            k.grid.push([0; 3]);
+            k.block.push([0; 3]);
+            k.registers_per_thread.push(0);
+            k.static_shared_bytes.push(0);
+            k.dynamic_shared_bytes.push(0);
+        }
         k.api_call.push(NO_INDEX);
-        k.green_context.push(clamp_u32(int(row, 19)));
+        k.green_context.push(if has_green {
+            clamp_u32(int(row, 19))
+        } else {
+            0
+        });
     })?;
     let Some((mut out, unknown_names)) = join_chunks(chunks, Kernels::append) else {
         return Ok(Read::new());

@@ -11,6 +11,7 @@ mod connection;
 mod cpu_calls;
 mod gpu_metrics;
 mod gpu_ops;
+mod needs;
 mod nvtx;
 mod openacc_openmp;
 mod profiler_overhead;
@@ -57,7 +58,17 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         fraction: 0.0,
     });
     let conn = connection::open_read_only(path)?;
-    let schema = Schema::read(&conn).map_err(|e| connection::classify(path, "sqlite_master", e))?;
+    let mut schema =
+        Schema::read(&conn).map_err(|e| connection::classify(path, "sqlite_master", e))?;
+    if !NSYS_TABLES.iter().any(|t| schema.has_table(t)) {
+        return Err(LoadError::NotNsys {
+            path: path.to_path_buf(),
+            expected: NSYS_TABLES.join(", "),
+        });
+    }
+    // Only what was asked for is read: the rest reads as an export without it.
+    let loaded = control.needs.closed();
+    needs::narrow(&mut schema, loaded);
     // Rows to read, for the progress bar: the rowid span of each event table (two seeks each).
     let total: u64 = scan_queries(&schema)
         .iter()
@@ -65,12 +76,6 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         .map(|(lo, hi)| hi.abs_diff(lo).saturating_add(1))
         .sum();
     drop(conn);
-    if !NSYS_TABLES.iter().any(|t| schema.has_table(t)) {
-        return Err(LoadError::NotNsys {
-            path: path.to_path_buf(),
-            expected: NSYS_TABLES.join(", "),
-        });
-    }
     let rows = RowProgress {
         done: Default::default(),
         total,
@@ -169,6 +174,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         sched: sched_read.ok_or_else(missing)?,
         backtraces: backtraces.ok_or_else(missing)?,
         warnings,
+        loaded,
     };
     let mut trace = assemble::assemble(parts);
     trace.path = path.to_path_buf();

@@ -6,8 +6,8 @@ use super::reader::{FileStrings, Reader, checked_span};
 use crate::load::LoadError;
 use crate::trace::{LoadWarnings, OpenAccEvents, OpenAccKind, OpenMpEvents, StringTable};
 
-const OPENACC_PREFIX: &str = "CUPTI_ACTIVITY_KIND_OPENACC_";
-const OPENMP_PREFIX: &str = "OPENMP_EVENT_KIND_";
+pub const OPENACC_PREFIX: &str = "CUPTI_ACTIVITY_KIND_OPENACC_";
+pub const OPENMP_PREFIX: &str = "OPENMP_EVENT_KIND_";
 const OPENACC_COLUMNS: &[&str] = &["start", "end", "nameId", "globalTid", "srcFile", "lineNo"];
 const OPENMP_COLUMNS: &[&str] = &["start", "end", "nameId", "globalTid"];
 

@@ -81,6 +81,24 @@ impl Schema {
         format!("SELECT {} FROM \"{table}\"", list.join(", "))
     }
 
+    /// Forgets a table: readers then read it as absent.
+    pub fn forget_table(&mut self, table: &str) {
+        self.tables.remove(table);
+    }
+
+    /// Forgets the tables whose name starts with `prefix` (see [`Schema::tables_with_prefix`]).
+    pub fn forget_tables_with_prefix(&mut self, prefix: &str) {
+        self.tables
+            .retain(|t, _| !(t.len() > prefix.len() && t.starts_with(prefix)));
+    }
+
+    /// Forgets a column: readers then read NULL in its place.
+    pub fn forget_column(&mut self, table: &str, column: &str) {
+        if let Some(columns) = self.tables.get_mut(table) {
+            columns.remove(column);
+        }
+    }
+
     pub fn table_count(&self) -> usize {
         self.tables.len()
     }
