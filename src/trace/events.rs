@@ -93,6 +93,9 @@ pub struct Kernels {
     pub green_context: Vec<u32>,
     /// PyTorch's `External id` (the operator that launched it); empty in nsys exports.
     pub external_id: Vec<u64>,
+    /// `graphNodeId` of each row run as a node of a CUDA graph launch (`--cuda-graph-trace=node`),
+    /// [`super::NO_GRAPH_NODE`] for the others; empty when the export has no node ids.
+    pub graph_node: Vec<u64>,
 }
 
 /// Direction of a memory copy, the CUPTI `copyKind` value.
@@ -189,6 +192,8 @@ pub struct Memcpys {
     /// The name a PyTorch trace gives it (`Memcpy HtoD (Pageable -> Device)`, `Memset (Device)`),
     /// which PyTorch's own tables group by; empty in nsys exports.
     pub kineto_name: Vec<StrId>,
+    /// `graphNodeId` of each copy run as a graph node, as in [`Kernels::graph_node`].
+    pub graph_node: Vec<u64>,
 }
 
 /// Memory sets (`CUPTI_ACTIVITY_KIND_MEMSET`); `spans.name` is `[CUDA memset]`.
@@ -209,6 +214,8 @@ pub struct Memsets {
     /// The name a PyTorch trace gives it (`Memcpy HtoD (Pageable -> Device)`, `Memset (Device)`),
     /// which PyTorch's own tables group by; empty in nsys exports.
     pub kineto_name: Vec<StrId>,
+    /// `graphNodeId` of each memset run as a graph node, as in [`Kernels::graph_node`].
+    pub graph_node: Vec<u64>,
 }
 
 /// CUDA graph executions traced as a whole (`CUPTI_ACTIVITY_KIND_GRAPH_TRACE`, the default of
@@ -429,6 +436,7 @@ impl Kernels {
         self.api_call.append(&mut other.api_call);
         self.file_order.append(&mut other.file_order);
         self.green_context.append(&mut other.green_context);
+        self.graph_node.append(&mut other.graph_node);
     }
 
     /// Reorders every column by `order` (see [`permute`]).
@@ -446,6 +454,7 @@ impl Kernels {
         permute(&mut self.file_order, order);
         permute(&mut self.green_context, order);
         permute(&mut self.external_id, order);
+        permute(&mut self.graph_node, order);
     }
 }
 
@@ -482,6 +491,7 @@ impl Memcpys {
         self.virtual_address.append(&mut other.virtual_address);
         self.external_id.append(&mut other.external_id);
         self.kineto_name.append(&mut other.kineto_name);
+        self.graph_node.append(&mut other.graph_node);
     }
 
     pub fn permute(&mut self, order: &[u32]) {
@@ -499,6 +509,7 @@ impl Memcpys {
         permute(&mut self.virtual_address, order);
         permute(&mut self.external_id, order);
         permute(&mut self.kineto_name, order);
+        permute(&mut self.graph_node, order);
     }
 }
 
@@ -525,6 +536,7 @@ impl Memsets {
         self.green_context.append(&mut other.green_context);
         self.external_id.append(&mut other.external_id);
         self.kineto_name.append(&mut other.kineto_name);
+        self.graph_node.append(&mut other.graph_node);
     }
 
     pub fn permute(&mut self, order: &[u32]) {
@@ -537,6 +549,7 @@ impl Memsets {
         permute(&mut self.green_context, order);
         permute(&mut self.external_id, order);
         permute(&mut self.kineto_name, order);
+        permute(&mut self.graph_node, order);
     }
 }
 

@@ -5,6 +5,7 @@ pub mod call_stacks;
 pub mod cpu_samples;
 pub mod events;
 pub mod gpu_metrics;
+pub mod graph_launches;
 pub mod ids;
 pub mod load_warnings;
 pub mod needs;
@@ -21,6 +22,7 @@ pub use call_stacks::{CallStacks, CallStacksBuilder, Frame, NO_STACK, StackId};
 pub use cpu_samples::CpuSamples;
 pub use events::*;
 pub use gpu_metrics::{GpuMetricSeries, GpuMetrics, MetricStats};
+pub use graph_launches::{GraphLaunches, GraphNodeOps, NO_GRAPH_NODE, group_graph_launches};
 pub use ids::{GlobalTid, pid_of};
 pub use load_warnings::{LoadWarning, LoadWarnings, TableRows};
 pub use needs::Needs;
@@ -63,6 +65,9 @@ pub struct Trace {
     pub memsets: Memsets,
     /// CUDA graphs traced as a whole: GPU work that is not kernels (see [`GraphExecutions`]).
     pub graphs: GraphExecutions,
+    /// CUDA graphs traced node by node: each launch's nodes grouped (see [`GraphLaunches`]); the
+    /// nodes themselves are in `kernels`, `memcpys` and `memsets`.
+    pub graph_launches: GraphLaunches,
     pub api_calls: ApiCalls,
     pub nvtx: NvtxRanges,
     pub osrt: OsrtCalls,

@@ -61,6 +61,9 @@ pub struct StreamTrack {
     pub memsets: Slice,
     /// CUDA graph executions traced as a whole (`trace.graphs`).
     pub graphs: Slice,
+    /// CUDA graph launches traced node by node (`trace.graph_launches`): groups of this stream's
+    /// kernels, memcpys and memsets, not operations of their own.
+    pub graph_launches: Slice,
 }
 
 impl StreamTrack {

@@ -8,7 +8,7 @@ use egui::{Align2, Color32, FontId, Id, Ui};
 use super::compare::{self, CompareView};
 use super::file_dialog::{self, FilePurpose};
 use super::panels::analysis::PanelAction;
-use super::panels::{details, search, warnings};
+use super::panels::{details, graph_launch, search, warnings};
 use super::settings::Settings;
 use super::theme::{Palette, PaletteKind};
 use super::timeline::{self, EventKind, EventRef, GapMark, Overlays, Ruler};
@@ -774,6 +774,9 @@ fn details_panel(ui: &mut Ui, tab: &mut TraceTab) {
     {
         tab.timeline
             .set_range_selection(Some((e.start_ns(&d.trace), e.end_ns(&d.trace))));
+    }
+    if let Some(e) = tab.timeline.selection {
+        graph_launch::launch_buttons(ui, &d.trace, &mut tab.timeline.view, e);
     }
     // A call stack makes the details taller than the panel: scroll. With nothing selected the
     // one-line hint keeps the panel short.

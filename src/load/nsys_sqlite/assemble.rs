@@ -301,6 +301,8 @@ pub fn assemble(parts: Parts) -> Trace {
                 memcpys: slice(&memcpy_runs, &m.spans),
                 memsets: slice(&memset_runs, &ms.spans),
                 graphs: slice(&graph_runs, &gr.spans),
+                // Filled once the nodes are grouped (below).
+                graph_launches: Slice::default(),
             }
         })
         .collect();
@@ -308,6 +310,21 @@ pub fn assemble(parts: Parts) -> Trace {
     for s in &mut streams {
         s.name = names.streams.get(&s.key).map(|n| strings.intern(n));
     }
+    let node_ops = |spans, correlation_id, api_call, graph_node| GraphNodeOps {
+        spans,
+        correlation_id,
+        api_call,
+        graph_node,
+    };
+    let graph_launches = group_graph_launches(
+        &mut streams,
+        [
+            node_ops(&k.spans, &k.correlation_id, &k.api_call, &k.graph_node),
+            node_ops(&m.spans, &m.correlation_id, &m.api_call, &m.graph_node),
+            node_ops(&ms.spans, &ms.correlation_id, &ms.api_call, &ms.graph_node),
+        ],
+        &mut strings,
+    );
 
     let (mut cpu_samples, sample_runs) = sort_samples(sample_time, &sample_tids, sample_stack);
     drop(sample_tids);
@@ -438,6 +455,7 @@ pub fn assemble(parts: Parts) -> Trace {
         memcpys: m,
         memsets: ms,
         graphs: gr,
+        graph_launches,
         api_calls: api,
         nvtx: nv,
         osrt,

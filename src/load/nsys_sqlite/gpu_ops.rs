@@ -5,8 +5,8 @@ use super::connection::int;
 use super::reader::{AT_MISSING_STRINGS, FileStrings, Reader, checked_span as span, names_of};
 use crate::load::LoadError;
 use crate::trace::{
-    CopyKind, GraphExecutions, Kernels, LoadWarnings, Memcpys, Memsets, NO_INDEX, StreamKey,
-    StringTable, SyncEvents, pid_of,
+    CopyKind, GraphExecutions, Kernels, LoadWarnings, Memcpys, Memsets, NO_GRAPH_NODE, NO_INDEX,
+    StreamKey, StringTable, SyncEvents, pid_of,
 };
 
 /// A table read in file order, with the stream each row ran on.
@@ -65,6 +65,19 @@ pub fn file_order(n: usize) -> Vec<u32> {
         .collect()
 }
 
+/// A `graphNodeId` (`--cuda-graph-trace=node`, nsys 2021.x+): [`NO_GRAPH_NODE`] when NULL.
+fn graph_node(v: Option<i64>) -> u64 {
+    v.map_or(NO_GRAPH_NODE, |n| n as u64)
+}
+
+/// Keeps a table's `graph_node` column only when some row ran as a graph node: exports of graphs
+/// traced as a whole, or of no graphs, have the column but NULL everywhere.
+fn keep_graph_nodes(column: &mut Vec<u64>) {
+    if column.iter().all(|&n| n == NO_GRAPH_NODE) {
+        *column = Vec::new();
+    }
+}
+
 fn clamp_u16(v: Option<i64>) -> u16 {
     v.unwrap_or(0).clamp(0, u16::MAX as i64) as u16
 }
@@ -101,6 +114,7 @@ pub const KERNEL_COLUMNS: &[&str] = &[
     "dynamicSharedMemory",
     "mangledName",
     "greenContextId",
+    "graphNodeId",
 ];
 pub const MEMCPY_COLUMNS: &[&str] = &[
     "start",
@@ -118,6 +132,7 @@ pub const MEMCPY_COLUMNS: &[&str] = &[
     "dstDeviceId",
     "greenContextId",
     "virtualAddress",
+    "graphNodeId",
 ];
 pub const MEMSET_COLUMNS: &[&str] = &[
     "start",
@@ -130,6 +145,7 @@ pub const MEMSET_COLUMNS: &[&str] = &[
     "bytes",
     "memKind",
     "greenContextId",
+    "graphNodeId",
 ];
 pub const GRAPH_COLUMNS: &[&str] = &[
     "start",
@@ -161,6 +177,7 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
     let has = |c: &str| r.schema.has_column(T_KERNEL, c);
     let (has_config, has_links, has_green) =
         (has("gridX"), has("correlationId"), has("greenContextId"));
+    let has_nodes = r.schema.has_column(T_KERNEL, "graphNodeId");
     let make = |rows: usize| {
         let mut out: Read<Kernels> = Read::new();
         out.table.reserve(rows);
@@ -228,11 +245,15 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         } else {
             0
         });
+        if has_nodes {
+            k.graph_node.push(graph_node(int(row, 20)));
+        }
     })?;
     let Some((mut out, unknown_names)) = join_chunks(chunks, Kernels::append) else {
         return Ok(Read::new());
     };
     out.table.file_order = file_order(out.table.spans.len());
+    keep_graph_nodes(&mut out.table.graph_node);
     out.warnings.add_about(
         T_KERNEL,
         &names_of("kernel"),
@@ -247,6 +268,7 @@ pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
         return Ok(Read::new());
     }
     let sql = r.schema.select(T_MEMCPY, MEMCPY_COLUMNS);
+    let has_nodes = r.schema.has_column(T_MEMCPY, "graphNodeId");
     let make = |rows: usize| {
         let mut out: Read<Memcpys> = Read::new();
         out.table.reserve(rows);
@@ -275,11 +297,15 @@ pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
         m.api_call.push(NO_INDEX);
         m.green_context.push(clamp_u32(int(row, 13)));
         m.virtual_address.push(int(row, 14).map_or(0, |a| a as u64));
+        if has_nodes {
+            m.graph_node.push(graph_node(int(row, 15)));
+        }
     })?;
     let Some((mut out, unknown_kind)) = join_chunks(chunks, Memcpys::append) else {
         return Ok(Read::new());
     };
     out.table.file_order = file_order(out.table.spans.len());
+    keep_graph_nodes(&mut out.table.graph_node);
     out.warnings.add(
         T_MEMCPY,
         "[has|have] an unknown copyKind (labelled Unknown)",
@@ -293,6 +319,7 @@ pub fn read_memsets(r: &Reader) -> Result<Read<Memsets>, LoadError> {
         return Ok(Read::new());
     }
     let sql = r.schema.select(T_MEMSET, MEMSET_COLUMNS);
+    let has_nodes = r.schema.has_column(T_MEMSET, "graphNodeId");
     let make = |rows: usize| {
         let mut out: Read<Memsets> = Read::new();
         out.table.reserve(rows);
@@ -311,9 +338,13 @@ pub fn read_memsets(r: &Reader) -> Result<Read<Memsets>, LoadError> {
         m.api_call.push(NO_INDEX);
         m.mem_kind.push(memory_kind(int(row, 8)));
         m.green_context.push(clamp_u32(int(row, 9)));
+        if has_nodes {
+            m.graph_node.push(graph_node(int(row, 10)));
+        }
     })?;
     let mut out = join_chunks(chunks, Memsets::append).map_or_else(Read::new, |(out, _)| out);
     out.table.file_order = file_order(out.table.spans.len());
+    keep_graph_nodes(&mut out.table.graph_node);
     Ok(out)
 }
 

@@ -6,6 +6,7 @@
 
 use egui::Ui;
 
+use super::graph_launch;
 use crate::trace::{Frame, NvtxStyle, RangeKind, Trace, memory_kind_label, pid_of};
 use crate::ui::timeline::rows::stream_of;
 use crate::ui::timeline::unified_memory::{access_type_label, address_text, migration_label};
@@ -154,7 +155,14 @@ pub fn describe(
                 bytes_text(u64::from(k.dynamic_shared_bytes[i])),
             ));
             facts.push(("Correlation ID", k.correlation_id[i].to_string()));
-            launch_latency(trace, k.api_call[i], start, end, &mut facts);
+            graph_launch::node_facts(trace, event, &mut facts);
+            launch_latency(
+                trace,
+                k.api_call[i],
+                (start, end),
+                "Kernel time",
+                &mut facts,
+            );
         }
         EventKind::Memcpy => {
             let m = &trace.memcpys;
@@ -184,6 +192,7 @@ pub fn describe(
                 ));
             }
             facts.push(("Correlation ID", m.correlation_id[i].to_string()));
+            graph_launch::node_facts(trace, event, &mut facts);
         }
         EventKind::Memset => {
             stream_text(&mut facts);
@@ -192,6 +201,7 @@ pub fn describe(
                 "Correlation ID",
                 trace.memsets.correlation_id[i].to_string(),
             ));
+            graph_launch::node_facts(trace, event, &mut facts);
         }
         EventKind::Graph => {
             let g = &trace.graphs;
@@ -204,13 +214,30 @@ pub fn describe(
                     .to_string(),
             ));
             facts.push(("Correlation ID", g.correlation_id[i].to_string()));
-            launch_latency(trace, g.api_call[i], start, end, &mut facts);
+            launch_latency(
+                trace,
+                g.api_call[i],
+                (start, end),
+                "Kernel time",
+                &mut facts,
+            );
+        }
+        EventKind::GraphLaunch => {
+            stream_text(&mut facts);
+            graph_launch::launch_facts(trace, i, &mut facts);
+            let call = trace.graph_launches.api_call[i];
+            launch_latency(trace, call, (start, end), "Span", &mut facts);
         }
         EventKind::ApiCall => {
             let a = &trace.api_calls;
             thread_text(trace, model, a.global_tid[i], &mut facts);
             facts.push(("Correlation ID", a.correlation_id[i].to_string()));
-            let launched = model.launched.get(&event.index).map_or(0, Vec::len);
+            // The GPU operations; a node-level graph launch is a group of them, not one more.
+            let launched = model.launched.get(&event.index).map_or(0, |ops| {
+                ops.iter()
+                    .filter(|e| e.kind != EventKind::GraphLaunch)
+                    .count()
+            });
             if launched > 0 {
                 facts.push(("Launched GPU ops", launched.to_string()));
             }
@@ -297,12 +324,12 @@ fn thread_text(
 
 /// The three times of a launch as `cuda_kern_exec_sum` defines them: API time (the launching
 /// call), queue time (call end → kernel start; nsys reports none when it is not positive) and
-/// kernel time.
+/// kernel time (the span of the GPU work, named `work`).
 fn launch_latency(
     trace: &Trace,
     call: u32,
-    start: i64,
-    end: i64,
+    (start, end): (i64, i64),
+    work: &'static str,
     facts: &mut Vec<(&'static str, String)>,
 ) {
     let c = call as usize;
@@ -327,7 +354,7 @@ fn launch_latency(
             )
         },
     ));
-    facts.push(("Kernel time", text(end - start)));
+    facts.push((work, text(end - start)));
 }
 
 /// "12.0 MiB (12582912 B)".

@@ -3,5 +3,6 @@
 
 pub mod analysis;
 pub mod details;
+pub mod graph_launch;
 pub mod search;
 pub mod warnings;

@@ -48,6 +48,7 @@ pub fn launch_arrows(
             let slice = &trace.streams[s].kernels;
             let starts = &kernels.spans.start_ns[slice.range.clone()];
             let mut next_t = view.start_ns;
+            let mut last_launch = None;
             loop {
                 if drawn >= MAX_ARROWS {
                     return (shapes, drawn);
@@ -65,7 +66,18 @@ pub fn launch_arrows(
                 if call == NO_INDEX {
                     continue;
                 }
-                let kernel = EventRef::new(EventKind::Kernel, k);
+                // A collapsed graph launch gets one arrow, to the block.
+                let kernel = super::graph_brackets::stand_in(
+                    trace,
+                    view,
+                    EventRef::new(EventKind::Kernel, k),
+                );
+                if kernel.kind == EventKind::GraphLaunch {
+                    if last_launch == Some(kernel) {
+                        continue;
+                    }
+                    last_launch = Some(kernel);
+                }
                 let call = EventRef::new(EventKind::ApiCall, call as usize);
                 let (Some(kr), Some(cr)) = (
                     event_rect(trace, model, view, rows, area, kernel),

@@ -8,6 +8,7 @@
 
 pub mod counters;
 pub mod cpu_row;
+pub mod graph_brackets;
 pub mod launch_arrows;
 pub mod navigation;
 pub mod overlays;
@@ -119,6 +120,9 @@ impl TimelineState {
     /// scrolls its row into sight (expanding its groups).
     pub fn reveal(&mut self, trace: &Trace, model: &TimelineModel, event: EventRef) {
         self.selection = Some(event);
+        if let Some(launch) = graph_brackets::launch_of_node(trace, event) {
+            self.view.expanded_graphs.insert(launch as u32);
+        }
         self.view
             .zoom_to_event(event.start_ns(trace), event.end_ns(trace));
         if let Some(row) = model.row_of_event(trace, event) {
@@ -193,6 +197,7 @@ pub fn build_shapes_with_overlays(
     input: &OverlayInput<'_>,
 ) -> FrameShapes {
     let mut frame = build_shapes(trace, model, view, rect, palette);
+    graph_brackets::add_brackets(trace, model, view, rect, &mut frame);
     frame.overlay = overlays::overlay_shapes(trace, model, view, &frame.rows, rect, palette, input);
     frame
 }
@@ -249,7 +254,8 @@ pub fn show(
         output.toggle_help = handle_keys(ui, state);
     }
 
-    let frame = build_shapes(trace, model, &state.view, event_area, palette);
+    let mut frame = build_shapes(trace, model, &state.view, event_area, palette);
+    graph_brackets::add_brackets(trace, model, &state.view, event_area, &mut frame);
     let max_scroll = (frame.content_height - event_area.height()).max(0.0);
     if state.view.scroll_y > max_scroll {
         state.view.scroll_y = max_scroll;
@@ -257,8 +263,12 @@ pub fn show(
 
     // Clicks need this frame's layout: hit-test against it.
     let pointer = area_response.hover_pos();
-    let hovered =
-        pointer.and_then(|p| event_at(trace, model, &state.view, &frame.rows, event_area, p));
+    let bracket = pointer.and_then(|p| {
+        graph_brackets::bracket_at(trace, model, &state.view, &frame.rows, event_area, p)
+    });
+    let hovered = bracket.map(|b| b.launch).or_else(|| {
+        pointer.and_then(|p| event_at(trace, model, &state.view, &frame.rows, event_area, p))
+    });
     let alt = ui.input(|i| i.modifiers.alt);
     if state.ruler.active && area_response.clicked() {
         if let Some(p) = pointer {
@@ -275,6 +285,9 @@ pub fn show(
             state.view.zoom_to_event(e.start_ns(trace), e.end_ns(trace));
         }
     } else if area_response.clicked() {
+        if let Some(b) = bracket.filter(|b| b.disclosure) {
+            graph_brackets::toggle(&mut state.view, b.launch.index as usize);
+        }
         state.selection = hovered;
     }
     if title_response.clicked()
@@ -584,6 +597,7 @@ fn paint_highlights(
         if m.start_ns(trace) as f64 > view.end_ns {
             break;
         }
+        let m = graph_brackets::stand_in(trace, view, m);
         if let Some(r) = event_rect(trace, model, view, &frame.rows, area, m) {
             painter.rect_stroke(
                 r,
@@ -596,8 +610,10 @@ fn paint_highlights(
     let Some(selected) = state.selection else {
         return;
     };
+    // A node of a collapsed graph launch is outlined by its launch's block.
+    let selected = graph_brackets::stand_in(trace, view, selected);
     let selected_rect = event_rect(trace, model, view, &frame.rows, area, selected);
-    let partners = model.partners(trace, selected);
+    let partners = graph_brackets::stand_ins(trace, view, &model.partners(trace, selected));
     for p in partners.iter().take(64) {
         let Some(pr) = event_rect(trace, model, view, &frame.rows, area, *p) else {
             continue;

@@ -21,6 +21,9 @@ pub struct ViewState {
     pub trace_start_ns: i64,
     pub trace_end_ns: i64,
     pub collapsed: HashSet<GroupId>,
+    /// CUDA graph launches traced node by node (indices into `trace.graph_launches`) shown node by
+    /// node; the others are one block each ([`super::graph_brackets`]).
+    pub expanded_graphs: HashSet<u32>,
 }
 
 impl Default for ViewState {
@@ -32,6 +35,7 @@ impl Default for ViewState {
             trace_start_ns: 0,
             trace_end_ns: 1_000_000,
             collapsed: HashSet::new(),
+            expanded_graphs: HashSet::new(),
         }
     }
 }

@@ -426,6 +426,7 @@ pub fn event_style(
         }
         EventKind::Memset => (palette.memset, trace.memsets.spans.name[i]),
         EventKind::Graph => (theme::GRAPH, trace.graphs.spans.name[i]),
+        EventKind::GraphLaunch => (theme::GRAPH, trace.graph_launches.spans.name[i]),
         EventKind::ApiCall => {
             let name = trace.api_calls.spans.name[i];
             let sync = model
@@ -483,7 +484,7 @@ fn merged_color(palette: &Palette, kind: EventKind) -> Color32 {
         EventKind::Kernel => palette.merged,
         EventKind::Memcpy => palette.memcpy_other,
         EventKind::Memset => palette.memset,
-        EventKind::Graph => theme::GRAPH,
+        EventKind::Graph | EventKind::GraphLaunch => theme::GRAPH,
         EventKind::ApiCall => palette.api_call.gamma_multiply(0.8),
         EventKind::Nvtx => palette.nvtx_default,
         EventKind::Osrt => palette.osrt.gamma_multiply(0.8),

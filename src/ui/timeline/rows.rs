@@ -21,6 +21,8 @@ pub enum EventKind {
     Memset,
     /// A CUDA graph execution traced as a whole (`trace.graphs`).
     Graph,
+    /// A CUDA graph launch traced node by node (`trace.graph_launches`): its nodes grouped.
+    GraphLaunch,
     ApiCall,
     Nvtx,
     Osrt,
@@ -37,6 +39,7 @@ impl EventKind {
             EventKind::Memcpy => "Memcpy",
             EventKind::Memset => "Memset",
             EventKind::Graph => "CUDA graph",
+            EventKind::GraphLaunch => "CUDA graph launch",
             EventKind::ApiCall => "CUDA API",
             EventKind::Nvtx => "NVTX",
             EventKind::Osrt => "OS runtime",
@@ -85,6 +88,7 @@ pub fn spans_of(trace: &Trace, kind: EventKind) -> &Spans {
         EventKind::Memcpy => &trace.memcpys.spans,
         EventKind::Memset => &trace.memsets.spans,
         EventKind::Graph => &trace.graphs.spans,
+        EventKind::GraphLaunch => &trace.graph_launches.spans,
         EventKind::ApiCall => &trace.api_calls.spans,
         EventKind::Nvtx => &trace.nvtx.spans,
         EventKind::Osrt => &trace.osrt.spans,
@@ -367,6 +371,8 @@ impl TimelineModel {
                 }
             }
         };
+        // A node-level graph launch first: its nodes follow it in the call's list.
+        link(&trace.graph_launches.api_call, EventKind::GraphLaunch);
         link(&trace.kernels.api_call, EventKind::Kernel);
         link(&trace.memcpys.api_call, EventKind::Memcpy);
         link(&trace.memsets.api_call, EventKind::Memset);
@@ -470,11 +476,13 @@ impl TimelineModel {
     pub fn row_of_event(&self, trace: &Trace, event: EventRef) -> Option<usize> {
         let i = event.index as usize;
         let kind = match event.kind {
-            EventKind::Kernel | EventKind::Memcpy | EventKind::Memset | EventKind::Graph => {
-                RowKind::Stream {
-                    stream: stream_of(trace, event)?,
-                }
-            }
+            EventKind::Kernel
+            | EventKind::Memcpy
+            | EventKind::Memset
+            | EventKind::Graph
+            | EventKind::GraphLaunch => RowKind::Stream {
+                stream: stream_of(trace, event)?,
+            },
             EventKind::ApiCall => RowKind::ApiCalls {
                 thread: self.thread_of(*trace.api_calls.global_tid.get(i)?)?,
             },
@@ -537,6 +545,7 @@ impl TimelineModel {
             EventKind::Memcpy => trace.memcpys.api_call.get(i).copied(),
             EventKind::Memset => trace.memsets.api_call.get(i).copied(),
             EventKind::Graph => trace.graphs.api_call.get(i).copied(),
+            EventKind::GraphLaunch => trace.graph_launches.api_call.get(i).copied(),
             EventKind::ApiCall => {
                 return self.launched.get(&event.index).cloned().unwrap_or_default();
             }
@@ -565,6 +574,7 @@ pub fn stream_of(trace: &Trace, event: EventRef) -> Option<usize> {
         EventKind::Kernel => s.kernels.range.clone(),
         EventKind::Memcpy => s.memcpys.range.clone(),
         EventKind::Graph => s.graphs.range.clone(),
+        EventKind::GraphLaunch => s.graph_launches.range.clone(),
         _ => s.memsets.range.clone(),
     };
     let guess = trace.streams.partition_point(|s| slice_of(s).end <= i);
