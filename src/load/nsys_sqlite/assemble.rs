@@ -56,6 +56,10 @@ fn sort_order<K: Ord + Send>(n: usize, key: impl Fn(usize) -> K + Sync) -> Vec<u
 /// value and the distinct values. Rows of one track tend to come in runs, so the last value is
 /// checked before the map.
 fn dense_ranks<K: Copy + Eq + Hash + Ord>(column: &[K]) -> (Vec<u32>, Vec<K>) {
+    // A trace has a few dozen streams or threads: while there are few keys, a scan of them beats
+    // hashing every row (rows of several streams interleave, so `last` often misses).
+    const FEW: usize = 32;
+    let mut few: Vec<K> = Vec::new();
     let mut seen: HashMap<K, u32> = HashMap::new();
     let mut ids: Vec<u32> = Vec::with_capacity(column.len());
     let mut last: Option<(K, u32)> = None;
@@ -63,13 +67,31 @@ fn dense_ranks<K: Copy + Eq + Hash + Ord>(column: &[K]) -> (Vec<u32>, Vec<K>) {
         let id = match last {
             Some((lk, id)) if lk == k => id,
             _ => {
-                let next = seen.len() as u32;
-                let id = *seen.entry(k).or_insert(next);
+                let id = if seen.is_empty() {
+                    match few.iter().position(|&f| f == k) {
+                        Some(i) => i as u32,
+                        None if few.len() < FEW => {
+                            few.push(k);
+                            few.len() as u32 - 1
+                        }
+                        None => {
+                            seen.extend(few.iter().enumerate().map(|(i, &f)| (f, i as u32)));
+                            let next = seen.len() as u32;
+                            *seen.entry(k).or_insert(next)
+                        }
+                    }
+                } else {
+                    let next = seen.len() as u32;
+                    *seen.entry(k).or_insert(next)
+                };
                 last = Some((k, id));
                 id
             }
         };
         ids.push(id);
+    }
+    if seen.is_empty() {
+        seen.extend(few.iter().enumerate().map(|(i, &f)| (f, i as u32)));
     }
     let mut keys: Vec<(K, u32)> = seen.into_iter().collect();
     keys.sort_unstable();

@@ -93,6 +93,10 @@ pub fn narrow(schema: &mut Schema, needs: Needs) {
         {
             schema.forget_column(table, "correlationId");
         }
+        // Graph nodes are grouped into launches by correlation: no links, no launches.
+        for table in [gpu_ops::T_KERNEL, gpu_ops::T_MEMCPY, gpu_ops::T_MEMSET] {
+            schema.forget_column(table, "graphNodeId");
+        }
     }
     if !needs.contains(Needs::BACKTRACES) {
         for table in cpu_calls::API_TABLES.iter().chain(&[cpu_calls::T_OSRT]) {
