@@ -75,17 +75,19 @@ pub fn stream_of_rows(
 pub fn launches(trace: &Trace, filter: &Filter, stream_of_kernel: &[u32]) -> Vec<Launch> {
     let api = &trace.api_calls;
     let k = &trace.kernels;
-    let pid_of_call = |i: usize| GlobalTid(api.global_tid[i]).pid();
-    let call_order = |i: usize| api.file_order.get(i).copied().unwrap_or(i as u32);
-    // Runtime calls by (process, correlationId, file order): a kernel's calls are one run.
-    let mut calls: Vec<u32> = (0..api.spans.len())
+    let key_of = |pid: u32, correlation: u32| (u64::from(pid) << 32) | u64::from(correlation);
+    // Runtime calls by (process, correlationId, file order): a kernel's calls are one run. The
+    // keys sit in their own array, searched without touching the call tables.
+    let mut calls: Vec<(u64, u32, u32)> = (0..api.spans.len())
         .filter(|&i| api.is_from_runtime_table(i))
-        .map(|i| i as u32)
+        .map(|i| {
+            let pid = GlobalTid(api.global_tid[i]).pid();
+            let order = api.file_order.get(i).copied().unwrap_or(i as u32);
+            (key_of(pid, api.correlation_id[i]), order, i as u32)
+        })
         .collect();
-    calls.sort_unstable_by_key(|&c| {
-        let c = c as usize;
-        (pid_of_call(c), api.correlation_id[c], call_order(c))
-    });
+    calls.sort_unstable();
+    let keys: Vec<u64> = calls.iter().map(|c| c.0).collect();
     let mut kernels = filter.indices(trace, EventTable::Kernels);
     kernels.sort_by_key(|&i| k.file_order.get(i).copied().unwrap_or(i as u32));
     let mut out = Vec::with_capacity(kernels.len());
@@ -101,18 +103,12 @@ pub fn launches(trace: &Trace, filter: &Filter, stream_of_kernel: &[u32]) -> Vec
         if k.correlation_id[i] == 0 {
             continue;
         }
-        let key = (stream.key.pid, k.correlation_id[i]);
-        let first = calls.partition_point(|&c| {
-            let c = c as usize;
-            (pid_of_call(c), api.correlation_id[c]) < key
-        });
-        for &c in calls[first..].iter().take_while(|&&c| {
-            let c = c as usize;
-            (pid_of_call(c), api.correlation_id[c]) == key
-        }) {
+        let key = key_of(stream.key.pid, k.correlation_id[i]);
+        let first = keys.partition_point(|&c| c < key);
+        for c in calls[first..].iter().take_while(|c| c.0 == key) {
             out.push(Launch {
                 kernel: i as u32,
-                call: c,
+                call: c.2,
             });
         }
     }
