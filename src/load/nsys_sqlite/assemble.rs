@@ -211,12 +211,44 @@ pub fn assemble(parts: Parts) -> Trace {
         .map(|&(g, s)| (g, remap[s as usize]))
         .collect();
 
-    // GPU operations: fixed names, then sorted by (stream, start).
+    // Call stacks: the samples', then the CUDA calls', then the OS-runtime calls'.
+    let SamplesRead {
+        time_ns: sample_time,
+        global_tid: sample_tids,
+        stack: sample_stack,
+        stacks: sample_stacks,
+    } = samples;
+    let mut stacks = sample_stacks;
+    // A CUDA call's `callchainId` counts from 0 while `CUDA_CALLCHAINS.id` counts from 1: the
+    // call's own stack (its API function under its caller) is `callchainId + 1` in every export
+    // with CUDA backtraces (2022.2.1 pipit saxpy: 38 of 38 calls; 2023.4.4 cpu_side: 41 of 41),
+    // and equal ids give each call the previous call's stack. `OSRT_API.callchainId` is the
+    // `OSRT_CALLCHAINS.id` itself (0: none).
+    resolve_callchains(&mut api.callchain, cuda_stacks, 1, &mut stacks);
+    resolve_callchains(&mut osrt.callchain, osrt_stacks, 0, &mut stacks);
+
+    // The big tables sort side by side: the kernels by (stream, start); the API calls and OS
+    // runtime calls by (thread, start), and NVTX by depth.
     let mut k = kernels.table;
-    let (order, kernel_runs) = sort_by_track(&kernels.streams, &k.spans.start_ns);
+    let (kernel_runs, ((api_runs, osrt_runs), nvtx_keys)) = rayon::join(
+        || {
+            let (order, runs) = sort_by_track(&kernels.streams, &k.spans.start_ns);
+            k.permute(&order);
+            runs
+        },
+        || {
+            let (order, api_runs) = sort_by_track(&api.global_tid, &api.spans.start_ns);
+            api.permute(&order);
+            drop(order);
+            let (order, osrt_runs) = sort_by_track(&osrt_tids, &osrt.spans.start_ns);
+            osrt.permute(&order);
+            ((api_runs, osrt_runs), sort_nvtx_by_depth(&mut nv))
+        },
+    );
     drop(kernels.streams);
-    k.permute(&order);
-    drop(order);
+    drop(osrt_tids);
+
+    // The other GPU operations: fixed names, then sorted by (stream, start).
 
     let mut m = memcpys.table;
     let labels: Vec<StrId> = (0..=255u8)
@@ -250,30 +282,6 @@ pub fn assemble(parts: Parts) -> Trace {
     let order = sort_order(syncs.spans.len(), |i| (syncs.spans.start_ns[i], i));
     syncs.permute(&order);
 
-    // Call stacks: the samples', then the CUDA calls', then the OS-runtime calls'.
-    let SamplesRead {
-        time_ns: sample_time,
-        global_tid: sample_tids,
-        stack: sample_stack,
-        stacks: sample_stacks,
-    } = samples;
-    let mut stacks = sample_stacks;
-    // A CUDA call's `callchainId` counts from 0 while `CUDA_CALLCHAINS.id` counts from 1: the
-    // call's own stack (its API function under its caller) is `callchainId + 1` in every export
-    // with CUDA backtraces (2022.2.1 pipit saxpy: 38 of 38 calls; 2023.4.4 cpu_side: 41 of 41),
-    // and equal ids give each call the previous call's stack. `OSRT_API.callchainId` is the
-    // `OSRT_CALLCHAINS.id` itself (0: none).
-    resolve_callchains(&mut api.callchain, cuda_stacks, 1, &mut stacks);
-    resolve_callchains(&mut osrt.callchain, osrt_stacks, 0, &mut stacks);
-
-    // CPU side: API calls and OS runtime by (thread, start).
-    let (order, api_runs) = sort_by_track(&api.global_tid, &api.spans.start_ns);
-    api.permute(&order);
-    drop(order);
-    let (order, osrt_runs) = sort_by_track(&osrt_tids, &osrt.spans.start_ns);
-    osrt.permute(&order);
-    drop(osrt_tids);
-
     if loaded.contains(Needs::GPU_LINKS) {
         link_gpu_ops_to_api_calls(
             &api,
@@ -293,7 +301,6 @@ pub fn assemble(parts: Parts) -> Trace {
             &mut warnings,
         );
     }
-    let nvtx_keys = sort_nvtx_by_depth(&mut nv);
 
     // Tracks.
     let mut stream_keys: Vec<StreamKey> = kernel_runs
