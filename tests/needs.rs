@@ -215,3 +215,29 @@ fn the_five_classic_reports_read_five_tables() {
     assert!(trace.kernels.grid.iter().all(|g| *g == [0; 3]));
     assert!(whole.kernels.grid.iter().any(|g| *g != [0; 3]));
 }
+
+/// A command that reads the CUDA calls and the GPU work still says what the load found about them
+/// (stress's 50 graph launches with no GPU work); one that reads neither says nothing of them.
+#[test]
+fn commands_warn_about_the_tables_they_read() {
+    let stress = common::fixture("stress");
+    let stderr = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args(args)
+            .output()
+            .expect("run sightline");
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let whole = load_with(&stress, Needs::ALL);
+    let graph_warning = whole
+        .warnings
+        .messages()
+        .into_iter()
+        .find(|m| m.contains("cudaGraphLaunch"))
+        .expect("stress has graph launches with no GPU work");
+    let path = stress.to_str().expect("utf-8 path");
+    assert!(stderr(&["gaps", path]).contains(&graph_warning));
+    assert!(stderr(&["summary", path, "--report", "cuda_gpu_trace"]).contains(&graph_warning));
+    assert!(!stderr(&["summary", path, "--report", "nvtx_sum"]).contains("cudaGraphLaunch"));
+}
