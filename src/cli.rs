@@ -19,9 +19,11 @@ mod perf_commands;
 mod render_command;
 mod report_commands;
 mod samples_export;
+mod sql_command;
 pub use perf_commands::{BenchArgs, GenTraceArgs};
 pub use render_command::RenderArgs;
 pub use report_commands::AnalyzeArgs;
+pub use sql_command::SqlArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -70,6 +72,8 @@ pub enum Command {
     Bench(BenchArgs),
     /// Draw the timeline into a PNG or SVG file, with no display.
     Render(RenderArgs),
+    /// Run a read-only SQL query over the trace's views (kernels, memcpy, api, ranges, …).
+    Sql(SqlArgs),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -124,6 +128,7 @@ pub fn run(command: Command) -> Result<i32> {
         Command::GenTrace(args) => perf_commands::gen_trace(&args),
         Command::Bench(args) => perf_commands::bench(&args),
         Command::Render(args) => render_command::render(&args),
+        Command::Sql(args) => sql_command::sql(&args),
     }
 }
 

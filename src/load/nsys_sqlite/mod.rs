@@ -7,7 +7,7 @@
 
 mod assemble;
 mod callchains;
-mod connection;
+pub(crate) mod connection;
 mod cpu_calls;
 mod gpu_metrics;
 mod gpu_ops;

@@ -1,0 +1,213 @@
+//! SQL over any trace: one set of views (`kernels`, `memcpy`, `memset`, `api`, `ranges`,
+//! `threads`, `gpus`, `graph_executions` where present) whatever format or nsys version the trace
+//! came in, queried read-only with a time limit.
+//!
+//! An nsys export is opened read-only and immutable and gets TEMP views over the file itself
+//! ([`views`]); any other trace Sightline loads (a PyTorch profiler trace) is loaded into the
+//! model and copied into an in-memory database with the same tables ([`model_db`]). Either way
+//! [`guard`] is installed before the user's SQL runs, so only reads get through. A sibling of
+//! `analysis`: it knows the trace model and the loaders, never the UI.
+
+pub mod guard;
+pub mod model_db;
+pub mod views;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rusqlite::Connection;
+use rusqlite::types::Value;
+
+use crate::load::{self, LoadError};
+
+/// What went wrong opening a trace for SQL or running a query.
+#[derive(Debug, thiserror::Error)]
+pub enum SqlError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("{path}: could not make the SQL views: {detail}")]
+    Views { path: PathBuf, detail: String },
+    #[error("{0}")]
+    Refused(String),
+    #[error("the query ran longer than {0:.1?} and was stopped (raise --timeout, or narrow it)")]
+    TimedOut(Duration),
+    #[error("the query was cancelled")]
+    Cancelled,
+    #[error("SQL error: {0}")]
+    Sql(String),
+}
+
+/// A query's answer: column names and rows, at most the limit asked for.
+#[derive(Debug, Clone, Default)]
+pub struct QueryResult {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Value>>,
+    /// True when more rows matched than the limit let through.
+    pub truncated: bool,
+}
+
+/// A trace opened for SQL: a connection with the views and the read-only guard in place.
+pub struct SqlTrace {
+    conn: Connection,
+    refusals: guard::Refusals,
+    /// True when the views are over an nsys export itself (false: an in-memory copy of the model).
+    pub over_file: bool,
+}
+
+/// True when `path` starts with SQLite's file header.
+fn is_sqlite_file(path: &Path) -> bool {
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head == b"SQLite format 3\0")
+}
+
+impl SqlTrace {
+    /// Opens `path`: views over the file for an nsys export, else the loaded model in memory.
+    pub fn open(path: &Path) -> Result<Self, SqlError> {
+        if is_sqlite_file(path) {
+            return Self::over_export(path);
+        }
+        let trace = load::load_file(path)?;
+        Self::from_trace(&trace)
+    }
+
+    /// TEMP views over an nsys export, opened read-only and immutable.
+    pub fn over_export(path: &Path) -> Result<Self, SqlError> {
+        let conn = load::nsys_sqlite::connection::open_read_only(path)?;
+        let views_error = |e: rusqlite::Error| SqlError::Views {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        };
+        let schema = load::nsys_sqlite::Schema::read(&conn).map_err(views_error)?;
+        for statement in views::create_statements(&schema) {
+            conn.execute_batch(&statement).map_err(views_error)?;
+        }
+        let refusals = guard::install(&conn);
+        Ok(Self {
+            conn,
+            refusals,
+            over_file: true,
+        })
+    }
+
+    /// An in-memory database filled from a loaded trace.
+    pub fn from_trace(trace: &crate::trace::Trace) -> Result<Self, SqlError> {
+        let views_error = |e: rusqlite::Error| SqlError::Views {
+            path: trace.path.clone(),
+            detail: e.to_string(),
+        };
+        let mut conn = Connection::open_in_memory().map_err(views_error)?;
+        model_db::fill(&mut conn, trace).map_err(views_error)?;
+        let refusals = guard::install(&conn);
+        Ok(Self {
+            conn,
+            refusals,
+            over_file: false,
+        })
+    }
+
+    /// The names of the views (or tables) a query can read, in documentation order.
+    pub fn view_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = views::VIEWS.iter().map(|(n, _)| n.to_string()).collect();
+        let has_graphs = self
+            .conn
+            .prepare("SELECT 1 FROM graph_executions LIMIT 0")
+            .is_ok();
+        if has_graphs {
+            names.push("graph_executions".into());
+        }
+        names
+    }
+
+    /// Runs `sql` and returns up to `limit` rows; stops at `timeout` or when `cancel` is set.
+    pub fn query(
+        &self,
+        sql: &str,
+        limit: Option<usize>,
+        timeout: Duration,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Result<QueryResult, SqlError> {
+        let started = Instant::now();
+        let _ = self.refusals.take();
+        let timed_out = Arc::new(AtomicBool::new(false));
+        let flag = timed_out.clone();
+        // Called every few thousand virtual-machine steps: returning true interrupts the query.
+        self.conn.progress_handler(
+            10_000,
+            Some(move || {
+                if cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    return true;
+                }
+                if started.elapsed() > timeout {
+                    flag.store(true, Ordering::Relaxed);
+                    return true;
+                }
+                false
+            }),
+        );
+        let result = self.run(sql, limit);
+        self.conn.progress_handler(0, None::<fn() -> bool>);
+        result.map_err(|e| self.explain(e, &timed_out, timeout))
+    }
+
+    fn run(&self, sql: &str, limit: Option<usize>) -> rusqlite::Result<QueryResult> {
+        let mut stmt = self.conn.prepare(sql)?;
+        let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
+        let n = columns.len();
+        let mut out = QueryResult {
+            columns,
+            ..Default::default()
+        };
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            if limit.is_some_and(|l| out.rows.len() >= l) {
+                out.truncated = true;
+                break;
+            }
+            let mut values = Vec::with_capacity(n);
+            for i in 0..n {
+                values.push(row.get::<_, Value>(i)?);
+            }
+            out.rows.push(values);
+        }
+        Ok(out)
+    }
+
+    fn explain(&self, e: rusqlite::Error, timed_out: &AtomicBool, timeout: Duration) -> SqlError {
+        if let Some(reason) = self.refusals.take() {
+            return SqlError::Refused(reason);
+        }
+        if let rusqlite::Error::SqliteFailure(f, _) = &e
+            && f.code == rusqlite::ErrorCode::OperationInterrupted
+        {
+            return if timed_out.load(Ordering::Relaxed) {
+                SqlError::TimedOut(timeout)
+            } else {
+                SqlError::Cancelled
+            };
+        }
+        if let rusqlite::Error::SqliteFailure(f, _) = &e
+            && f.code == rusqlite::ErrorCode::ReadOnly
+        {
+            return SqlError::Refused(format!(
+                "refused: {e}. Sightline's SQL only reads the trace"
+            ));
+        }
+        SqlError::Sql(e.to_string())
+    }
+}
+
+/// A cell as text: NULL empty, reals as SQLite prints them, blobs in hex.
+pub fn cell_text(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::Integer(i) => i.to_string(),
+        Value::Real(f) => f.to_string(),
+        Value::Text(t) => t.clone(),
+        Value::Blob(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
+    }
+}
