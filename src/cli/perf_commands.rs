@@ -19,6 +19,20 @@ pub enum GenFormat {
     Kineto,
 }
 
+/// Which real export an nsys trace takes its shape from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GenShape {
+    /// Data-parallel training: steps of forward/backward/optimizer kernels on --gpus GPUs,
+    /// peer copies, CPU samples (default 1,000,000 events).
+    Training,
+    /// LLM inference on one H100, as a real 5.4 M-row export: millions of tiny kernels on 4
+    /// streams (cuKernelGetName + cudaLaunchKernel each), NVTX ranges nested 6 deep, decode
+    /// steps replaying CUDA graphs (cudaGraphLaunch + CUPTI_ACTIVITY_KIND_GRAPH_TRACE rows), no
+    /// CPU samples. Default 5,380,000 events: 1.4 M kernels, 2.9 M API calls, 1 M NVTX, about
+    /// 5.4 M rows. --gpus, --streams and --threads do not apply.
+    Inference,
+}
+
 #[derive(clap::Args, Debug)]
 pub struct GenTraceArgs {
     /// Where to write: an export (.sqlite) or a PyTorch profiler trace (.json; .json.gz is
@@ -27,8 +41,12 @@ pub struct GenTraceArgs {
     /// What to write; by default, a PyTorch profiler trace when OUT ends in .json or .json.gz.
     #[arg(long, value_enum)]
     pub format: Option<GenFormat>,
-    /// Timeline events to write (nsys: kernels + memcpy + memset + CUDA API calls + NVTX ranges,
-    /// exactly; default 1,000,000). Kineto: about this many trace events, in whole profiler
+    /// The shape of an nsys trace.
+    #[arg(long, value_enum, default_value_t = GenShape::Training)]
+    pub shape: GenShape,
+    /// Timeline events to write (nsys: kernels + memcpy + memset + CUDA graph executions + CUDA
+    /// API calls + NVTX ranges, exactly; default 1,000,000, 5,380,000 for --shape inference).
+    /// Kineto: about this many trace events, in whole profiler
     /// steps of 10,875 events (default 1,070,000: about 350 MB, like `MANY_STEPS=100`).
     #[arg(long)]
     pub events: Option<u64>,
@@ -42,9 +60,10 @@ pub struct GenTraceArgs {
     #[arg(long, default_value_t = 2)]
     pub threads: u32,
     /// Running time of a thread between two CPU samples, in ns, as nsys's --sampling-period
-    /// (default about 1 kHz); 0 writes no samples (scheduling events still). Nsys only.
-    #[arg(long, default_value_t = synth::DEFAULT_SAMPLING_PERIOD_NS)]
-    pub sampling_period: u64,
+    /// (default 1000000, about 1 kHz; none in the inference shape); 0 writes no samples
+    /// (scheduling events still). Nsys only.
+    #[arg(long)]
+    pub sampling_period: Option<u64>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Replace OUT if it exists.
@@ -107,30 +126,47 @@ pub fn gen_trace(args: &GenTraceArgs) -> Result<i32> {
         );
         return Ok(0);
     }
-    let options = GenOptions {
-        events: args.events.unwrap_or(1_000_000),
-        gpus: args.gpus,
-        streams: args.streams,
-        threads: args.threads,
-        sampling_period_ns: args.sampling_period,
-        seed: args.seed,
-    };
     let t = Instant::now();
-    let counts = synth::generate(&args.out, &options, args.force)?;
+    let counts = match args.shape {
+        GenShape::Training => {
+            let options = GenOptions {
+                events: args.events.unwrap_or(1_000_000),
+                gpus: args.gpus,
+                streams: args.streams,
+                threads: args.threads,
+                sampling_period_ns: args
+                    .sampling_period
+                    .unwrap_or(synth::DEFAULT_SAMPLING_PERIOD_NS),
+                seed: args.seed,
+            };
+            synth::generate(&args.out, &options, args.force)?
+        }
+        GenShape::Inference => {
+            let options = synth::InferenceOptions {
+                events: args.events.unwrap_or(synth::DEFAULT_INFERENCE_EVENTS),
+                sampling_period_ns: args.sampling_period.unwrap_or(0),
+                seed: args.seed,
+            };
+            synth::generate_inference(&args.out, &options, args.force)?
+        }
+    };
     eprintln!(
-        "{}: {} events ({} kernels, {} memcpy, {} memset, {} CUDA API, {} NVTX; {} syncs), \
-         {} CPU samples ({} frames), {} scheduling events in {:.1} s",
+        "{}: {} events ({} kernels, {} memcpy, {} memset, {} CUDA graph executions, {} CUDA \
+         API, {} NVTX; {} syncs), {} CPU samples ({} frames), {} scheduling events: {} rows in \
+         {:.1} s",
         args.out.display(),
         counts.events(),
         counts.kernels,
         counts.memcpys,
         counts.memsets,
+        counts.graphs,
         counts.api_calls,
         counts.nvtx_ranges,
         counts.syncs,
         counts.cpu_samples,
         counts.sample_frames,
         counts.sched_events,
+        counts.rows(),
         t.elapsed().as_secs_f64()
     );
     Ok(0)

@@ -18,7 +18,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
-use rusqlite::{Statement, Transaction};
+use rusqlite::Transaction;
 
 use super::rng::{Rng, Zipf};
 
@@ -583,16 +583,6 @@ impl ThreadClock {
         let list = &stacks.stacks[self.kind];
         (self.zipf.sample(&mut self.sample_rng) + self.rotation) % list.len().max(1)
     }
-}
-
-/// Binds the values to `?1, ?2, ...` and runs the insert.
-macro_rules! insert {
-    ($stmt:expr; $($v:expr),+ $(,)?) => {{
-        let stmt: &mut Statement = &mut $stmt;
-        let mut i = 0usize;
-        $( i += 1; stmt.raw_bind_parameter(i, $v)?; )+
-        stmt.raw_execute()?;
-    }};
 }
 
 /// Writes the scheduling events and samples of `threads` from their start to `end_ns`; a

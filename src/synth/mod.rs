@@ -20,9 +20,22 @@
 //! ([`cpu_side`]), as `nsys profile` does by default on Linux. The same options and seed give the
 //! same file, byte for byte.
 //!
-//! [`generate_kineto`] writes a PyTorch profiler trace instead ([`kineto`]).
+//! [`generate_inference`] writes the shape of a real LLM-inference export instead: one GPU,
+//! millions of tiny kernels on four streams, deep NVTX nesting and CUDA graph replays
+//! ([`inference`]). [`generate_kineto`] writes a PyTorch profiler trace ([`kineto`]).
+
+/// Binds the values to `?1, ?2, ...` of a prepared insert and runs it (no per-row allocation).
+macro_rules! insert {
+    ($stmt:expr; $($v:expr),+ $(,)?) => {{
+        let stmt: &mut ::rusqlite::Statement = &mut $stmt;
+        let mut i = 0usize;
+        $( i += 1; stmt.raw_bind_parameter(i, $v)?; )+
+        stmt.raw_execute()?;
+    }};
+}
 
 mod cpu_side;
+mod inference;
 pub mod kineto;
 mod rng;
 mod workload;
@@ -32,6 +45,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 pub use cpu_side::DEFAULT_SAMPLING_PERIOD_NS;
+pub use inference::DEFAULT_EVENTS as DEFAULT_INFERENCE_EVENTS;
 pub use workload::GenCounts;
 
 /// The DDL and ENUM rows of a real 2022.4.2 export (see the module documentation).
@@ -107,17 +121,77 @@ pub fn generate(path: &Path, options: &GenOptions, replace: bool) -> Result<GenC
             "at most 64 GPUs, 256 streams per GPU and 4096 threads".into(),
         ));
     }
-    if options.sampling_period_ns != 0 && options.sampling_period_ns < 1_000 {
-        return Err(GenError::BadOptions(
-            "--sampling-period must be 0 (no samples) or at least 1000 ns".into(),
-        ));
-    }
+    check_sampling_period(options.sampling_period_ns)?;
     if options.events > u64::from(u32::MAX) {
         return Err(GenError::BadOptions(format!(
             "at most {} events (correlation ids are 32-bit)",
             u32::MAX
         )));
     }
+    write_export(path, replace, &[SCHEMA_SQL], |tx| {
+        workload::write(tx, options)
+    })
+}
+
+/// What to generate in the inference shape ([`inference`]): one GPU, four streams, two threads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InferenceOptions {
+    /// Timeline events, exactly, as [`crate::trace::Trace::event_count`] counts them (graph
+    /// executions included).
+    pub events: u64,
+    /// As [`GenOptions::sampling_period_ns`]; the default is 0 (no samples), as in the real
+    /// export this shape follows.
+    pub sampling_period_ns: u64,
+    pub seed: u64,
+}
+
+impl Default for InferenceOptions {
+    fn default() -> Self {
+        Self {
+            events: DEFAULT_INFERENCE_EVENTS,
+            sampling_period_ns: 0,
+            seed: 1,
+        }
+    }
+}
+
+/// Writes a synthetic trace in the shape of a real LLM-inference export ([`inference`]) to
+/// `path`; `replace` allows overwriting an existing file.
+pub fn generate_inference(
+    path: &Path,
+    options: &InferenceOptions,
+    replace: bool,
+) -> Result<GenCounts, GenError> {
+    check_sampling_period(options.sampling_period_ns)?;
+    if options.events > u64::from(u32::MAX) {
+        return Err(GenError::BadOptions(format!(
+            "at most {} events (correlation ids are 32-bit)",
+            u32::MAX
+        )));
+    }
+    let sql = [SCHEMA_SQL, inference::GRAPH_TRACE_SQL];
+    write_export(path, replace, &sql, |tx| {
+        inference::write(tx, options.events, options.sampling_period_ns, options.seed)
+    })
+}
+
+fn check_sampling_period(period_ns: u64) -> Result<(), GenError> {
+    if period_ns != 0 && period_ns < 1_000 {
+        return Err(GenError::BadOptions(
+            "--sampling-period must be 0 (no samples) or at least 1000 ns".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Creates the export at `path` with the tables of `schema` and fills it with `write`, in one
+/// transaction.
+fn write_export(
+    path: &Path,
+    replace: bool,
+    schema: &[&str],
+    write: impl FnOnce(&rusqlite::Transaction) -> rusqlite::Result<GenCounts>,
+) -> Result<GenCounts, GenError> {
     make_room(path, replace)?;
     let sql_err = |source| GenError::Sqlite {
         path: path.to_path_buf(),
@@ -130,8 +204,10 @@ pub fn generate(path: &Path, options: &GenOptions, replace: bool) -> Result<GenC
     )
     .map_err(sql_err)?;
     let tx = conn.transaction().map_err(sql_err)?;
-    tx.execute_batch(SCHEMA_SQL).map_err(sql_err)?;
-    let counts = workload::write(&tx, options).map_err(sql_err)?;
+    for sql in schema {
+        tx.execute_batch(sql).map_err(sql_err)?;
+    }
+    let counts = write(&tx).map_err(sql_err)?;
     tx.commit().map_err(sql_err)?;
     Ok(counts)
 }

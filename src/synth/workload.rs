@@ -20,6 +20,8 @@ pub struct GenCounts {
     pub memsets: u64,
     pub api_calls: u64,
     pub nvtx_ranges: u64,
+    /// CUDA graph executions (`CUPTI_ACTIVITY_KIND_GRAPH_TRACE` rows; the inference shape only).
+    pub graphs: u64,
     /// `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION` rows (not timeline events).
     pub syncs: u64,
     /// CPU samples (`COMPOSITE_EVENTS` rows), their frames (`SAMPLING_CALLCHAINS` rows) and
@@ -34,23 +36,29 @@ pub struct GenCounts {
 impl GenCounts {
     /// Timeline events, as [`crate::trace::Trace::event_count`] counts them.
     pub fn events(&self) -> u64 {
-        self.kernels + self.memcpys + self.memsets + self.api_calls + self.nvtx_ranges
+        self.kernels + self.memcpys + self.memsets + self.graphs + self.api_calls + self.nvtx_ranges
+    }
+
+    /// Rows written to the event tables: the events plus synchronisations, CPU samples, their
+    /// frames and scheduling events (not StringIds, ENUM or target-information rows).
+    pub fn rows(&self) -> u64 {
+        self.events() + self.syncs + self.cpu_samples + self.sample_frames + self.sched_events
     }
 }
 
-/// The process id of the synthetic `python3 train.py`.
-const PID: i64 = 4242;
+/// The process id of the synthetic workload's process.
+pub(super) const PID: i64 = 4242;
 /// `globalPid` packs (vm 1, pid): `(vm << 48) | (pid << 24)`, as 2022.4 writes it.
-const GLOBAL_PID: i64 = (1 << 48) | (PID << 24);
+pub(super) const GLOBAL_PID: i64 = (1 << 48) | (PID << 24);
 /// nsys numbers the streams an application creates from 7 in each context.
-const FIRST_STREAM_ID: i64 = 7;
+pub(super) const FIRST_STREAM_ID: i64 = 7;
 const LAYERS: usize = 8;
 const WARMUP_ITERATIONS: u64 = 5;
 const KERNEL_NAMES: usize = 256;
 /// Zipf exponent of kernel-name popularity.
 const ZIPF_S: f64 = 1.1;
 /// nsys starts recording a few hundred ms before the first CUDA call.
-const FIRST_CALL_NS: i64 = 400_000_000;
+pub(super) const FIRST_CALL_NS: i64 = 400_000_000;
 const SESSION_START_UTC_NS: i64 = 1_795_350_999_417_910_498;
 
 const KERNEL_FAMILIES: [(&str, &str); 16] = [
@@ -123,16 +131,6 @@ impl From<rusqlite::Error> for Stop {
     fn from(e: rusqlite::Error) -> Self {
         Stop::Sql(e)
     }
-}
-
-/// Binds the values to `?1, ?2, ...` and runs the insert.
-macro_rules! insert {
-    ($stmt:expr; $($v:expr),+ $(,)?) => {{
-        let stmt: &mut Statement = &mut $stmt;
-        let mut i = 0usize;
-        $( i += 1; stmt.raw_bind_parameter(i, $v)?; )+
-        stmt.raw_execute()?;
-    }};
 }
 
 struct Inserts<'t> {
@@ -290,7 +288,12 @@ pub fn write(tx: &Transaction, options: &GenOptions) -> rusqlite::Result<GenCoun
         })
         .collect();
 
-    write_system_tables(tx, options, &strings, &thread_names)?;
+    let shape = SystemShape {
+        process_name: "python3 train.py",
+        gpus: options.gpus,
+        streams: options.streams,
+    };
+    write_system_tables(tx, &shape, &strings, &thread_names)?;
 
     let mut sim = Sim {
         rng,
@@ -327,10 +330,17 @@ pub fn write(tx: &Transaction, options: &GenOptions) -> rusqlite::Result<GenCoun
     Ok(counts)
 }
 
+/// The process, its GPUs and streams per GPU, as [`write_system_tables`] writes them.
+pub(super) struct SystemShape<'a> {
+    pub process_name: &'a str,
+    pub gpus: u32,
+    pub streams: u32,
+}
+
 /// StringIds, the process, its threads, GPUs, streams, session start and export metadata.
-fn write_system_tables(
+pub(super) fn write_system_tables(
     tx: &Transaction,
-    options: &GenOptions,
+    shape: &SystemShape,
     strings: &[String],
     thread_names: &[(i64, i64)],
 ) -> rusqlite::Result<()> {
@@ -339,8 +349,8 @@ fn write_system_tables(
         stmt.execute((i as i64 + 1, s))?;
     }
     tx.execute(
-        "INSERT INTO PROCESSES (globalPid, pid, name) VALUES (?1, ?2, 'python3 train.py')",
-        (GLOBAL_PID, PID),
+        "INSERT INTO PROCESSES (globalPid, pid, name) VALUES (?1, ?2, ?3)",
+        (GLOBAL_PID, PID, shape.process_name),
     )?;
     let mut stmt =
         tx.prepare("INSERT INTO ThreadNames (nameId, priority, globalTid) VALUES (?1, 20, ?2)")?;
@@ -354,7 +364,7 @@ fn write_system_tables(
          'NVIDIA H100 80GB HBM3', ?2, 1, 52428800, 85017493504, 3352320000000, 1980000000, 132, ?1, \
          ?3, 0, 'GH100', ?1, 9, 0, 9, 0)",
     )?;
-    for g in 0..i64::from(options.gpus) {
+    for g in 0..i64::from(shape.gpus) {
         stmt.execute((
             g,
             format!("0000:{:02x}:00.0", 0x18 + g),
@@ -365,8 +375,8 @@ fn write_system_tables(
         "INSERT INTO TARGET_INFO_CUDA_STREAM (streamId, hwId, vmId, processId, contextId, \
          priority, flag) VALUES (?1, 0, 1, ?2, ?3, 0, 1)",
     )?;
-    for g in 0..i64::from(options.gpus) {
-        for s in 0..i64::from(options.streams) {
+    for g in 0..i64::from(shape.gpus) {
+        for s in 0..i64::from(shape.streams) {
             stmt.execute((FIRST_STREAM_ID + s, PID, g + 1))?;
         }
     }
