@@ -9,6 +9,10 @@
 //!   draw them as one merged block (the level-of-detail pyramid), so the work follows what is on
 //!   screen rather than what is in the trace.
 //!
+//! Each block also records its longest event and the widest gap between its events, so that a
+//! painter that already draws a stretch as one merged run can take a whole block into that run
+//! without opening it ([`SpanIndex::walk_absorbing`]).
+//!
 //! It knows nothing of the trace model: it sees two slices, `start_ns` and `end_ns`.
 
 /// Children per block.
@@ -20,6 +24,50 @@ pub struct Block {
     pub start_ns: i64,
     pub max_end_ns: i64,
     pub count: u32,
+    /// The longest event's duration (ns), saturated at `u32::MAX`.
+    pub max_duration_ns: u32,
+    /// At least the widest gap (ns, saturated) between an event's start and the latest end of
+    /// the block's events before it; 0 when each event starts before the earlier ones have
+    /// ended. Exact for the lowest level; above it, a gap inside a child block counts unless an
+    /// earlier child ends after all of that child's events, though a long event of an earlier
+    /// child may cover it in part.
+    pub max_gap_ns: u32,
+}
+
+impl Block {
+    /// The block of one event.
+    fn of_event(start_ns: i64, end_ns: i64) -> Self {
+        Self {
+            start_ns,
+            max_end_ns: end_ns,
+            count: 1,
+            max_duration_ns: saturate(end_ns - start_ns),
+            max_gap_ns: 0,
+        }
+    }
+
+    /// The block of consecutive blocks (or events), in start order.
+    fn of_run(run: impl IntoIterator<Item = Block>) -> Option<Self> {
+        let mut run = run.into_iter();
+        let mut block = run.next()?;
+        for next in run {
+            let gap = saturate(next.start_ns - block.max_end_ns);
+            let inner = if block.max_end_ns >= next.max_end_ns {
+                0
+            } else {
+                next.max_gap_ns
+            };
+            block.max_gap_ns = block.max_gap_ns.max(inner).max(gap);
+            block.max_duration_ns = block.max_duration_ns.max(next.max_duration_ns);
+            block.max_end_ns = block.max_end_ns.max(next.max_end_ns);
+            block.count += next.count;
+        }
+        Some(block)
+    }
+}
+
+fn saturate(ns: i64) -> u32 {
+    ns.clamp(0, i64::from(u32::MAX)) as u32
 }
 
 /// Summary tree over one sorted slice of events.
@@ -38,6 +86,69 @@ pub enum LodItem {
     Merged(Block),
 }
 
+/// What [`SpanIndex::walk_absorbing`] asks and hands out.
+pub trait LodVisitor {
+    /// Called before the walk opens `opening`'s block: true when the visitor accounts for
+    /// every item the block would yield, so that the walk skips it.
+    fn absorb(&mut self, opening: &Opening<'_>) -> bool;
+    fn visit(&mut self, item: LodItem);
+}
+
+/// A block that [`SpanIndex::walk_absorbing`] is about to open: too wide to merge, and with
+/// every event inside the walked window, so that the walk would yield each of its events or
+/// merged sub-blocks.
+#[derive(Debug, Clone, Copy)]
+pub struct Opening<'a> {
+    pub block: Block,
+    index: &'a SpanIndex,
+    start_ns: &'a [i64],
+    level: usize,
+    position: usize,
+    merge_below_ns: i64,
+}
+
+impl Opening<'_> {
+    /// Start of the last item the walk would yield for the block (its last event, or the start
+    /// of its last merged sub-block): down its last children to a merged block or an event.
+    pub fn last_item_start_ns(&self) -> i64 {
+        let (mut level, mut position) = (self.level, self.position);
+        loop {
+            let first_child = position * FANOUT;
+            if level == 0 {
+                let last = (first_child + FANOUT).min(self.start_ns.len()) - 1;
+                return self.start_ns[last];
+            }
+            let below = &self.index.levels[level - 1];
+            let last = (first_child + FANOUT).min(below.len()) - 1;
+            let c = below[last];
+            if c.count > 1 && c.max_end_ns - c.start_ns < self.merge_below_ns {
+                return c.start_ns;
+            }
+            level -= 1;
+            position = last;
+        }
+    }
+
+    /// Whether one of the block's children would come out merged ([`LodItem::Merged`]).
+    pub fn merges_a_child(&self) -> bool {
+        if self.level == 0 {
+            return false;
+        }
+        let below = &self.index.levels[self.level - 1];
+        let first_child = self.position * FANOUT;
+        below[first_child..(first_child + FANOUT).min(below.len())]
+            .iter()
+            .any(|c| c.count > 1 && c.max_end_ns - c.start_ns < self.merge_below_ns)
+    }
+
+    /// The block's events (indices into the slice) when it is a block of events (the lowest
+    /// level), whose items are then exactly these events.
+    pub fn events(&self) -> Option<std::ops::Range<usize>> {
+        let first = self.position * FANOUT;
+        (self.level == 0).then(|| first..(first + FANOUT).min(self.start_ns.len()))
+    }
+}
+
 impl SpanIndex {
     /// Builds the tree over `start_ns` (sorted ascending) and `end_ns` of the same length.
     pub fn build(start_ns: &[i64], end_ns: &[i64]) -> Self {
@@ -49,25 +160,15 @@ impl SpanIndex {
         let mut level: Vec<Block> = start_ns
             .chunks(FANOUT)
             .zip(end_ns.chunks(FANOUT))
-            .map(|(s, e)| Block {
-                start_ns: s[0],
-                max_end_ns: e.iter().copied().max().unwrap_or(s[0]),
-                count: s.len() as u32,
+            .filter_map(|(s, e)| {
+                Block::of_run(s.iter().zip(e).map(|(&s, &e)| Block::of_event(s, e)))
             })
             .collect();
         loop {
             let done = level.len() <= 1;
             let next: Vec<Block> = level
                 .chunks(FANOUT)
-                .map(|c| Block {
-                    start_ns: c[0].start_ns,
-                    max_end_ns: c
-                        .iter()
-                        .map(|b| b.max_end_ns)
-                        .max()
-                        .unwrap_or(c[0].max_end_ns),
-                    count: c.iter().map(|b| b.count).sum(),
-                })
+                .filter_map(|c| Block::of_run(c.iter().copied()))
                 .collect();
             levels.push(level);
             if done {
@@ -136,6 +237,81 @@ impl SpanIndex {
         }
     }
 
+    /// [`Self::walk`], asking the visitor before opening a block that lies wholly inside
+    /// `[t0, t1)` whether it absorbs it ([`LodVisitor::absorb`]): the walk then skips it.
+    pub fn walk_absorbing(
+        &self,
+        start_ns: &[i64],
+        end_ns: &[i64],
+        t0: i64,
+        t1: i64,
+        merge_below_ns: i64,
+        visitor: &mut impl LodVisitor,
+    ) {
+        if self.levels.is_empty() {
+            self.walk(start_ns, end_ns, t0, t1, merge_below_ns, &mut |item| {
+                visitor.visit(item)
+            });
+            return;
+        }
+        let top = self.levels.len() - 1;
+        let mut walk = Walk {
+            start_ns,
+            end_ns,
+            t0,
+            t1,
+            merge_below_ns,
+            visitor,
+        };
+        for b in 0..self.levels[top].len() {
+            self.descend_absorbing(&mut walk, top, b);
+        }
+    }
+
+    fn descend_absorbing(&self, w: &mut Walk<'_, impl LodVisitor>, level: usize, block: usize) {
+        let b = self.levels[level][block];
+        if !overlaps(b.start_ns, b.max_end_ns, w.t0, w.t1) {
+            return;
+        }
+        if b.count > 1 && b.max_end_ns - b.start_ns < w.merge_below_ns {
+            w.visitor.visit(LodItem::Merged(b));
+            return;
+        }
+        if b.count > 1 && b.start_ns >= w.t0 && b.max_end_ns < w.t1 {
+            let opening = Opening {
+                block: b,
+                index: self,
+                start_ns: w.start_ns,
+                level,
+                position: block,
+                merge_below_ns: w.merge_below_ns,
+            };
+            if w.visitor.absorb(&opening) {
+                return;
+            }
+        }
+        let first_child = block * FANOUT;
+        if level == 0 {
+            let end = (first_child + FANOUT).min(w.start_ns.len());
+            for i in first_child..end {
+                if w.start_ns[i] >= w.t1 {
+                    return;
+                }
+                if overlaps(w.start_ns[i], w.end_ns[i], w.t0, w.t1) {
+                    w.visitor.visit(LodItem::Event(i));
+                }
+            }
+        } else {
+            let end = (first_child + FANOUT).min(self.levels[level - 1].len());
+            for index in first_child..end {
+                if self.levels[level - 1][index].start_ns >= w.t1 {
+                    return;
+                }
+                self.descend_absorbing(w, level - 1, index);
+            }
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn descend(
         &self,
@@ -188,6 +364,16 @@ impl SpanIndex {
             }
         }
     }
+}
+
+/// The state of one [`SpanIndex::walk_absorbing`].
+struct Walk<'a, V> {
+    start_ns: &'a [i64],
+    end_ns: &'a [i64],
+    t0: i64,
+    t1: i64,
+    merge_below_ns: i64,
+    visitor: &'a mut V,
 }
 
 fn overlaps(start: i64, end: i64, t0: i64, t1: i64) -> bool {
@@ -292,5 +478,105 @@ mod tests {
         );
         let (_, all) = walk_counts(&s, &e, 0);
         assert_eq!(all, 20_000);
+    }
+
+    /// The events (indices) under block `position` of `level`.
+    fn block_events(level: usize, position: usize, n: usize) -> std::ops::Range<usize> {
+        let width = FANOUT.pow(level as u32 + 1);
+        (position * width).min(n)..((position + 1) * width).min(n)
+    }
+
+    #[test]
+    fn block_summaries_equal_brute_force() {
+        let mut rng = Lcg(11);
+        for n in [2usize, 16, 17, 300, 5_000] {
+            let (s, e) = random_track(&mut rng, n);
+            let index = SpanIndex::build(&s, &e);
+            for (level, blocks) in index.levels.iter().enumerate() {
+                for (position, b) in blocks.iter().enumerate() {
+                    let events = block_events(level, position, n);
+                    let mut latest_end = i64::MIN;
+                    let mut max_gap = 0;
+                    for i in events.clone() {
+                        if i > events.start {
+                            max_gap = max_gap.max(s[i] - latest_end);
+                        }
+                        latest_end = latest_end.max(e[i]);
+                    }
+                    let longest = events.clone().map(|i| e[i] - s[i]).max().unwrap_or(0);
+                    assert_eq!(b.start_ns, s[events.start]);
+                    assert_eq!(b.max_end_ns, latest_end);
+                    assert_eq!(b.count as usize, events.len());
+                    assert_eq!(i64::from(b.max_duration_ns), longest);
+                    if level == 0 {
+                        assert_eq!(i64::from(b.max_gap_ns), max_gap);
+                    } else {
+                        assert!(i64::from(b.max_gap_ns) >= max_gap);
+                    }
+                }
+            }
+        }
+    }
+
+    /// What an opening says: its level and position, its last item's start, whether a child
+    /// merges, its events when it is a block of events.
+    type Said = (usize, usize, i64, bool, Option<std::ops::Range<usize>>);
+
+    /// Records what each opening says, absorbing none.
+    struct Openings(Vec<Said>);
+
+    impl LodVisitor for Openings {
+        fn absorb(&mut self, o: &Opening<'_>) -> bool {
+            let said = (o.last_item_start_ns(), o.merges_a_child(), o.events());
+            self.0.push((o.level, o.position, said.0, said.1, said.2));
+            false
+        }
+        fn visit(&mut self, _: LodItem) {}
+    }
+
+    #[test]
+    fn openings_describe_the_items_the_walk_yields() {
+        let mut rng = Lcg(12);
+        let (s, e) = random_track(&mut rng, 5_000);
+        let index = SpanIndex::build(&s, &e);
+        let mut opened = 0;
+        for merge in [0, 50, 500, 5_000, 50_000] {
+            for _ in 0..20 {
+                let t0 = rng.next(1_100_000) - 50_000;
+                let t1 = t0 + rng.next(600_000);
+                let mut items = Vec::new();
+                index.walk(&s, &e, t0, t1, merge, &mut |item| items.push(item));
+                // Each item's first event: an event, or the first event of a merged block.
+                let first_event = |item: &LodItem| match item {
+                    LodItem::Event(i) => *i,
+                    LodItem::Merged(b) => s.partition_point(|&x| x < b.start_ns),
+                };
+                let mut openings = Openings(Vec::new());
+                index.walk_absorbing(&s, &e, t0, t1, merge, &mut openings);
+                for (level, position, last_start, merges, events) in openings.0 {
+                    opened += 1;
+                    let range = block_events(level, position, s.len());
+                    let inside: Vec<&LodItem> = items
+                        .iter()
+                        .filter(|item| range.contains(&first_event(item)))
+                        .collect();
+                    let last = inside.last().expect("an opened block yields items");
+                    let last_start = match last {
+                        LodItem::Event(i) => s[*i] == last_start,
+                        LodItem::Merged(b) => b.start_ns == last_start,
+                    };
+                    assert!(last_start, "level {level} block {position}");
+                    if merges {
+                        assert!(inside.iter().any(|i| matches!(i, LodItem::Merged(_))));
+                    }
+                    if let Some(events) = events {
+                        assert_eq!(level, 0);
+                        let yielded: Vec<usize> = inside.iter().map(|i| first_event(i)).collect();
+                        assert_eq!(yielded, events.collect::<Vec<_>>());
+                    }
+                }
+            }
+        }
+        assert!(opened > 100, "{opened} openings");
     }
 }

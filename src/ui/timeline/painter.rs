@@ -2,8 +2,12 @@
 //! [`build_shapes`] is what the window paints each frame and what `sightline bench` times.
 //!
 //! Cost follows the screen, not the trace (the puffin/Tracy approach): rows outside the visible
-//! height are skipped, and within a row [`crate::index::SpanIndex::walk`] visits only the visible
-//! span and stops at blocks narrower than a pixel, which come out as one merged block.
+//! height are skipped, and within a row [`crate::index::SpanIndex::walk_absorbing`] visits only
+//! the visible span and stops at blocks narrower than two pixels, which come out as one merged
+//! block; the bars of a lane coalesce into runs that take whole blocks of the index without
+//! opening them (`painter/lane_runs.rs`).
+
+mod lane_runs;
 
 use egui::{Color32, Pos2, Rect, Shape, Stroke};
 
@@ -12,6 +16,7 @@ use super::rows::{EventKind, EventRef, RowKind, TimelineModel};
 use crate::index::LodItem;
 use crate::trace::{Slice, StrId, Trace};
 use crate::ui::theme::{self, Palette};
+use lane_runs::{LaneRuns, LaneStyle, NARROW_PX};
 
 /// Where a row is on screen this frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -241,82 +246,32 @@ impl RowPainter<'_> {
         if slice.is_empty() {
             return;
         }
-        let trace = self.trace;
-        let spans = super::rows::spans_of(trace, kind);
+        let spans = super::rows::spans_of(self.trace, kind);
         let range = slice.range.clone();
-        let base = range.start;
-        let starts = &spans.start_ns[range.clone()];
-        let ends = &spans.end_ns[range];
-        let map = self.map;
-        let clip = self.clip;
-        let palette = self.palette;
-        let model = self.model;
-        let frame = &mut *self.frame;
-        // Items narrower than a couple of pixels that touch are coalesced into one rectangle,
-        // so a zoomed-out row costs at most one shape per pixel, not one per LOD item.
-        let mut pending: Option<(f32, f32, Color32)> = None;
-        let flush = |pending: &mut Option<(f32, f32, Color32)>, shapes: &mut Vec<Shape>| {
-            if let Some((x0, x1, color)) = pending.take() {
-                let r = Rect::from_x_y_ranges(x0..=x1, bar.y_range());
-                shapes.push(Shape::rect_filled(r, 0.0, color));
-            }
-        };
-        slice.index.walk(
+        let (starts, ends) = (&spans.start_ns[range.clone()], &spans.end_ns[range.clone()]);
+        let mut runs = LaneRuns {
+            style: TraceLane {
+                trace: self.trace,
+                model: self.model,
+                palette: self.palette,
+                kind,
+                base: range.start,
+                starts,
+            },
             starts,
             ends,
-            self.t0,
-            self.t1,
-            self.merge_below_ns,
-            &mut |item| {
-                let (s, e, color, label) = match item {
-                    LodItem::Event(i) => {
-                        let event = EventRef::new(kind, base + i);
-                        let (color, label) = event_style(trace, model, palette, event);
-                        frame.events_drawn += 1;
-                        (starts[i], ends[i], color, Some(label))
-                    }
-                    LodItem::Merged(b) => {
-                        frame.merged_drawn += 1;
-                        let color = merged_copy_color(trace, palette, kind, base, starts, &b)
-                            .unwrap_or_else(|| merged_color(palette, kind));
-                        (b.start_ns, b.max_end_ns, color, None)
-                    }
-                };
-                let x0 = map.x(s).max(clip.left());
-                let mut x1 = map.x(e).min(clip.right());
-                if x1 - x0 < 1.0 {
-                    x1 = x0 + 1.0;
-                }
-                if x1 - x0 < NARROW_PX {
-                    if let Some((_, px1, pcolor)) = pending.as_mut()
-                        && x0 <= *px1 + 0.5
-                    {
-                        *px1 = px1.max(x1);
-                        if *pcolor != color {
-                            *pcolor = merged_color(palette, kind);
-                        }
-                        return;
-                    }
-                    flush(&mut pending, &mut frame.shapes);
-                    pending = Some((x0, x1, color));
-                    return;
-                }
-                flush(&mut pending, &mut frame.shapes);
-                let r = Rect::from_x_y_ranges(x0..=x1, bar.y_range());
-                frame.shapes.push(Shape::rect_filled(r, 0.0, color));
-                if let Some(text) = label
-                    && x1 - x0 >= MIN_LABEL_WIDTH_PX
-                {
-                    frame.labels.push(BarLabel {
-                        rect: r,
-                        text,
-                        color: theme::text_on(color),
-                        api_call: kind == EventKind::ApiCall,
-                    });
-                }
-            },
-        );
-        flush(&mut pending, &mut frame.shapes);
+            map: self.map,
+            clip: self.clip,
+            bar,
+            merged: merged_color(self.palette, kind),
+            pending: None,
+            frame: &mut *self.frame,
+        };
+        let (t0, t1, merge_below_ns) = (self.t0, self.t1, self.merge_below_ns);
+        slice
+            .index
+            .walk_absorbing(starts, ends, t0, t1, merge_below_ns, &mut runs);
+        runs.flush();
     }
 
     /// The exposed-communication intervals of `device`, in the communication colour. Intervals
@@ -401,6 +356,38 @@ impl RowPainter<'_> {
     }
 }
 
+/// A lane of the trace for [`LaneRuns`]: its events look as [`event_style`] says.
+struct TraceLane<'a> {
+    trace: &'a Trace,
+    model: &'a TimelineModel,
+    palette: &'a Palette,
+    kind: EventKind,
+    /// Index in its table of the lane's first event.
+    base: usize,
+    starts: &'a [i64],
+}
+
+impl LaneStyle for TraceLane<'_> {
+    fn event(&self, i: usize) -> (Color32, StrId) {
+        let event = EventRef::new(self.kind, self.base + i);
+        event_style(self.trace, self.model, self.palette, event)
+    }
+
+    fn merged_block(&self, block: &crate::index::Block) -> Color32 {
+        let (trace, palette, kind) = (self.trace, self.palette, self.kind);
+        merged_copy_color(trace, palette, kind, self.base, self.starts, block)
+            .unwrap_or_else(|| merged_color(palette, kind))
+    }
+
+    fn merged_blocks_look_merged(&self) -> bool {
+        self.kind != EventKind::Memcpy
+    }
+
+    fn api_calls(&self) -> bool {
+        self.kind == EventKind::ApiCall
+    }
+}
+
 /// Fill colour and label text of one event.
 pub fn event_style(
     trace: &Trace,
@@ -453,9 +440,6 @@ pub fn event_style(
         }
     }
 }
-
-/// Bars narrower than this are coalesced with touching neighbours.
-const NARROW_PX: f32 = 2.0;
 
 /// A merged block of memory copies keeps the copies' colour when its first and last copy share
 /// it (a run of one direction, or of unified-memory migrations), rather than the neutral merged
