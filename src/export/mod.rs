@@ -1,6 +1,8 @@
 //! Writers: reports in the exact CSV `nsys stats` prints, raw events as CSV, folded stacks and
-//! flame-graph SVGs of CPU samples, and aligned text tables.
+//! flame-graph SVGs of CPU samples, aligned text tables, and names shortened so that rows stay
+//! apart (shared with the window's tables).
 
+pub mod elide;
 pub mod events_csv;
 pub mod folded;
 pub mod nsys_csv;

@@ -2,10 +2,12 @@
 //!
 //! [`app`] holds the state and the frame loop; [`timeline`] the rows, the painter and the
 //! navigation; [`panels`] the details and search; [`theme`] the colours and legend; [`loader`]
-//! loads off the UI thread; [`fonts`] adds a CJK fallback; [`desktop`] the XDG integration.
+//! loads off the UI thread; [`fonts`] adds a CJK fallback; [`desktop`] the XDG integration;
+//! [`columns`] the tables' names cut to fit and their resizable, remembered column widths.
 
 pub mod about;
 pub mod app;
+pub mod columns;
 pub mod compare;
 pub mod desktop;
 pub mod file_dialog;

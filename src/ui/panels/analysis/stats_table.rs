@@ -3,6 +3,7 @@
 //! and the histogram of their durations.
 
 use std::cmp::Ordering;
+use std::collections::HashSet;
 
 use crate::analysis::{Cell, EventRef, EventTable, Row, RowEvents, Table};
 use crate::trace::Trace;
@@ -28,14 +29,20 @@ pub fn is_numeric_column(table: &Table, c: usize) -> bool {
 
 /// How a table is shown, computed off the UI thread whenever the table, the name filter or the
 /// sort changes: the rows and their order, which columns are numbers, which is the name (drawn
-/// first), and how wide each column is in characters.
+/// first), how wide each column is in characters, and, per text column, the texts that keep their
+/// end when cut to fit (see [`crate::export::elide::keeps_end_each`]; among the first
+/// [`KEEPS_END_ROWS`] rows shown, others keep their start).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableLayout {
     pub order: RowOrder,
     pub numeric: Vec<bool>,
     pub name_column: Option<usize>,
     pub width_chars: Vec<usize>,
+    pub keeps_end: Vec<HashSet<String>>,
 }
+
+/// Rows whose texts decide where each is cut (see [`TableLayout::keeps_end`]).
+pub const KEEPS_END_ROWS: usize = 10_000;
 
 impl TableLayout {
     pub fn of(table: &Table, name_filter: &str, sort: Option<Sort>) -> TableLayout {
@@ -61,11 +68,32 @@ impl TableLayout {
         let width_chars = (0..columns)
             .map(|c| widest[c].max(table.columns[c].chars().count()))
             .collect();
+        let keeps_end = (0..columns)
+            .map(|c| {
+                if numeric[c] {
+                    return HashSet::new();
+                }
+                let texts: Vec<String> = order
+                    .slice(0..order.len().min(KEEPS_END_ROWS))
+                    .filter_map(|i| table.rows.get(i)?.cells.get(c))
+                    .map(Cell::csv_text)
+                    .collect();
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let ends = crate::export::elide::keeps_end_each(&refs);
+                texts
+                    .iter()
+                    .zip(ends)
+                    .filter(|(_, end)| *end)
+                    .map(|(t, _)| t.clone())
+                    .collect()
+            })
+            .collect();
         TableLayout {
             order,
             numeric,
             name_column,
             width_chars,
+            keeps_end,
         }
     }
 }
