@@ -487,7 +487,16 @@ pub fn kernel_color(name: &str) -> Color32 {
 const LEGEND_HUES: [f32; 6] = [217.0, 134.0, 30.0, 271.0, 333.0, 352.0];
 /// Half-width of the band around each legend hue that kernel colours leave free.
 pub const HUE_MARGIN: f32 = 16.0;
-
+/// The arc kernel colours leave free between the two blue copy colours, in degrees: from a
+/// little before Host→Device blue (217°, whose light sky blues read as it) to past Peer→Peer
+/// purple (271°). The blue-violets between the two read as either copy: transformer's kernels
+/// were drawn in (94, 94, 217), hue 240°, before this arc was left out.
+pub const BLUE_PURPLE_ARC: (f32, f32) = (193.0, 287.0);
+/// The greens kernel colours leave free, in degrees (from, to): wider than [`HUE_MARGIN`], as
+/// greens from 106° to 162° all read as Device→Host green (134°).
+pub const GREEN_ARC: (f32, f32) = (106.0, 162.0);
+/// The oranges kernel colours leave free: up to 52° they read as Device→Device orange (30°).
+pub const ORANGE_ARC: (f32, f32) = (8.0, 52.0);
 /// Circular distance between two hues, in degrees.
 pub fn hue_distance(a: f32, b: f32) -> f32 {
     let d = (a - b).rem_euclid(360.0);
@@ -499,9 +508,11 @@ pub fn hue_distance(a: f32, b: f32) -> f32 {
 fn kernel_hue(h: u64) -> f32 {
     let allowed = || {
         (0..360u16).filter(|&d| {
-            LEGEND_HUES
-                .iter()
-                .all(|&l| hue_distance(f32::from(d), l) > HUE_MARGIN)
+            let d = f32::from(d);
+            LEGEND_HUES.iter().all(|&l| hue_distance(d, l) > HUE_MARGIN)
+                && [BLUE_PURPLE_ARC, GREEN_ARC, ORANGE_ARC]
+                    .iter()
+                    .all(|&(from, to)| !(from..=to).contains(&d))
         })
     };
     let n = allowed().count().max(1) as u64;
@@ -650,6 +661,8 @@ mod tests {
                 p.comm,
             ]
             .map(hue_of);
+            // Between the blue copies: none (the arc from H2D blue, less a margin, to P2P purple).
+            let (blue, purple) = (hue_of(p.memcpy_htod), hue_of(p.memcpy_ptop));
             for name in &names {
                 let k = hue_of(kernel_color(name));
                 for l in legend {
@@ -659,13 +672,17 @@ mod tests {
                         "{name}: hue {k} near legend hue {l}"
                     );
                 }
+                assert!(
+                    !(blue - HUE_MARGIN..=purple + HUE_MARGIN - 6.0).contains(&k),
+                    "{name}: hue {k} between the blue copy colours {blue} and {purple}"
+                );
             }
         }
         let hues: std::collections::BTreeSet<u32> = names
             .iter()
             .map(|n| hue_of(kernel_color(n)) as u32)
             .collect();
-        assert!(hues.len() > 150, "kernel hues still spread: {}", hues.len());
+        assert!(hues.len() > 90, "kernel hues still spread: {}", hues.len());
     }
 
     /// Communication's hue band (340°–4°) belongs to it alone: no compute kernel and no other
