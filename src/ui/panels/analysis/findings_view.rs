@@ -1,6 +1,8 @@
 //! The Findings section drawn: every `nsys analyze` rule run over the selection (in the
-//! background; the tab's badge counts the findings), each with nsys's advice and its findings.
-//! Clicking a finding zooms the timeline to its event or gap and outlines it.
+//! background; the tab's badge counts the findings), each a collapsible group with nsys's advice
+//! and its findings. The findings are lines of the panel's own page — no list scrolls inside the
+//! scrolling panel, so the wheel always moves the page — and only the lines on screen are laid
+//! out. Clicking a finding zooms the timeline to its event or gap and outlines it.
 
 use std::sync::Arc;
 
@@ -33,12 +35,21 @@ impl AnalysisPanel {
             });
             return;
         };
-        ui.label(format!(
-            "{} findings of {} rules over the selection{}",
-            findings.count(),
-            findings.rules.len(),
-            if stale { " (updating…)" } else { "" }
-        ));
+        let mut set_open = None;
+        ui.horizontal_wrapped(|ui| {
+            ui.label(format!(
+                "{} findings of {} rules over the selection{}",
+                findings.count(),
+                findings.rules.len(),
+                if stale { " (updating…)" } else { "" }
+            ));
+            if ui.small_button("Expand all").clicked() {
+                set_open = Some(true);
+            }
+            if ui.small_button("Collapse all").clicked() {
+                set_open = Some(false);
+            }
+        });
         let mut clicked: Option<(&'static str, usize)> = None;
         for rf in &findings.rules {
             let n = rf.table.as_ref().map_or(0, |t| t.rows.len());
@@ -46,6 +57,7 @@ impl AnalysisPanel {
             CollapsingHeader::new(RichText::new(title).strong())
                 .id_salt(("finding_rule", rf.rule.name()))
                 .default_open(n > 0)
+                .open(set_open)
                 .show(ui, |ui| {
                     ui.label(RichText::new(rf.rule.name()).monospace().weak());
                     match &rf.table {
@@ -122,7 +134,8 @@ fn act_on_finding(trace: &Trace, row: &Row, actions: &mut Vec<PanelAction>) {
     }
 }
 
-/// The findings of one rule, one line each (its cells, nsys's columns); returns the clicked one.
+/// The findings of one rule, one line each (its cells, nsys's columns), laid out in the page
+/// (lines off screen but the first only take their room); returns the clicked one.
 fn finding_list(
     ui: &mut Ui,
     rule: &'static str,
@@ -132,38 +145,40 @@ fn finding_list(
     let mut clicked = None;
     let height = ui.spacing().interact_size.y;
     let listed = table.rows.len().min(MAX_LISTED);
-    egui::ScrollArea::vertical()
-        .id_salt(("finding_list", rule))
-        .max_height(220.0)
-        .auto_shrink([false, true])
-        .show_rows(ui, height, listed, |ui, range| {
-            for i in range {
-                let Some(row) = table.rows.get(i) else {
-                    continue;
-                };
-                let on = chosen == Some((rule, i));
-                let what = match &row.events {
-                    RowEvents::Span { .. } => "click to zoom to the gap and select it",
-                    RowEvents::Events(e) if e.iter().any(|e| e.table == EventTable::ApiCalls) => {
-                        "click to zoom to the call and outline it"
-                    }
-                    RowEvents::Events(_) => "click to zoom to it and outline it",
-                    RowEvents::None => "",
-                };
-                let full: Vec<String> = table
-                    .columns
-                    .iter()
-                    .zip(&row.cells)
-                    .map(|(c, v)| format!("{c}: {}", v.csv_text()))
-                    .collect();
-                let line = ui
-                    .add(Button::selectable(on, finding_line(&table.columns, row)).truncate())
-                    .on_hover_text(format!("{}\n{what}", full.join("\n")));
-                if line.clicked() {
-                    clicked = Some(i);
-                }
+    for (i, row) in table.rows.iter().enumerate().take(listed) {
+        let room =
+            egui::Rect::from_min_size(ui.cursor().min, egui::vec2(ui.available_width(), height));
+        // The first finding of a rule is always laid out (a screen reader reaches every group).
+        if i > 0 && !ui.is_rect_visible(room) {
+            ui.allocate_space(room.size());
+            continue;
+        }
+        let on = chosen == Some((rule, i));
+        let what = match &row.events {
+            RowEvents::Span { .. } => "click to zoom to the gap and select it",
+            RowEvents::Events(e) if e.iter().any(|e| e.table == EventTable::ApiCalls) => {
+                "click to zoom to the call and outline it"
             }
-        });
+            RowEvents::Events(_) => "click to zoom to it and outline it",
+            RowEvents::None => "",
+        };
+        let full: Vec<String> = table
+            .columns
+            .iter()
+            .zip(&row.cells)
+            .map(|(c, v)| format!("{c}: {}", v.csv_text()))
+            .collect();
+        let line = ui
+            .add(
+                Button::selectable(on, finding_line(&table.columns, row))
+                    .truncate()
+                    .min_size(egui::vec2(0.0, height)),
+            )
+            .on_hover_text(format!("{}\n{what}", full.join("\n")));
+        if line.clicked() {
+            clicked = Some(i);
+        }
+    }
     if table.rows.len() > listed {
         ui.label(format!("… and {} more", table.rows.len() - listed));
     }
