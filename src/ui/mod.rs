@@ -3,7 +3,8 @@
 //! [`app`] holds the state and the frame loop; [`timeline`] the rows, the painter and the
 //! navigation; [`panels`] the details and search; [`theme`] the colours and legend; [`loader`]
 //! loads off the UI thread; [`fonts`] adds a CJK fallback; [`desktop`] the XDG integration;
-//! [`columns`] the tables' names cut to fit and their resizable, remembered column widths.
+//! [`columns`] the tables' names cut to fit and their resizable, remembered column widths;
+//! [`gap_tooltip`] what an idle gap says about itself (Gaps tab and hatching).
 
 pub mod about;
 pub mod app;
@@ -12,6 +13,7 @@ pub mod compare;
 pub mod desktop;
 pub mod file_dialog;
 pub mod fonts;
+pub mod gap_tooltip;
 pub mod loader;
 pub mod panels;
 pub mod settings;

@@ -408,6 +408,20 @@ pub fn show(
             ),
         };
         area_response.on_hover_ui_at_pointer(|ui| cpu_row::cpu_tooltip(ui, trace, c, window, what));
+    } else if !area_response.dragged()
+        && let Some(pos) = area_response.hover_pos()
+        && let Some(g) = crate::ui::gap_tooltip::gap_at(
+            trace,
+            model,
+            &state.view,
+            &state.last_rows,
+            event_area,
+            pos,
+            &state.overlays.gaps,
+        )
+    {
+        // The hatched gap under the pointer: its cause and host-time split.
+        area_response.on_hover_ui_at_pointer(|ui| crate::ui::gap_tooltip::show(ui, trace, &g));
     }
     output
 }

@@ -41,6 +41,8 @@ pub struct GapMark {
     pub end_ns: i64,
     /// Why the GPU waited; the hatching takes the cause's colour.
     pub cause: Option<GapCause>,
+    /// The cause with what it rests on (launching call, host-time split), for the tooltip.
+    pub info: Option<GapCauseInfo>,
 }
 
 impl From<&IdleGap> for GapMark {
@@ -51,6 +53,7 @@ impl From<&IdleGap> for GapMark {
             start_ns: g.start_ns,
             end_ns: g.end_ns,
             cause: None,
+            info: None,
         }
     }
 }
@@ -102,6 +105,7 @@ impl Overlays {
             .enumerate()
             .map(|(i, g)| GapMark {
                 cause: causes.get(i).map(|c| c.cause),
+                info: causes.get(i).copied(),
                 ..GapMark::from(g)
             })
             .collect()

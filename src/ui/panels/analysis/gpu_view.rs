@@ -1,16 +1,26 @@
 //! The Gaps and Overlap sections drawn: GPU busy % and idle time of the selection, the idle gaps
-//! longest first (a click zooms to one), and copy/compute overlap per GPU and per copy kind.
+//! longest first with their cause and, for a late launch, the launching thread's host-time split
+//! (a bar and its largest parts; the whole split for the chosen gap), a click zooming to one,
+//! and copy/compute overlap per GPU and per copy kind.
 
 use std::sync::Arc;
 
 use egui::{Button, RichText, Ui};
 
 use super::{AnalysisPanel, OverlapResult, PanelAction, filter_of};
-use crate::analysis::gap_causes::{CauseTotal, GapCause, GapCauseInfo};
+use crate::analysis::gap_causes::{CauseTotal, GapCause};
 use crate::analysis::{self, IdleGap, TimeRange};
+use crate::export::elide::keeps_end_each;
 use crate::trace::Trace;
+use crate::ui::columns::elide_to_width;
+use crate::ui::gap_tooltip::{cause_text, host_bar, host_legend, host_line};
 use crate::ui::theme::Palette;
 use crate::ui::timeline::format_duration;
+
+/// Width of a gap row's host-time bar.
+const HOST_BAR_PX: f32 = 48.0;
+/// Room a gap row needs to name what ran before and after it (else only its tooltip does).
+const MIN_NAMES_PX: f32 = 200.0;
 
 impl AnalysisPanel {
     pub(super) fn gaps_ui(
@@ -73,12 +83,20 @@ impl AnalysisPanel {
             format_duration(listed as f64)
         ));
         let row_height = ui.spacing().interact_size.y;
+        let font = egui::TextStyle::Body.resolve(ui.style());
         egui::ScrollArea::vertical()
             .id_salt("analysis_gap_list")
             .max_height(360.0)
             .auto_shrink([false, true])
             .show_rows(ui, row_height, gaps.len(), |ui, range| {
-                for rank in range {
+                // Names cut where the names on screen agree (copies keep their end).
+                let names: Vec<&str> = range
+                    .clone()
+                    .filter_map(|r| gaps.get(r))
+                    .flat_map(|g| [g.before.name(trace), g.after.name(trace)])
+                    .collect();
+                let ends = keeps_end_each(&names);
+                for (k, rank) in range.enumerate() {
                     let Some(gap) = gaps.get(rank) else {
                         continue;
                     };
@@ -114,17 +132,43 @@ impl AnalysisPanel {
                                     .color(palette.gap_cause(Some(c.cause))),
                             )
                             .on_hover_text(c.cause.explanation());
+                            match &c.host {
+                                Some(h) => {
+                                    host_bar(ui, &palette, h, HOST_BAR_PX);
+                                    let line = host_line(h);
+                                    let shown = line.trim_start_matches("host: ").to_string();
+                                    ui.add(egui::Label::new(shown).truncate())
+                                        .on_hover_text(line);
+                                }
+                                None => {
+                                    ui.add_space(HOST_BAR_PX + ui.spacing().item_spacing.x);
+                                }
+                            }
                         }
-                        ui.add(
-                            egui::Label::new(format!(
-                                "at {} · after {before} · before {after}",
-                                format_duration(gap.start_ns as f64)
-                            ))
-                            .truncate(),
-                        );
+                        // After and before, each cut to half the room left; where too little
+                        // is left, only in the tooltip.
+                        let room = ui.available_width() - 8.0;
+                        if room >= MIN_NAMES_PX {
+                            let half = room / 2.0 - 40.0;
+                            let cut =
+                                |name: &str, end: bool| elide_to_width(ui, name, &font, half, end);
+                            let b = cut(before, ends.get(2 * k).copied().unwrap_or(false));
+                            let a = cut(after, ends.get(2 * k + 1).copied().unwrap_or(false));
+                            ui.add(egui::Label::new(format!("after {b} · before {a}")).truncate())
+                                .on_hover_text(format!("after: {before}\nbefore: {after}"));
+                        }
                     });
                 }
             });
+        // The chosen gap's host-time split in full.
+        let chosen = (0..gaps.len()).find(|&r| self.samples.is_chosen_gap(r, &gaps[r]));
+        if let Some(h) = chosen
+            .and_then(|r| result.causes.get(r))
+            .and_then(|c| c.host)
+        {
+            ui.add_space(4.0);
+            host_legend(ui, &palette, &h);
+        }
         self.gap_functions_ui(ui, trace);
     }
 
@@ -278,39 +322,6 @@ fn causes_ui(ui: &mut Ui, palette: &Palette, totals: &[CauseTotal]) {
             ui.label(RichText::new(cause.explanation()).weak());
         });
     }
-}
-
-/// A gap's cause for its tooltip: what it means, the launching call, and for a late launch
-/// where the launching thread's time went.
-pub fn cause_text(trace: &Trace, c: &GapCauseInfo) -> String {
-    let mut text = format!("{}: {}\n", c.cause.label(), c.cause.explanation());
-    if let Some(call) = c.launch_call {
-        let spans = &trace.api_calls.spans;
-        text.push_str(&format!(
-            "launched by {} at {}\n",
-            trace.str(spans.name[call]),
-            format_duration(spans.start_ns[call] as f64)
-        ));
-    }
-    if let Some(call) = c.graph_launch {
-        let spans = &trace.api_calls.spans;
-        text.push_str(&format!(
-            "{} at {} launched a graph with no GPU work in this export\n",
-            trace.str(spans.name[call]),
-            format_duration(spans.start_ns[call] as f64)
-        ));
-    }
-    if let Some(h) = c.host {
-        text.push_str(&format!(
-            "before the launch, the launching thread spent {} in sync calls, {} in other CUDA \
-             calls, {} in OS-runtime calls and {} untraced\n",
-            format_duration(h.sync_ns as f64),
-            format_duration(h.cuda_api_ns as f64),
-            format_duration(h.osrt_ns as f64),
-            format_duration(h.untraced_ns as f64),
-        ));
-    }
-    text
 }
 
 /// The label of the gap list's row `rank` (1-based), e.g. `#1 GPU 0 · 2.345 ms`.
