@@ -40,8 +40,10 @@ pub struct Cli {
     #[arg(long, num_args = 2, value_names = ["BASE", "NEW"])]
     pub compare: Option<Vec<PathBuf>>,
     /// With --compare: align the runs on `session` (start), `gpu` (first GPU operation), or an
-    /// NVTX range `NAME` / `NAME#N` (instance N from 0). Default: the first instance after
-    /// warm-up of the most frequent repeated range, else the first GPU operation.
+    /// NVTX range `NAME` / `NAME#N` (instance N from 0; a `*` in NAME stands for a number, so
+    /// `token_*#1` is the second of token_0, token_1, …). Default: the first instance after
+    /// warm-up of the outermost repeated range (an iteration: the one least often inside
+    /// another), else the first GPU operation.
     #[arg(long, value_name = "SPEC", requires = "compare")]
     pub align: Option<String>,
     /// Register Sightline with the desktop (XDG): opens *.nsys-rep, "Open with" for .sqlite.

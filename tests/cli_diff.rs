@@ -191,7 +191,10 @@ fn per_step_divides_by_the_step_ranges_of_each_run() {
             "--exclude-warmup",
         ],
     ));
-    let steps_row = head.iter().find(|r| r["Metric"] == "Steps").unwrap();
+    let steps_row = head
+        .iter()
+        .find(|r| r["Metric"] == "Iterations: ^step_")
+        .unwrap();
     assert_eq!(num(&steps_row["Base"]), steps);
     for r in &head {
         assert_eq!(num(&r["Delta"]), 0.0, "{}", r["Metric"]);

@@ -212,10 +212,11 @@ fn alignment_on_an_nvtx_range_instance_puts_both_at_the_same_place() {
             app.tabs[1].document.as_ref().expect("doc").trace.clone(),
         )
     };
+    // A name, not a family (`layer_*_forward`): SQL finds its instances by name.
     let other = sightline::analysis::align::repeated_nvtx_names(&b)
         .into_iter()
         .map(|(name, _)| name)
-        .find(|name| *name != default_name)
+        .find(|name| *name != default_name && !name.contains('*'))
         .expect("a second repeated range");
     h.get_by_value(&default_name).click();
     h.step();
@@ -257,23 +258,49 @@ fn alignment_on_an_nvtx_range_instance_puts_both_at_the_same_place() {
 }
 
 #[test]
-fn the_default_alignment_is_the_most_frequent_repeated_range_after_warmup() {
+fn the_default_alignment_is_the_outermost_repeated_range_after_warmup() {
     let h = app_with(&["transformer", "transformer"], true);
     let cv = h.state().compare.as_ref().expect("compare");
-    // SQL: the most frequent range name (ties by name), not a warm-up range.
+    // SQL: transformer numbers its steps (step_0 … step_9): the family step_* holds every other
+    // repeated range (forward_pass, layer_N_forward, …) and lies inside none of them.
     let conn = common::open_ro(&common::fixture("transformer"));
-    let (name, _count): (String, i64) = conn
-        .query_row(
-            "SELECT COALESCE(n.text, s.value) AS nm, COUNT(*) AS c FROM NVTX_EVENTS n \
-             LEFT JOIN StringIds s ON s.id = n.textId \
-             WHERE n.eventType IN (59, 60, 70, 71) AND n.end IS NOT NULL AND nm <> '' \
-             AND lower(nm) NOT LIKE '%warmup%' AND lower(nm) NOT LIKE '%warm-up%' \
-             AND lower(nm) NOT LIKE '%warm_up%' \
-             GROUP BY nm HAVING c > 1 ORDER BY c DESC, nm LIMIT 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .expect("sql");
+    let ranges: Vec<(String, i64, i64)> = {
+        let mut st = conn
+            .prepare(
+                "SELECT COALESCE(n.text, s.value), n.start, n.end FROM NVTX_EVENTS n \
+                 LEFT JOIN StringIds s ON s.id = n.textId \
+                 WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL ORDER BY n.start",
+            )
+            .expect("sql");
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .expect("query")
+            .map(|r| r.expect("row"))
+            .collect()
+    };
+    let steps: Vec<&(String, i64, i64)> = ranges
+        .iter()
+        .filter(|r| {
+            r.0.strip_prefix("step_")
+                .is_some_and(|n| n.parse::<u32>().is_ok())
+        })
+        .collect();
+    assert!(steps.len() > 1);
+    let inside_a_step = |r: &(String, i64, i64)| steps.iter().any(|s| s.1 <= r.1 && r.2 <= s.2);
+    let others: Vec<&(String, i64, i64)> = ranges
+        .iter()
+        .filter(|r| !r.0.starts_with("step_") && !r.0.to_lowercase().contains("warm"))
+        .filter(|r| inside_a_step(r))
+        .collect();
+    assert!(!others.is_empty(), "the steps hold the phases");
+    for s in &steps {
+        assert!(
+            !ranges
+                .iter()
+                .any(|r| !r.0.starts_with("step_") && r.1 <= s.1 && s.2 <= r.2 && r.0 != "warmup"),
+            "{} lies inside another range",
+            s.0
+        );
+    }
     let warm_end: Option<i64> = conn
         .query_row(
             "SELECT MAX(n.end) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId \
@@ -283,12 +310,12 @@ fn the_default_alignment_is_the_most_frequent_repeated_range_after_warmup() {
             |r| r.get(0),
         )
         .expect("sql");
-    let starts = nvtx_starts("transformer", &name);
+    let starts: Vec<i64> = steps.iter().map(|s| s.1).collect();
     let index = warm_end.map_or(0, |e| starts.iter().position(|&s| s >= e).unwrap_or(0));
     assert_eq!(
         cv.alignment,
         Some(Alignment::Nvtx {
-            name: name.clone(),
+            name: "step_*".to_string(),
             index
         })
     );
@@ -341,9 +368,9 @@ fn the_diff_panel_lists_deltas_and_outlines_a_name_in_both_runs() {
         count("ws_streaming")
     );
     // The headline is there.
-    assert!(h.query_by_label("Trace span (ns)").is_some());
+    assert!(h.query_by_label("Trace span").is_some());
     let idle = format!(
-        "Idle in gaps >= {} us (ns)",
+        "Idle in gaps ≥ {} µs",
         sightline::analysis::DEFAULT_MIN_GAP_NS / 1000
     );
     assert!(h.query_by_label(&idle).is_some());

@@ -1,9 +1,18 @@
 //! Aligning two runs for comparison: the time in each run that both timelines put at relative
 //! zero — the session start, the first GPU operation, or the start of an NVTX range instance
 //! chosen by name and index (`step` #5 in both). By default: the first instance after warm-up of
-//! the most frequent repeated NVTX range the two runs share, else the first GPU operation.
+//! the outermost repeated NVTX range the two runs share (an iteration), else the first GPU
+//! operation.
+//!
+//! Ranges are counted by name or by **family**: the names that differ only in their numbers
+//! (`token_0`, `token_1`, … are the family `token_*`; `ProfilerStep#N` is `ProfilerStep*`), so a
+//! loop that numbers its iterations still repeats. A family name stands for its instances
+//! wherever a range name is taken (`--align 'token_*#1'`).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+
+use regex::Regex;
 
 use crate::analysis::warmup::is_warmup_name;
 use crate::trace::{NvtxStyle, RangeKind, Trace};
@@ -66,19 +75,61 @@ fn range_key(trace: &Trace, i: usize) -> Option<&str> {
 /// The name that stands for every `ProfilerStep#N` of a PyTorch trace.
 pub const PROFILER_STEP: &str = "ProfilerStep*";
 
-/// Starts of the NVTX ranges (not marks) named `name`, ascending.
+/// The family of a range name: every run of ASCII digits replaced by `*` (`token_12` →
+/// `token_*`, `layer_3_ffn` → `layer_*_ffn`); a name without digits is its own family.
+pub fn family_of(name: &str) -> Cow<'_, str> {
+    if !name.bytes().any(|b| b.is_ascii_digit()) {
+        return Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut in_digits = false;
+    for c in name.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('*');
+            }
+            in_digits = true;
+        } else {
+            out.push(c);
+            in_digits = false;
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Does the range key `key` (see [`range_key`]) answer to `name`: the same name, or `name` is
+/// the family of `key`?
+fn answers_to(key: &str, name: &str) -> bool {
+    key == name || (name.contains('*') && family_of(key) == name)
+}
+
+/// A regex matching the raw names of the ranges `name` stands for (a name or a family; the
+/// `ProfilerStep#N` of `ProfilerStep*`), anchored; for counting steps by name.
+pub fn instance_regex(name: &str) -> Option<Regex> {
+    let family = if name == PROFILER_STEP {
+        "ProfilerStep#[0-9]+".to_string()
+    } else {
+        name.split('*')
+            .map(regex::escape)
+            .collect::<Vec<_>>()
+            .join("[0-9]+")
+    };
+    Regex::new(&format!("^(?:{}|{family})$", regex::escape(name))).ok()
+}
+
+/// Starts of the NVTX ranges (not marks) named `name` (or of the family `name`), ascending.
 pub fn nvtx_instances(trace: &Trace, name: &str) -> Vec<i64> {
     let n = &trace.nvtx;
     let mut starts: Vec<i64> = (0..n.spans.len())
-        .filter(|&i| range_key(trace, i) == Some(name))
+        .filter(|&i| range_key(trace, i).is_some_and(|k| answers_to(k, name)))
         .map(|i| n.spans.start_ns[i])
         .collect();
     starts.sort_unstable();
     starts
 }
 
-/// NVTX range names that occur more than once, with their counts, most frequent first (then
-/// by name).
+/// NVTX range names and families (of two names or more) that occur more than once, with their
+/// counts, most frequent first (then by name).
 pub fn repeated_nvtx_names(trace: &Trace) -> Vec<(String, usize)> {
     let n = &trace.nvtx;
     let mut counts: HashMap<&str, usize> = HashMap::new();
@@ -87,13 +138,90 @@ pub fn repeated_nvtx_names(trace: &Trace) -> Vec<(String, usize)> {
             *counts.entry(key).or_default() += 1;
         }
     }
+    // Families: instances and distinct names.
+    let mut families: HashMap<String, (usize, usize)> = HashMap::new();
+    for (&key, &c) in &counts {
+        if let Cow::Owned(f) = family_of(key) {
+            let e = families.entry(f).or_default();
+            e.0 += c;
+            e.1 += 1;
+        }
+    }
     let mut v: Vec<(String, usize)> = counts
         .into_iter()
         .filter(|&(name, c)| c > 1 && !name.is_empty())
         .map(|(name, c)| (name.to_string(), c))
         .collect();
+    v.extend(
+        families
+            .into_iter()
+            .filter(|&(_, (c, names))| c > 1 && names > 1)
+            .map(|(f, (c, _))| (f, c)),
+    );
     v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     v
+}
+
+/// The repeated range families of `trace` (not warm-up ranges), outermost first: those whose
+/// instances lie inside an instance of another repeated family least often (an iteration holds
+/// its phases, not the other way round), then those covering the most time, then the most
+/// frequent, then by name. Each with its instance count.
+pub fn outermost_repeated(trace: &Trace) -> Vec<(String, usize)> {
+    let n = &trace.nvtx;
+    // Every candidate instance: (start, end, family id).
+    let mut ids: HashMap<String, usize> = HashMap::new();
+    let mut instances: Vec<(i64, i64, usize)> = Vec::new();
+    for i in 0..n.spans.len() {
+        let Some(key) = range_key(trace, i) else {
+            continue;
+        };
+        if key.is_empty() || is_warmup_name(key) {
+            continue;
+        }
+        let next = ids.len();
+        let id = *ids.entry(family_of(key).into_owned()).or_insert(next);
+        instances.push((n.spans.start_ns[i], n.spans.end_ns[i], id));
+    }
+    let families = ids.len();
+    let mut count = vec![0usize; families];
+    let mut covered = vec![0i64; families];
+    for &(s, e, f) in &instances {
+        count[f] += 1;
+        covered[f] += (e - s).max(0);
+    }
+    let repeated: Vec<bool> = count.iter().map(|&c| c > 1).collect();
+    instances.retain(|&(_, _, f)| repeated[f]);
+    // Sweep by start (the longer first on ties), keeping the latest end of the two families
+    // that reach furthest so far: an instance lies inside another family's instance when one of
+    // those (not its own family) ends at or after it.
+    instances.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    let mut contained = vec![0usize; families];
+    let mut furthest: Vec<(i64, usize)> = Vec::with_capacity(3);
+    for &(_, e, f) in &instances {
+        if furthest.iter().any(|&(end, g)| g != f && end >= e) {
+            contained[f] += 1;
+        }
+        match furthest.iter_mut().find(|(_, g)| *g == f) {
+            Some(x) => x.0 = x.0.max(e),
+            None => furthest.push((e, f)),
+        }
+        furthest.sort_by_key(|x| std::cmp::Reverse(x.0));
+        furthest.truncate(2);
+    }
+    let mut names: Vec<(String, usize)> = ids.into_iter().collect();
+    names.retain(|&(_, f)| repeated[f]);
+    names.sort_by(|(a, f), (b, g)| {
+        // Contained share, compared without division: c_f / n_f vs c_g / n_g.
+        (contained[*f] * count[*g])
+            .cmp(&(contained[*g] * count[*f]))
+            .then(covered[*g].cmp(&covered[*f]))
+            .then(count[*g].cmp(&count[*f]))
+            .then_with(|| a.cmp(b))
+    });
+    names
+        .into_iter()
+        .map(|(name, f)| (name, count[f]))
+        .collect()
 }
 
 /// The time in `trace` that `alignment` puts at relative zero, or `None` when the trace lacks
@@ -123,15 +251,12 @@ fn first_after_warmup(trace: &Trace, name: &str) -> usize {
     starts.iter().position(|&s| s >= end).unwrap_or(0)
 }
 
-/// The default alignment of `new` on `base`: the most frequent repeated NVTX range of `base`
-/// that `new` has too (not a warm-up range itself), at its first instance after warm-up in
-/// `base` (the same index is used in both runs, when `new` has it); otherwise the first GPU
-/// operation; otherwise the session start.
+/// The default alignment of `new` on `base`: the outermost repeated NVTX range (or family) of
+/// `base` that `new` has too ([`outermost_repeated`]: an iteration, not one of its phases), at
+/// its first instance after warm-up in `base` (the same index is used in both runs, when `new`
+/// has it); otherwise the first GPU operation; otherwise the session start.
 pub fn default_alignment(base: &Trace, new: &Trace) -> Alignment {
-    for (name, _) in repeated_nvtx_names(base) {
-        if is_warmup_name(&name) {
-            continue;
-        }
+    for (name, _) in outermost_repeated(base) {
         let in_new = nvtx_instances(new, &name).len();
         if in_new == 0 {
             continue;
@@ -195,5 +320,21 @@ mod tests {
         );
         assert!(parse_alignment("step#x").is_err());
         assert!(parse_alignment("").is_err());
+    }
+
+    #[test]
+    fn families_replace_numbers_and_their_regex_matches_the_members() {
+        assert_eq!(family_of("token_12"), "token_*");
+        assert_eq!(family_of("layer_3_ffn7"), "layer_*_ffn*");
+        assert_eq!(family_of("forward"), "forward");
+        assert!(answers_to("token_3", "token_*"));
+        assert!(!answers_to("token_3", "token_4"));
+        let re = instance_regex("token_*").unwrap();
+        assert!(re.is_match("token_0") && re.is_match("token_*") && !re.is_match("token_"));
+        assert!(!re.is_match("xtoken_1"));
+        let steps = instance_regex(PROFILER_STEP).unwrap();
+        assert!(steps.is_match("ProfilerStep#12") && !steps.is_match("ProfilerStep#"));
+        assert!(instance_regex("a.b").unwrap().is_match("a.b"));
+        assert!(!instance_regex("a.b").unwrap().is_match("axb"));
     }
 }

@@ -251,16 +251,19 @@ pub struct HeadlineRow {
     pub metric: String,
     pub base: Option<f64>,
     pub new: Option<f64>,
+    pub unit: super::headline::Unit,
+    pub better: super::headline::Better,
 }
 
 /// The headline as a table `Metric,Base,New,Delta,Delta (%)`: percentages rounded to 0.1,
-/// times and counts whole.
+/// times and counts whole (the metric's name says its unit). What people read is
+/// [`super::headline::headline_text`].
 pub fn headline_table(rows: &[HeadlineRow]) -> Table {
     let mut t = Table::new(&["Metric", "Base", "New", "Delta", "Delta (%)"]);
     let pct = |v: Option<f64>| v.map_or(Cell::Null, |v| Cell::Float(sqlite_round(v, 1)));
     let whole = |v: Option<f64>| v.map_or(Cell::Null, |v| Cell::Int(v.round() as i64));
     for r in rows {
-        let cell = if r.metric.ends_with("(%)") {
+        let cell = if r.unit == super::headline::Unit::Percent {
             pct
         } else {
             whole

@@ -1,7 +1,9 @@
 //! `sightline diff BASE NEW`: one report's per-name deltas between two runs, or `--report
 //! headline` for whole-run figures, optionally per step (`--per-step REGEX`: divided by the
-//! number of NVTX ranges matching REGEX in each run). The arithmetic is
-//! [`crate::analysis::diff`]; this file loads, computes the reports and prints.
+//! number of NVTX ranges matching REGEX in each run). The headline's iterations are those of
+//! `--per-step`, else of the outermost repeated NVTX range both runs have (as the compare view
+//! aligns on). The arithmetic is [`crate::analysis::diff`] and [`crate::analysis::headline`];
+//! this file loads, computes the reports and prints.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,8 +13,9 @@ use regex::Regex;
 
 use super::analysis_commands::{ExclusionArgs, apply_exclusion};
 use super::{Format, load_for_cli, parse_range_arg, report_commands};
+use crate::analysis::align::{self, Alignment};
 use crate::analysis::diff;
-use crate::analysis::headline;
+use crate::analysis::headline::{self, Figure, Iteration};
 use crate::analysis::{self, Filter, NsysFormat, ReportInput, Table, TimeRange};
 use crate::export::{nsys_csv, text_table};
 use crate::trace::Trace;
@@ -60,9 +63,29 @@ impl Run {
     }
 }
 
-/// Whole-run figures of one run, by metric name.
-fn headline_of(run: &Run, range: TimeRange, step: Option<&Regex>) -> Vec<(String, f64)> {
-    headline::headline(&run.trace, &run.filter(range), step)
+/// Whole-run figures of one run.
+fn headline_of(run: &Run, range: TimeRange, iteration: Option<&Iteration>) -> Vec<Figure> {
+    headline::headline(&run.trace, &run.filter(range), iteration)
+}
+
+/// The headline's iteration range: `--per-step`'s, else the outermost repeated NVTX range of
+/// both runs (the compare view's default alignment), said on stderr.
+fn iteration_of(per_step: Option<(&str, &Regex)>, base: &Run, new: &Run) -> Option<Iteration> {
+    if let Some((text, regex)) = per_step {
+        return Some(Iteration {
+            label: text.to_string(),
+            regex: regex.clone(),
+        });
+    }
+    let Alignment::Nvtx { name, .. } = align::default_alignment(&base.trace, &new.trace) else {
+        return None;
+    };
+    let regex = align::instance_regex(&name)?;
+    eprintln!(
+        "note: iterations: '{name}', the outermost repeated NVTX range of both runs \
+         (--per-step REGEX chooses others)"
+    );
+    Some(Iteration { label: name, regex })
 }
 
 pub fn diff(args: &DiffArgs) -> Result<i32> {
@@ -146,9 +169,22 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
         let rows = diff::diff(&bt, &nt, steps).map_err(anyhow::Error::msg)?;
         diff::diff_table(&rows, unit, steps.is_some())
     } else {
-        let b = headline_of(&base, range, step.as_ref());
-        let n = headline_of(&new, range, step.as_ref());
+        let per_step = args.per_step.as_deref().zip(step.as_ref());
+        let iteration = iteration_of(per_step, &base, &new);
+        let b = headline_of(&base, range, iteration.as_ref());
+        let n = headline_of(&new, range, iteration.as_ref());
         let rows = headline::headline_rows(&b, &n);
+        if args.format == Format::Table {
+            let mut out = std::io::stdout().lock();
+            writeln!(
+                out,
+                "\n {} vs {} (headline):\n",
+                args.base.display(),
+                args.new.display()
+            )?;
+            out.write_all(headline_text_table(&rows).as_bytes())?;
+            return Ok(0);
+        }
         diff::headline_table(&rows)
     };
 
@@ -170,4 +206,18 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// The headline as people read it: values with units, the change, its percent; value columns
+/// right-aligned.
+fn headline_text_table(rows: &[diff::HeadlineRow]) -> String {
+    let header = ["Metric", "Base", "New", "Delta", "Delta (%)"];
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let t = headline::headline_text(r);
+            vec![t.metric, t.base, t.new, t.delta, t.delta_percent]
+        })
+        .collect();
+    text_table::render_aligned(&header, &cells, &[false, true, true, true, true])
 }

@@ -18,6 +18,23 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
                 .all(|r| r.get(c).is_none_or(|v| looks_numeric(v)))
         })
         .collect();
+    layout(header, &cells, &numeric)
+}
+
+/// Renders `header` and `rows` as a table with the columns `right` marks right-aligned (texts
+/// such as `414.4 ms`, already formatted: no thousands are grouped).
+pub fn render_aligned(header: &[&str], rows: &[Vec<String>], right: &[bool]) -> String {
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|c| capped(c.clone())).collect())
+        .collect();
+    let right: Vec<bool> = (0..header.len())
+        .map(|c| right.get(c).copied().unwrap_or(false))
+        .collect();
+    layout(header, &cells, &right)
+}
+
+fn layout(header: &[&str], cells: &[Vec<String>], numeric: &[bool]) -> String {
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
             cells
@@ -51,7 +68,7 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
     let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
     out.push_str(&line(dashes.iter().map(String::as_str).collect()));
     out.push('\n');
-    for r in &cells {
+    for r in cells {
         out.push_str(&line(r.iter().map(String::as_str).collect()));
         out.push('\n');
     }

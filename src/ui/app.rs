@@ -463,63 +463,21 @@ impl SightlineApp {
         }
     }
 
-    /// View → Compare…: choose the baseline and the new run among the open traces.
+    /// View → Compare…: choose the baseline and the new run among the open traces (it opens on
+    /// the two most recently opened, see [`compare::dialog`]).
     fn compare_dialog(&mut self, ctx: &egui::Context) {
         if !self.show_compare_dialog {
             return;
         }
-        let loaded: Vec<usize> = (0..self.tabs.len())
-            .filter(|&i| self.tabs[i].document.is_some())
-            .collect();
         let mut open = true;
-        let mut start = None;
-        let (mut base, mut new) = self.compare_choice.unwrap_or_else(|| {
-            let b = loaded.first().copied().unwrap_or(0);
-            let n = loaded.iter().copied().find(|&i| i != b).unwrap_or(b);
-            (b, n)
-        });
-        egui::Window::new("Compare runs")
-            .id(Id::unique("sightline_compare_dialog"))
-            .open(&mut open)
-            .collapsible(false)
-            .resizable(false)
-            .show(ctx, |ui| {
-                if loaded.is_empty() {
-                    ui.label("Open two traces first (File → Open…, or drop them on the window).");
-                    return;
-                }
-                egui::Grid::new("sightline_compare_pick").show(ui, |ui| {
-                    for (label, choice) in
-                        [("Baseline (top)", &mut base), ("New (bottom)", &mut new)]
-                    {
-                        let l = ui.label(label);
-                        egui::ComboBox::from_id_salt(label)
-                            .selected_text(
-                                self.tabs
-                                    .get(*choice)
-                                    .map_or_else(String::new, TraceTab::title),
-                            )
-                            .show_ui(ui, |ui| {
-                                for &i in &loaded {
-                                    ui.selectable_value(choice, i, self.tabs[i].title());
-                                }
-                            })
-                            .response
-                            .labelled_by(l.id);
-                        ui.end_row();
-                    }
-                });
-                if base == new {
-                    ui.weak("Comparing a trace with itself: every delta is zero.");
-                }
-                if ui.button("Compare").clicked() {
-                    start = Some((base, new));
-                }
-            });
-        self.compare_choice = Some((base, new));
+        let start = compare::dialog::show(ctx, &self.tabs, &mut self.compare_choice, &mut open);
         if let Some((b, n)) = start {
             self.start_compare(b, n);
             open = false;
+        }
+        if !open {
+            // The next opening starts again from the most recent traces.
+            self.compare_choice = None;
         }
         self.show_compare_dialog = open;
     }

@@ -1,20 +1,22 @@
-//! The compare view's diff panel: the headline (span, GPU busy, overlap, idle, kernels, steps)
-//! and, for a chosen report, every name's base and new figures with the deltas — the same pure
-//! computation as `sightline diff` ([`crate::analysis::diff`], [`crate::analysis::headline`]),
-//! run on a worker thread. Warm-up exclusion and the range selection apply to both runs; "per
-//! iteration" divides by each run's number of alignment-range instances. A click on a name
-//! outlines its events in both timelines; the table exports as CSV.
+//! The compare view's diff panel: the headline (GPU work first — busy time, idle in gaps,
+//! overlap, the iteration time of the alignment's range — and the trace span last, in a neutral
+//! colour; values with units) and, for a chosen report, every name's base and new figures with
+//! the deltas — the same pure computation as `sightline diff` ([`crate::analysis::diff`],
+//! [`crate::analysis::headline`]), run on a worker thread. Warm-up exclusion and the range
+//! selection apply to both runs; "per iteration" divides by each run's number of
+//! alignment-range instances. A click on a name outlines its events in both timelines; the table
+//! exports as CSV. The drawing of the two tables is [`diff_table`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use egui::{Color32, RichText, Ui};
-use regex::Regex;
+use egui::Ui;
 
 use super::CompareView;
-use crate::analysis::align::Alignment;
-use crate::analysis::diff::{self, DiffRow, HeadlineRow, Status as RowStatus};
-use crate::analysis::headline;
+use super::diff_table;
+use crate::analysis::align::{self, Alignment};
+use crate::analysis::diff::{self, DiffRow, HeadlineRow};
+use crate::analysis::headline::{self, Iteration};
 use crate::analysis::{
     AttributionScope, ExclusionRule, Filter, NsysFormat, REPORTS, ReportInput, ReportOptions,
     Table, TimeRange, exclude_warmup,
@@ -34,9 +36,6 @@ pub const COMPARE_REPORTS: &[(&str, &str)] = &[
     ("nvtx_sum", "NVTX ranges"),
     ("nvtx_gpu_proj_sum", "NVTX GPU projection"),
 ];
-
-/// Rows drawn at most (the CSV has all of them).
-const SHOWN_ROWS: usize = 500;
 
 /// What a diff depends on.
 #[derive(Debug, Clone, PartialEq)]
@@ -125,17 +124,20 @@ pub fn compute(traces: [&Trace; 2], key: &DiffKey) -> DiffResult {
         range: key.ranges[k],
         excluded: exclusions[k].as_ref().map(|e| &e.excluded),
     };
-    let step = key
-        .step
-        .as_ref()
-        .and_then(|n| Regex::new(&format!("^{}$", regex::escape(n))).ok());
+    // The alignment's range (or family: `token_*`) is the iteration.
+    let iteration = key.step.as_ref().and_then(|n| {
+        Some(Iteration {
+            label: n.clone(),
+            regex: align::instance_regex(n)?,
+        })
+    });
     let mut out = DiffResult::default();
-    let heads: Vec<Vec<(String, f64)>> = (0..2)
-        .map(|k| headline::headline(traces[k], &filter(k), step.as_ref()))
+    let heads: Vec<Vec<headline::Figure>> = (0..2)
+        .map(|k| headline::headline(traces[k], &filter(k), iteration.as_ref()))
         .collect();
     out.headline = headline::headline_rows(&heads[0], &heads[1]);
-    if let Some(re) = &step {
-        let count = |k: usize| headline::step_durations(traces[k], &filter(k), re).len();
+    if let Some(it) = &iteration {
+        let count = |k: usize| headline::step_durations(traces[k], &filter(k), &it.regex).len();
         out.steps = Some((count(0), count(1)));
     }
     let Some(report) = COMPARE_REPORTS
@@ -260,32 +262,14 @@ pub fn show(
         ui.weak("Computing…");
         return None;
     };
-    if let Some((b, n)) = r.steps {
-        ui.label(format!("Steps: {b} in the baseline, {n} in the new run"));
+    if let (Some((b, n)), Some(name)) = (r.steps, &key.step) {
+        ui.label(format!(
+            "Iterations ({name}): {b} in the baseline, {n} in the new run"
+        ));
     }
     ui.separator();
     ui.strong("Headline");
-    egui::Grid::new("compare_headline")
-        .striped(true)
-        .num_columns(5)
-        .show(ui, |ui| {
-            for h in ["Metric", "Base", "New", "Δ", "Δ %"] {
-                ui.strong(h);
-            }
-            ui.end_row();
-            let t = diff::headline_table(&r.headline);
-            for row in &t.rows {
-                for (i, c) in row.cells.iter().enumerate() {
-                    let text = c.csv_text();
-                    if i == 4 {
-                        ui.label(delta_text(c.number(), &text));
-                    } else {
-                        ui.label(text);
-                    }
-                }
-                ui.end_row();
-            }
-        });
+    diff_table::headline_grid(ui, &r.headline);
     ui.separator();
     ui.horizontal_wrapped(|ui| {
         for (i, (_, label)) in COMPARE_REPORTS.iter().enumerate() {
@@ -324,113 +308,12 @@ pub fn show(
         .iter()
         .filter(|row| filter.is_empty() || row.name.to_lowercase().contains(&filter))
         .collect();
-    let unit = r.unit;
-    egui::ScrollArea::both()
-        .id_salt("compare_diff_rows")
-        .auto_shrink([false, false])
-        .show(ui, |ui| {
-            egui::Grid::new("compare_diff")
-                .striped(true)
-                .num_columns(9)
-                .show(ui, |ui| {
-                    for h in [
-                        "Name".to_string(),
-                        format!("Δ total ({unit})"),
-                        "Δ %".to_string(),
-                        format!("Base total ({unit})"),
-                        format!("New total ({unit})"),
-                        "Base n".to_string(),
-                        "New n".to_string(),
-                        "Δ avg %".to_string(),
-                        "Status".to_string(),
-                    ] {
-                        ui.strong(h);
-                    }
-                    ui.end_row();
-                    for row in rows.iter().take(SHOWN_ROWS) {
-                        let chosen = selected.as_deref() == Some(row.name.as_str());
-                        let name = short(&row.name, 34);
-                        if ui
-                            .selectable_label(chosen, name)
-                            .on_hover_text(format!(
-                                "{}\nclick to outline its events in both runs",
-                                row.name
-                            ))
-                            .clicked()
-                        {
-                            *selected = Some(row.name.clone());
-                            outline = Some([
-                                r.events[0].get(&row.name).cloned().unwrap_or_default(),
-                                r.events[1].get(&row.name).cloned().unwrap_or_default(),
-                            ]);
-                        }
-                        let (b, n) = (row.base.unwrap_or_default(), row.new.unwrap_or_default());
-                        let d = row.delta_total();
-                        ui.label(delta_text(Some(d), &num(d)));
-                        let pct = diff::delta_percent(row.base_total(), row.new_total());
-                        ui.label(delta_text(
-                            pct,
-                            &pct.map_or(String::new(), |v| format!("{v:.1}")),
-                        ));
-                        ui.label(num(b.total));
-                        ui.label(num(n.total));
-                        ui.label(num(b.instances));
-                        ui.label(num(n.instances));
-                        let avg = match (
-                            row.base.and_then(|s| s.avg()),
-                            row.new.and_then(|s| s.avg()),
-                        ) {
-                            (Some(x), Some(y)) => diff::delta_percent(x, y),
-                            _ => None,
-                        };
-                        ui.label(delta_text(
-                            avg,
-                            &avg.map_or(String::new(), |v| format!("{v:.1}")),
-                        ));
-                        let status = row.status();
-                        let color = match status {
-                            RowStatus::New => Color32::from_rgb(0x4c, 0xaf, 0x50),
-                            RowStatus::Gone => Color32::from_rgb(0xe0, 0x5a, 0x4f),
-                            _ => ui.visuals().weak_text_color(),
-                        };
-                        ui.label(RichText::new(status.label()).color(color));
-                        ui.end_row();
-                    }
-                });
-            if rows.len() > SHOWN_ROWS {
-                ui.weak(format!(
-                    "{} more rows (narrow with the filter, or export the CSV)",
-                    rows.len() - SHOWN_ROWS
-                ));
-            }
-        });
+    if let Some(name) = diff_table::rows_table(ui, &rows, r.unit, selected.as_deref()) {
+        *selected = Some(name.clone());
+        outline = Some([
+            r.events[0].get(&name).cloned().unwrap_or_default(),
+            r.events[1].get(&name).cloned().unwrap_or_default(),
+        ]);
+    }
     outline
-}
-
-/// A delta coloured: green when smaller (faster), red when larger.
-fn delta_text(value: Option<f64>, text: &str) -> RichText {
-    let t = RichText::new(text).monospace();
-    match value {
-        Some(v) if v < 0.0 => t.color(Color32::from_rgb(0x4c, 0xaf, 0x50)),
-        Some(v) if v > 0.0 => t.color(Color32::from_rgb(0xe0, 0x5a, 0x4f)),
-        _ => t,
-    }
-}
-
-/// A figure as the table shows it: whole numbers plain, fractions to 3 places.
-fn num(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v:.3}")
-    }
-}
-
-fn short(name: &str, max: usize) -> String {
-    if name.chars().count() <= max {
-        name.to_string()
-    } else {
-        let s: String = name.chars().take(max - 1).collect();
-        format!("{s}…")
-    }
 }

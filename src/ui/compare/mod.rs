@@ -5,6 +5,8 @@
 //! was, and a trace can be compared with itself); after each frame, whichever half moved carries
 //! the other along.
 
+pub mod dialog;
+pub mod diff_table;
 pub mod diff_view;
 
 use egui::{Rect, Ui, UiBuilder};
@@ -232,6 +234,9 @@ pub fn show(ui: &mut Ui, tabs: &mut [TraceTab], cv: &mut CompareView, palette: &
                 .resizable(true)
                 .default_size(660.0)
                 .show(ui, |ui| {
+                    // Fill the panel: egui fits a panel to its contents, and the first frames
+                    // (the diff still computing) are narrow.
+                    ui.set_min_width(ui.available_width());
                     let highlight = diff_view::show(ui, cv, [&b, &n]);
                     if let Some(h) = highlight {
                         for (k, events) in h.into_iter().enumerate() {
