@@ -205,9 +205,15 @@ pub struct GapsArgs {
     #[arg(long)]
     pub per_stream: bool,
     /// Add why each gap happened (launch-late, launch-overhead, dependency, graph-untraced,
-    /// unknown) and, for a late launch, where the launching thread's time went.
+    /// unknown); with --wide (or --format csv), also where a late launch's thread spent the gap:
+    /// in sync calls, other CUDA calls, OS-runtime calls, untraced.
     #[arg(long)]
     pub causes: bool,
+    /// The table in full: names up to 60 characters and, with --causes, the host-time split.
+    /// Without it the table fits 120 columns: names are cut where the listed names agree (a
+    /// kernel keeps its start, `[CUDA memcpy Device-to-Host]` its end). CSV is always whole.
+    #[arg(long)]
+    pub wide: bool,
     /// Only time inside START:END (gaps are clipped to it).
     #[arg(long)]
     pub range: Option<String>,
@@ -248,14 +254,73 @@ fn human_ns(ns: i64) -> String {
     }
 }
 
+/// Width the `gaps` table fits without `--wide`, in characters.
+pub const GAPS_TABLE_COLUMNS: usize = 120;
+
 /// Shortens a long (demangled) name for the terminal table.
 fn short(name: &str, max_chars: usize) -> String {
-    if name.chars().count() <= max_chars {
-        return name.to_string();
+    crate::export::elide::elide(name, max_chars, 0)
+}
+
+/// `line` broken after its `; ` where it is longer than `width` characters, each continuation
+/// indented by four spaces.
+fn wrapped(line: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut current = String::new();
+    for (i, part) in line.split("; ").enumerate() {
+        let piece = if i == 0 {
+            part.to_string()
+        } else {
+            format!("; {part}")
+        };
+        if !current.is_empty() && current.chars().count() + piece.chars().count() > width {
+            out.push_str(&current);
+            out.push_str(";\n");
+            current = format!("    {}", piece.trim_start_matches("; "));
+        } else {
+            current.push_str(&piece);
+        }
     }
-    let mut s: String = name.chars().take(max_chars - 1).collect();
-    s.push('…');
-    s
+    out.push_str(&current);
+    out
+}
+
+/// Cuts the texts of columns `names` of `rows` so that the table of `header` and `rows` fits
+/// `width` characters as [`text_table::render`] lays it out: the other columns keep their
+/// widths, the named columns share what is left (at least 17 characters each: a copy's
+/// direction, `[…Device-to-Host]`), each cut where
+/// its names agree ([`crate::export::elide::elide_column`]).
+fn fit_names(header: &[&str], rows: &mut [Vec<String>], names: &[usize], width: usize) {
+    let shown = |c: usize| -> usize {
+        rows.iter()
+            .filter_map(|r| r.get(c))
+            .map(|v| text_table::group_thousands(v).chars().count())
+            .chain(std::iter::once(header[c].chars().count()))
+            .max()
+            .unwrap_or(0)
+    };
+    let fixed: usize = (0..header.len())
+        .filter(|c| !names.contains(c))
+        .map(shown)
+        .sum();
+    // One leading space and two between columns.
+    let spacing = 1 + 2 * header.len().saturating_sub(1);
+    let left = width.saturating_sub(fixed + spacing);
+    let each = (left / names.len().max(1)).max(17);
+    let widths: Vec<usize> = names.iter().map(|&c| shown(c)).collect();
+    for (&c, width) in names.iter().zip(widths) {
+        if width <= each {
+            continue;
+        }
+        let texts: Vec<String> = rows.iter().map(|r| r[c].clone()).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        for (row, cut) in rows
+            .iter_mut()
+            .zip(crate::export::elide::elide_column(&refs, each))
+        {
+            row[c] = cut;
+        }
+    }
 }
 
 pub fn gaps(args: &GapsArgs) -> Result<i32> {
@@ -278,11 +343,10 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
         per_stream: args.per_stream,
     };
     let gaps = analysis::gpu_idle_gaps(&trace, &filter, &options);
-    let name_width = if args.format == Format::Table {
-        60
-    } else {
-        usize::MAX
-    };
+    let table = args.format == Format::Table;
+    let name_width = if table && args.wide { 60 } else { usize::MAX };
+    // The host-time split is for CSV and --wide; the narrow table keeps the cause.
+    let host_split = args.causes && (args.wide || !table);
     let causes = args
         .causes
         .then(|| analysis::gap_causes::gap_causes(&trace, &gaps));
@@ -301,6 +365,9 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
             ];
             if let Some(c) = causes.as_ref().and_then(|c| c.get(i)) {
                 row.push(c.cause.label().to_string());
+                if !host_split {
+                    return row;
+                }
                 match c.host {
                     Some(h) => row.extend(
                         [h.sync_ns, h.cuda_api_ns, h.osrt_ns, h.untraced_ns].map(|v| v.to_string()),
@@ -311,9 +378,15 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
             row
         })
         .collect();
+    let mut rows = rows;
     let mut columns: Vec<&str> = GAP_COLUMNS.to_vec();
-    if args.causes {
+    if host_split {
         columns.extend(CAUSE_COLUMNS);
+    } else if args.causes {
+        columns.push(CAUSE_COLUMNS[0]);
+    }
+    if table && !args.wide {
+        fit_names(&columns, &mut rows, &[5, 6], GAPS_TABLE_COLUMNS);
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -324,6 +397,11 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
     );
     write_rows(&columns, &rows, args.format, None, &title, &mut out)?;
     if args.format == Format::Table {
+        let width = if args.wide {
+            usize::MAX
+        } else {
+            GAPS_TABLE_COLUMNS
+        };
         writeln!(out)?;
         for a in analysis::gpu_activity(&trace, &filter) {
             let Some((lo, hi)) = a.window else {
@@ -335,8 +413,7 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
                 .filter(|g| g.device == a.device)
                 .map(|g| g.duration_ns())
                 .sum();
-            writeln!(
-                out,
+            let line = format!(
                 " GPU {}: busy {}% of {} measured (window {lo}..{hi} ns{}); idle {} in all{}",
                 a.device,
                 percent(a.busy_percent()),
@@ -352,7 +429,8 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
                 } else {
                     format!(", {} in the gaps listed", human_ns(listed))
                 },
-            )?;
+            );
+            writeln!(out, "{}", wrapped(&line, width))?;
         }
         if let Some(causes) = &causes {
             let totals = analysis::gap_causes::totals_by_cause(&gaps, causes);
@@ -371,7 +449,8 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
                     })
                     .collect();
                 if !parts.is_empty() {
-                    writeln!(out, " GPU {device} causes: {}", parts.join("; "))?;
+                    let line = format!(" GPU {device} causes: {}", parts.join("; "));
+                    writeln!(out, "{}", wrapped(&line, width))?;
                 }
             }
         }
@@ -469,5 +548,30 @@ mod tests {
         assert_eq!(human_ns(12_500_000), "12.500 ms");
         assert_eq!(short("abcdef", 4), "abc…");
         assert_eq!(short("abc", 4), "abc");
+    }
+
+    #[test]
+    fn long_lines_break_after_a_semicolon() {
+        assert_eq!(wrapped("ab; cd; ef", 5), "ab;\n    cd;\n    ef");
+        assert_eq!(wrapped("ab; cd", 100), "ab; cd");
+    }
+
+    #[test]
+    fn names_are_cut_to_fit_the_width() {
+        let header = ["Start (ns)", "Before", "After"];
+        let long = "[CUDA memcpy Host-to-Device]".to_string();
+        let mut rows = vec![
+            vec!["1".into(), "x".repeat(80), long.clone()],
+            vec![
+                "2".into(),
+                "y".repeat(80),
+                "[CUDA memcpy Device-to-Host]".into(),
+            ],
+        ];
+        fit_names(&header, &mut rows, &[1, 2], 50);
+        let text = text_table::render(&header, &rows);
+        assert!(text.lines().all(|l| l.chars().count() <= 50), "{text}");
+        assert!(rows[1][2].ends_with("Host]"), "{rows:?}");
+        assert_ne!(rows[0][2], rows[1][2]);
     }
 }

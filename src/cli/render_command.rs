@@ -7,7 +7,9 @@ use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
 use regex::RegexBuilder;
 
+use crate::analysis::TimeRange;
 use crate::render::{self, DEFAULT_HEIGHT_PX, DEFAULT_WIDTH_PX, RenderOptions};
+use crate::trace::Trace;
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum Theme {
@@ -22,8 +24,11 @@ pub struct RenderArgs {
     /// Where to write the image: FILE.png (pixels) or FILE.svg (vectors).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
-    /// The time span to show, START:END (ns, or with a unit: 1.2s:1.5s, 100ms:, :20us); the
-    /// whole trace when left out.
+    /// The time span to show: START:END (ns, or with a unit: 1.2s:1.5s, 100ms:, :20us), `gpu`
+    /// (from the first GPU operation to the end of the last, with 2 % of that on each side) or
+    /// `all` (the whole trace). When left out: `gpu` where start-up dominates — the GPU work
+    /// spans less than 80 % of the trace (e.g. a Python program importing for seconds before
+    /// its first kernel) — else `all`; as the window's first view.
     #[arg(long)]
     pub range: Option<String>,
     /// Image width in pixels.
@@ -60,9 +65,72 @@ fn wants_png(out: &std::path::Path) -> Result<bool> {
     }
 }
 
+/// Where start-up dominates: the GPU work spans less than this share of the trace.
+pub const GPU_SPAN_SHARE: f64 = 0.8;
+/// Room left on each side of the GPU work by `--range gpu`, as a share of its span.
+const GPU_MARGIN: f64 = 0.02;
+
+/// What `--range` asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Span {
+    /// Left out: `Gpu` where start-up dominates, else `All`.
+    Auto,
+    All,
+    Gpu,
+    Range(TimeRange),
+}
+
+fn parse_span(range: Option<&str>) -> Result<Span> {
+    Ok(match range.map(str::trim) {
+        None => Span::Auto,
+        Some("all") => Span::All,
+        Some("gpu") => Span::Gpu,
+        Some(r) => Span::Range(super::parse_range_arg(Some(r))?),
+    })
+}
+
+/// The span of `trace`'s GPU work with its margin, if it has any.
+fn gpu_range(trace: &Trace) -> Option<TimeRange> {
+    let (a, b) = trace.gpu_span()?;
+    let margin = ((b - a) as f64 * GPU_MARGIN).round() as i64;
+    Some(TimeRange::new(a - margin, b + margin))
+}
+
+/// Whether start-up (or tear-down) dominates `trace`: its GPU work spans less than
+/// [`GPU_SPAN_SHARE`] of it.
+pub fn startup_dominates(trace: &Trace) -> bool {
+    trace.gpu_span().is_some_and(|(a, b)| {
+        let whole = (trace.last_ns - trace.first_ns).max(1) as f64;
+        ((b - a).max(1) as f64) < GPU_SPAN_SHARE * whole
+    })
+}
+
+/// The time range to draw for `span`; says on stderr when it chose the GPU span by itself.
+fn resolve(trace: &Trace, span: Span) -> Result<TimeRange> {
+    let whole = TimeRange::new(trace.first_ns, trace.last_ns + 1);
+    Ok(match span {
+        Span::Range(r) => r,
+        Span::All => whole,
+        Span::Gpu => gpu_range(trace).ok_or_else(|| {
+            anyhow::anyhow!("--range gpu: {} has no GPU operation", trace.path.display())
+        })?,
+        Span::Auto => match gpu_range(trace).filter(|_| startup_dominates(trace)) {
+            Some(r) => {
+                eprintln!(
+                    "note: drawing the GPU work only (--range gpu): it spans less than {:.0} % of \
+                     the trace; --range all draws everything",
+                    GPU_SPAN_SHARE * 100.0
+                );
+                r
+            }
+            None => whole,
+        },
+    })
+}
+
 pub fn render(args: &RenderArgs) -> Result<i32> {
     let png = wants_png(&args.out)?;
-    let range = super::parse_range_arg(args.range.as_deref())?;
+    let span = parse_span(args.range.as_deref())?;
     let rows = match &args.rows {
         Some(pattern) => Some(
             RegexBuilder::new(pattern)
@@ -82,6 +150,7 @@ pub fn render(args: &RenderArgs) -> Result<i32> {
         );
     }
     let trace = super::load_for_cli(&args.trace, crate::trace::Needs::ALL)?;
+    let range = resolve(&trace, span)?;
     let options = RenderOptions {
         width_px: args.width,
         height_px: args.height,

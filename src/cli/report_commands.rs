@@ -260,6 +260,9 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<i32> {
                 trace.path.display(),
                 rule.no_result()
             );
+            if rule.name() == "gpu_gaps" && options.value("gap").is_none() {
+                eprintln!("{}", shorter_gaps_note(&trace, &filter));
+            }
             continue;
         }
         let title = match args.format {
@@ -269,6 +272,28 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<i32> {
         write_table(&table, &title, rule.name(), args.format, several, &mut out)?;
     }
     Ok(0)
+}
+
+/// What to run when `gpu_gaps` finds nothing at nsys's default of 500 ms (said on stderr: stdout
+/// stays what nsys prints): a shorter `gap=`, or `sightline gaps` and what it would list.
+fn shorter_gaps_note(trace: &crate::trace::Trace, filter: &Filter) -> String {
+    let options = crate::analysis::GapOptions::default();
+    let gaps = crate::analysis::gpu_idle_gaps(trace, filter, &options);
+    let found = match gaps.iter().map(|g| g.duration_ns()).max() {
+        Some(longest) => format!(
+            "{} here, the longest {}",
+            gaps.len(),
+            crate::analysis::headline::format_ns(longest as f64)
+        ),
+        None => "none here".to_string(),
+    };
+    format!(
+        "note: gpu_gaps looks for GPU idle time over 500 ms, nsys's default; \
+         `--rule gpu_gaps:gap=MS` sets a shorter threshold (e.g. gap=1), and \
+         `sightline gaps {}` lists every gap of {} µs or more, with its cause ({found})",
+        trace.path.display(),
+        options.min_ns / 1000
+    )
 }
 
 fn rule_names() -> String {
