@@ -177,7 +177,7 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
     let has = |c: &str| r.schema.has_column(T_KERNEL, c);
     let (has_config, has_links, has_green) =
         (has("gridX"), has("correlationId"), has("greenContextId"));
-    let has_nodes = r.schema.has_column(T_KERNEL, "graphNodeId");
+    let has_nodes = has("graphNodeId");
     let make = |rows: usize| {
         let mut out: Read<Kernels> = Read::new();
         out.table.reserve(rows);
