@@ -13,6 +13,7 @@ use crate::trace::Needs;
 
 mod analysis_commands;
 mod diff_commands;
+mod ordered_work;
 pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};
 pub use diff_commands::DiffArgs;
 mod perf_commands;

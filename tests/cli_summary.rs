@@ -303,3 +303,75 @@ fn nsys_format_follows_the_writer_unless_chosen() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// All the reports nsys 2023.4 printed for each bundled trace, asked for in one `summary`: the
+/// reports are computed side by side and the row dumps written as they are computed, yet the
+/// output is nsys's, report for report, in the order asked.
+#[test]
+fn every_golden_report_at_once_prints_nsys_output_in_order() {
+    let root = common::fixtures().join("golden");
+    let mut traces = 0;
+    let mut reports_checked = 0;
+    for dir in std::fs::read_dir(&root).expect("golden folder") {
+        let dir = dir.expect("entry").path();
+        let trace = dir.file_name().unwrap().to_string_lossy().to_string();
+        let path = common::fixtures().join(format!("{trace}.sqlite"));
+        if !path.exists() {
+            continue;
+        }
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .expect("trace folder")
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().to_string_lossy().to_string();
+                let report = name.strip_suffix(".csv")?;
+                (!report.starts_with("analyze.")).then(|| report.to_string())
+            })
+            .collect();
+        names.sort();
+        // Row dumps first and last, so the order printed is not the order finished.
+        names.reverse();
+        let expected: String = names
+            .iter()
+            .map(|r| format!("# {r}\n{}", golden(&trace, r)))
+            .collect();
+        let out = sightline(&[
+            "summary",
+            &path.to_string_lossy(),
+            "--report",
+            &names.join(","),
+            "--format",
+            "csv",
+            "--nsys-format",
+            "2023.4",
+        ]);
+        assert!(out.status.success(), "{trace}");
+        let printed = String::from_utf8_lossy(&out.stdout);
+        if printed != expected {
+            for r in &names {
+                let one = sightline(&[
+                    "summary",
+                    &path.to_string_lossy(),
+                    "--report",
+                    r,
+                    "--format",
+                    "csv",
+                    "--nsys-format",
+                    "2023.4",
+                ]);
+                assert_eq!(
+                    String::from_utf8_lossy(&one.stdout),
+                    golden(&trace, r),
+                    "{trace} {r}"
+                );
+            }
+            panic!("{trace}: each report alone matches, all together do not");
+        }
+        traces += 1;
+        reports_checked += names.len();
+    }
+    println!("{reports_checked} reports of {traces} bundled traces printed at once");
+    assert!(
+        traces >= 5,
+        "only {traces} bundled traces with golden output"
+    );
+}

@@ -80,6 +80,7 @@ fn report_rows(trace: &Trace, name: &str, range: TimeRange) -> (Vec<String>, Vec
         with_events: false,
         row_limit: None,
         nsys_format: NsysFormat::of_trace(trace),
+        sink: None,
     });
     let rows = table
         .rows

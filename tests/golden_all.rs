@@ -62,6 +62,7 @@ fn output_of(trace: &Trace, name: &str, nsys_format: NsysFormat) -> Result<Strin
             with_events: false,
             row_limit: None,
             nsys_format,
+            sink: None,
         })
     };
     if table.is_empty() {
@@ -369,6 +370,7 @@ fn check_has_data(name: &str, trace: &Trace) -> usize {
                     with_events: false,
                     row_limit: None,
                     nsys_format: NsysFormat::of_trace(trace),
+                    sink: None,
                 })
                 .rows
                 .len();
@@ -406,6 +408,7 @@ fn a_row_limit_keeps_the_first_rows_of_a_dump() {
                 with_events: true,
                 row_limit,
                 nsys_format: NsysFormat::of_trace(&trace),
+                sink: None,
             })
         };
         let all = compute(None);

@@ -49,6 +49,7 @@ fn report_csv(trace: &Trace, report: &dyn StatsReport, options: &ReportOptions) 
         with_events: false,
         row_limit: None,
         nsys_format: NsysFormat::of_trace(trace),
+        sink: None,
     }))
 }
 

@@ -22,6 +22,7 @@ fn rows_of(trace: &Trace, name: &str, format: NsysFormat) -> (Vec<String>, Vec<V
         with_events: false,
         row_limit: None,
         nsys_format: format,
+        sink: None,
     });
     let rows = table
         .rows

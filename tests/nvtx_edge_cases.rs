@@ -44,6 +44,7 @@ fn compute(trace: &Trace, name: &str, filter: &Filter, with_events: bool) -> Tab
         with_events,
         row_limit: None,
         nsys_format: NsysFormat::V2023_4,
+        sink: None,
     })
 }
 

@@ -44,6 +44,7 @@ fn csv(trace: &Trace, name: &str) -> String {
         with_events: false,
         row_limit: None,
         nsys_format: NsysFormat::V2023_4,
+        sink: None,
     });
     if table.is_empty() {
         return String::new();

@@ -30,6 +30,7 @@ fn csv_of(trace: &Trace, spec: &str) -> String {
         with_events: false,
         row_limit: None,
         nsys_format: NsysFormat::V2023_4,
+        sink: None,
     });
     if table.is_empty() {
         return String::new();

@@ -221,6 +221,7 @@ fn torch_ops(trace: &sightline::trace::Trace, by_shape: bool) -> Table {
         with_events: true,
         row_limit: None,
         nsys_format: NsysFormat::of_trace(trace),
+        sink: None,
     })
 }
 

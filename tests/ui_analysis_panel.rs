@@ -59,6 +59,7 @@ fn report_over(trace: &Trace, report: &str, filter: &Filter) -> Table {
             with_events: true,
             row_limit: None,
             nsys_format: NsysFormat::of_trace(trace),
+            sink: None,
         })
 }
 

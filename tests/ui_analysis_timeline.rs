@@ -37,6 +37,7 @@ fn kernel_summary(trace: &Trace, range: TimeRange) -> Table {
             with_events: true,
             row_limit: None,
             nsys_format: NsysFormat::of_trace(trace),
+            sink: None,
         })
 }
 

@@ -2,6 +2,8 @@
 //! able to say which events (or which span of time) it stands for, so the panel can sort by value,
 //! the CSV writer can print exactly what nsys prints, and a click can find the events again.
 
+use std::sync::{Arc, Mutex};
+
 use super::filter::EventTable;
 use super::rounding::py_float;
 
@@ -123,7 +125,7 @@ impl Row {
 }
 
 /// A computed report or rule result: the columns nsys prints and the rows in nsys's order.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Table {
     pub columns: Vec<String>,
     pub rows: Vec<Row>,
@@ -131,6 +133,38 @@ pub struct Table {
     /// dump of millions; the command line keeps all).
     pub omitted: usize,
     limit: Option<usize>,
+    /// Where rows go instead of [`Table::rows`] when the command line writes a row dump as it
+    /// is computed ([`Table::streamed_to`]).
+    sink: Option<SharedSink>,
+    /// Rows handed to the sink.
+    pub streamed: usize,
+}
+
+/// Takes the rows of a table one at a time, in order, as they are computed: the command line
+/// writes a row dump of millions of rows without holding it.
+pub trait RowSink: Send {
+    fn row(&mut self, columns: &[String], cells: &[Cell]);
+}
+
+/// A sink shared between the table that fills it and the writer that reads it afterwards.
+#[derive(Clone)]
+pub struct SharedSink(pub Arc<Mutex<dyn RowSink>>);
+
+impl std::fmt::Debug for SharedSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SharedSink")
+    }
+}
+
+/// Tables are equal by what they hold; where their rows were streamed to does not count.
+impl PartialEq for Table {
+    fn eq(&self, other: &Self) -> bool {
+        self.columns == other.columns
+            && self.rows == other.rows
+            && self.omitted == other.omitted
+            && self.limit == other.limit
+            && self.streamed == other.streamed
+    }
 }
 
 impl Table {
@@ -156,8 +190,21 @@ impl Table {
         self
     }
 
+    /// Sends every row pushed from now on to `sink` (when given) instead of keeping it.
+    pub fn streamed_to(mut self, sink: Option<SharedSink>) -> Self {
+        self.sink = sink;
+        self
+    }
+
     pub fn push(&mut self, cells: Vec<Cell>, events: RowEvents) {
         debug_assert_eq!(cells.len(), self.columns.len());
+        if let Some(sink) = &self.sink {
+            if let Ok(mut sink) = sink.0.lock() {
+                sink.row(&self.columns, &cells);
+            }
+            self.streamed += 1;
+            return;
+        }
         if self.limit.is_some_and(|l| self.rows.len() >= l) {
             self.omitted += 1;
             return;
@@ -165,8 +212,9 @@ impl Table {
         self.rows.push(Row { cells, events });
     }
 
+    /// No rows, kept or streamed.
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.rows.is_empty() && self.streamed == 0
     }
 
     /// Index of a column by its header.

@@ -282,6 +282,7 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
             with_events: false,
             row_limit: None,
             nsys_format: NsysFormat::of_trace(&trace),
+            sink: None,
         }));
         analysis_ms.push((report.name().to_string(), ms(one.elapsed())));
     }

@@ -127,6 +127,7 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
                 with_events: false,
                 row_limit: None,
                 nsys_format,
+                sink: None,
             })
         };
         let (mut bt, mut nt) = (compute(&base), compute(&new));

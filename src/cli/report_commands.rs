@@ -4,12 +4,15 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Result, bail};
 
+use super::ordered_work::OrderedWork;
 use super::{Format, parse_range_arg};
 use crate::analysis::reports::{self, ReportOptions, StatsReport};
 use crate::analysis::rules::{self, Rule, RuleInput};
+use crate::analysis::table::{RowSink, SharedSink};
 use crate::analysis::{Filter, NsysFormat, ReportInput, Table, TimeRange, unreadable};
 use crate::export::{nsys_csv, text_table};
 use crate::trace::{Needs, Trace};
@@ -77,9 +80,11 @@ pub fn set_group_by_input_shape(requests: &mut [ReportRequest]) {
     }
 }
 
-/// Computes and prints each request; returns the exit code (0). The next report is computed on
-/// a second thread while one is printed (row dumps take as long to print as to compute), so at
-/// most two tables are held at once.
+/// Computes and prints each request; returns the exit code (0). Reports are computed and
+/// written out as text on worker threads, as many at once as there are cores, and printed in the
+/// order asked: a row dump takes as long to write as to compute, and the reports are independent.
+/// A worker takes the next report only while fewer than twice as many finished ones wait to be
+/// printed, so a slow reader of stdout does not let the whole output pile up in memory.
 pub fn print_reports(
     trace: &Trace,
     requests: &[ReportRequest],
@@ -89,48 +94,88 @@ pub fn print_reports(
     several: bool,
     out: &mut impl Write,
 ) -> Result<i32> {
-    let compute = |request: &ReportRequest| {
+    let render = |request: &ReportRequest| -> Result<Option<Vec<u8>>> {
         if reports::format_lacks(request.report, trace) {
-            Table::default()
-        } else {
-            request.report.compute(&ReportInput {
-                trace,
-                filter,
-                options: &request.options,
-                with_events: false,
-                row_limit: None,
-                nsys_format,
-            })
+            return Ok(None);
         }
-    };
-    let print = |request: &ReportRequest, table: Table, out: &mut dyn Write| -> Result<()> {
+        let id = request.report.name();
+        // A row dump written as CSV goes out row by row as it is computed, never held whole.
+        let csv_sink = (format == Format::Csv && request.report.streams()).then(|| {
+            let prefix = if several {
+                format!("# {id}\n")
+            } else {
+                String::new()
+            };
+            Arc::new(Mutex::new(nsys_csv::CsvSink::new(&prefix)))
+        });
+        let table = request.report.compute(&ReportInput {
+            trace,
+            filter,
+            options: &request.options,
+            with_events: false,
+            row_limit: None,
+            nsys_format,
+            sink: csv_sink
+                .clone()
+                .map(|s| SharedSink(s as Arc<Mutex<dyn RowSink>>)),
+        });
+        if let Some(sink) = csv_sink
+            && table.streamed > 0
+        {
+            drop(table);
+            let mut sink = sink
+                .lock()
+                .map_err(|_| anyhow::anyhow!("{id}: the report failed"))?;
+            return Ok(sink.take()?);
+        }
         if table.is_empty() {
-            // What was printed before comes before the word on stderr.
-            out.flush()?;
-            say_empty(trace, request, filter, several);
-            return Ok(());
+            return Ok(None);
         }
-        let title = format!("{} ({}):", request.report.title(), request.report.name());
-        write_table(&table, &title, request.report.name(), format, several, out)?;
-        // A big table is freed on its own thread rather than between two prints.
-        drop_in_background(table);
-        Ok(())
+        let title = format!("{} ({id}):", request.report.title());
+        let mut text = Vec::new();
+        write_table(&table, &title, id, format, several, &mut text)?;
+        Ok(Some(text))
     };
-    let mut pending: Option<(&ReportRequest, Table)> = None;
-    for request in requests {
-        let table = std::thread::scope(|s| -> Result<Table> {
-            let next = s.spawn(|| compute(request));
-            if let Some((r, t)) = pending.take() {
-                print(r, t, out)?;
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, requests.len().max(1));
+    let ordered = OrderedWork::new(requests.len(), 2 * workers);
+    std::thread::scope(|s| -> Result<()> {
+        for _ in 0..workers {
+            s.spawn(|| {
+                while let Some(i) = ordered.take() {
+                    // A report that panics fails alone (the hook has said why); the printer
+                    // must not wait for it forever.
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        render(&requests[i])
+                    }))
+                    .unwrap_or_else(|_| {
+                        Err(anyhow::anyhow!(
+                            "{}: the report failed",
+                            requests[i].report.name()
+                        ))
+                    });
+                    ordered.finish(i, result);
+                }
+            });
+        }
+        // On an error the workers are told to stop taking reports; the scope waits for them.
+        let result = (|| -> Result<()> {
+            for (i, request) in requests.iter().enumerate() {
+                match ordered.wait_for(i)? {
+                    Some(text) => out.write_all(&text)?,
+                    None => {
+                        // What was printed before comes before the word on stderr.
+                        out.flush()?;
+                        say_empty(trace, request, filter, several);
+                    }
+                }
             }
-            next.join()
-                .map_err(|_| anyhow::anyhow!("{}: the report failed", request.report.name()))
-        })?;
-        pending = Some((request, table));
-    }
-    if let Some((r, t)) = pending {
-        print(r, t, out)?;
-    }
+            Ok(())
+        })();
+        ordered.stop();
+        result
+    })?;
     Ok(0)
 }
 
@@ -151,12 +196,6 @@ fn say_empty(trace: &Trace, request: &ReportRequest, filter: &Filter, several: b
             trace.path.display(),
             request.report.missing_data(),
         );
-    }
-}
-
-fn drop_in_background(table: Table) {
-    if table.rows.len() > 10_000 {
-        std::thread::spawn(move || drop(table));
     }
 }
 

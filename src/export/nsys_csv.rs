@@ -6,6 +6,7 @@
 use std::io::Write;
 
 pub use crate::analysis::rounding::{py_float, sqlite_round};
+use crate::analysis::table::{Cell, RowSink};
 use crate::analysis::{Report, ReportTable, Table};
 
 /// Header of each classic report, as nsys prints it.
@@ -37,21 +38,153 @@ pub fn write_csv(table: &ReportTable, out: impl Write) -> csv::Result<()> {
 /// Writes a report or rule table as nsys's Python `csv.writer` does: a header row, then the
 /// rows, fields quoted only when needed, `\r\n` line ends turned into `\n`.
 pub fn write_table_csv(table: &Table, out: impl Write) -> csv::Result<()> {
-    let mut w = csv::WriterBuilder::new()
-        .quote_style(csv::QuoteStyle::Necessary)
-        .from_writer(out);
-    w.write_record(&table.columns)?;
-    let mut text = String::new();
+    let mut rows = CsvRows::new(out, "");
     for row in &table.rows {
-        for cell in &row.cells {
-            text.clear();
-            cell.push_csv_text(&mut text);
-            w.write_field(&text)?;
-        }
-        w.write_record(None::<&[u8]>)?;
+        rows.write(&table.columns, &row.cells)?;
     }
-    w.flush()?;
+    if table.rows.is_empty() {
+        rows.header(&table.columns)?;
+    }
+    rows.finish()?;
     Ok(())
+}
+
+/// A table's CSV written row by row: `prefix` and the header come before the first row.
+///
+/// Rows are written here rather than through `csv::Writer` (which writes the header): a row dump
+/// has millions of cells and most are numbers, which never need quotes. Text is quoted as
+/// `csv::QuoteStyle::Necessary` quotes it: when it holds a comma, a double quote (doubled), `\r`
+/// or `\n`, or when it is the only field of its row and empty.
+pub struct CsvRows<W: Write> {
+    out: W,
+    prefix: String,
+    started: bool,
+    buf: Vec<u8>,
+    text: String,
+}
+
+/// Bytes gathered before they go to the output.
+const CSV_BLOCK: usize = 1 << 16;
+
+impl<W: Write> CsvRows<W> {
+    pub fn new(out: W, prefix: &str) -> Self {
+        Self {
+            out,
+            prefix: prefix.to_string(),
+            started: false,
+            buf: Vec::with_capacity(CSV_BLOCK + 4096),
+            text: String::new(),
+        }
+    }
+
+    fn header(&mut self, columns: &[String]) -> csv::Result<()> {
+        if !self.started {
+            self.started = true;
+            self.buf.extend_from_slice(self.prefix.as_bytes());
+            let mut w = csv::WriterBuilder::new()
+                .quote_style(csv::QuoteStyle::Necessary)
+                .from_writer(&mut self.buf);
+            w.write_record(columns)?;
+            w.flush()?;
+        }
+        Ok(())
+    }
+
+    pub fn write(&mut self, columns: &[String], cells: &[Cell]) -> csv::Result<()> {
+        self.header(columns)?;
+        let only = cells.len() == 1;
+        for (i, cell) in cells.iter().enumerate() {
+            if i > 0 {
+                self.buf.push(b',');
+            }
+            match cell {
+                Cell::Null if only => self.buf.extend_from_slice(b"\"\""),
+                Cell::Null => {}
+                Cell::Int(v) => self
+                    .buf
+                    .extend_from_slice(itoa::Buffer::new().format(*v).as_bytes()),
+                Cell::Text(s) => push_quoted(&mut self.buf, s, only),
+                Cell::Float(_) | Cell::Fixed(..) => {
+                    self.text.clear();
+                    cell.push_csv_text(&mut self.text);
+                    self.buf.extend_from_slice(self.text.as_bytes());
+                }
+            }
+        }
+        self.buf.push(b'\n');
+        if self.buf.len() >= CSV_BLOCK {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// The output, flushed; `None` when no row (nor header) was written.
+    pub fn finish(mut self) -> csv::Result<Option<W>> {
+        if !self.started {
+            return Ok(None);
+        }
+        self.out.write_all(&self.buf)?;
+        self.out.flush()?;
+        Ok(Some(self.out))
+    }
+}
+
+/// A text field, in double quotes (doubled inside) when it needs them.
+fn push_quoted(buf: &mut Vec<u8>, s: &str, only_field: bool) {
+    let needs =
+        (only_field && s.is_empty()) || s.bytes().any(|b| matches!(b, b',' | b'"' | b'\r' | b'\n'));
+    if !needs {
+        buf.extend_from_slice(s.as_bytes());
+        return;
+    }
+    buf.push(b'"');
+    for part in s.split_inclusive('"') {
+        buf.extend_from_slice(part.as_bytes());
+        if part.ends_with('"') {
+            buf.push(b'"');
+        }
+    }
+    buf.push(b'"');
+}
+
+/// The command line's sink for a row dump that streams: its CSV in memory, the first error kept.
+pub struct CsvSink {
+    rows: Option<CsvRows<Vec<u8>>>,
+    error: Option<csv::Error>,
+}
+
+impl CsvSink {
+    pub fn new(prefix: &str) -> Self {
+        Self {
+            rows: Some(CsvRows::new(Vec::new(), prefix)),
+            error: None,
+        }
+    }
+
+    /// The CSV written (`None` when no row came), or the first error.
+    pub fn take(&mut self) -> csv::Result<Option<Vec<u8>>> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        match self.rows.take() {
+            Some(rows) => rows.finish(),
+            None => Ok(None),
+        }
+    }
+}
+
+impl RowSink for CsvSink {
+    fn row(&mut self, columns: &[String], cells: &[Cell]) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Some(rows) = &mut self.rows
+            && let Err(e) = rows.write(columns, cells)
+        {
+            self.error = Some(e);
+        }
+    }
 }
 
 /// The cells of a table as text, for [`super::text_table::render`].
@@ -61,4 +194,78 @@ pub fn table_text_rows(table: &Table) -> Vec<Vec<String>> {
         .iter()
         .map(|r| r.cells.iter().map(|c| c.csv_text()).collect())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `csv::Writer` with `QuoteStyle::Necessary` writes for the same rows.
+    fn by_csv_crate(columns: &[String], rows: &[Vec<Cell>]) -> Vec<u8> {
+        let mut w = csv::WriterBuilder::new()
+            .quote_style(csv::QuoteStyle::Necessary)
+            .from_writer(Vec::new());
+        w.write_record(columns).ok();
+        for row in rows {
+            w.write_record(row.iter().map(Cell::csv_text)).ok();
+        }
+        w.into_inner().unwrap_or_default()
+    }
+
+    #[test]
+    fn rows_are_quoted_as_the_csv_crate_quotes_them() {
+        let texts = [
+            "",
+            "plain",
+            "a,b",
+            "say \"hi\"",
+            "\"",
+            "\"\"x",
+            "line\nbreak",
+            "cr\rhere",
+            " lead",
+            "void f<int, 2>(float *)",
+            "é,ü",
+            "#comment",
+        ];
+        let columns: Vec<String> = ["A", "B, c", "D"].iter().map(|s| s.to_string()).collect();
+        let mut rows: Vec<Vec<Cell>> = texts
+            .iter()
+            .map(|t| vec![Cell::text(*t), Cell::Int(-42), Cell::Null])
+            .collect();
+        rows.push(vec![
+            Cell::Float(0.1),
+            Cell::Fixed(2.5, 3),
+            Cell::Int(i64::MIN),
+        ]);
+        let mut ours = CsvRows::new(Vec::new(), "");
+        for row in &rows {
+            ours.write(&columns, row).ok();
+        }
+        let ours = ours.finish().ok().flatten().unwrap_or_default();
+        assert_eq!(
+            String::from_utf8_lossy(&ours),
+            String::from_utf8_lossy(&by_csv_crate(&columns, &rows))
+        );
+        // A row of one empty field is written `""`, as the crate writes it.
+        let one = vec!["N".to_string()];
+        for cell in [Cell::Null, Cell::text("")] {
+            let mut ours = CsvRows::new(Vec::new(), "# t\n");
+            ours.write(&one, std::slice::from_ref(&cell)).ok();
+            let ours = ours.finish().ok().flatten().unwrap_or_default();
+            let mut theirs = b"# t\n".to_vec();
+            theirs.extend(by_csv_crate(&one, &[vec![cell]]));
+            assert_eq!(ours, theirs);
+        }
+    }
+
+    #[test]
+    fn a_table_without_rows_prints_its_header_and_a_stream_without_rows_nothing() {
+        let table = Table::new(&["x", "y"]);
+        let mut out = Vec::new();
+        write_table_csv(&table, &mut out).ok();
+        assert_eq!(out, b"x,y\n");
+        let mut sink = CsvSink::new("# r\n");
+        assert!(matches!(sink.take(), Ok(None)));
+    }
 }

@@ -39,6 +39,10 @@ impl StatsReport for CudaApiTrace {
         "CUDA trace data"
     }
 
+    fn streams(&self) -> bool {
+        true
+    }
+
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
         let api = &trace.api_calls;
@@ -57,7 +61,9 @@ impl StatsReport for CudaApiTrace {
             )
         });
         let thread_of_call = thread_of_calls(&trace.threads, api.spans.len());
-        let mut table = Table::new(&COLUMNS).limited(input.row_limit);
+        let mut table = Table::new(&COLUMNS)
+            .limited(input.row_limit)
+            .streamed_to(input.sink.clone());
         table.rows.reserve(calls.len());
         for i in calls {
             let g = GlobalTid(api.global_tid[i]);

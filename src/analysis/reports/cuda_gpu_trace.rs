@@ -91,6 +91,10 @@ impl StatsReport for CudaGpuTrace {
         &["nvtx-name", "base", "mangled"]
     }
 
+    fn streams(&self) -> bool {
+        true
+    }
+
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
         // nsys 2023.4 names the device from TARGET_INFO_GPU and prints nothing without it
@@ -138,7 +142,9 @@ impl StatsReport for CudaGpuTrace {
             NsysFormat::V2025_3 if v == 0 => Cell::Null,
             _ => Cell::Int(v),
         };
-        let mut table = Table::new(&COLUMNS).limited(input.row_limit);
+        let mut table = Table::new(&COLUMNS)
+            .limited(input.row_limit)
+            .streamed_to(input.sink.clone());
         table.rows.reserve(rows.len());
         for (op, i) in rows {
             let i = i as usize;

@@ -52,6 +52,10 @@ impl StatsReport for CudaKernExecTrace {
         &["nvtx-name", "base", "mangled"]
     }
 
+    fn streams(&self) -> bool {
+        true
+    }
+
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
         let stream_of_kernel = stream_of_rows(trace, trace.kernels.spans.len(), |s| &s.kernels);
@@ -62,7 +66,9 @@ impl StatsReport for CudaKernExecTrace {
         let naming = KernelNaming::from_options(trace, input.options);
         let k = &trace.kernels;
         let api = &trace.api_calls;
-        let mut table = Table::new(&COLUMNS).limited(input.row_limit);
+        let mut table = Table::new(&COLUMNS)
+            .limited(input.row_limit)
+            .streamed_to(input.sink.clone());
         table.rows.reserve(launches.len());
         for launch in launches {
             let (i, c) = (launch.kernel as usize, launch.call as usize);

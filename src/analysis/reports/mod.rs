@@ -41,7 +41,7 @@ mod um_total_sum;
 
 use super::filter::Filter;
 use super::nsys_format::NsysFormat;
-use super::table::Table;
+use super::table::{SharedSink, Table};
 use crate::trace::{Needs, Trace};
 
 /// What a report is computed from.
@@ -57,6 +57,9 @@ pub struct ReportInput<'a> {
     /// Whose output to copy: Nsight Systems 2023.4's or 2025.3's (by default
     /// [`NsysFormat::of_trace`], the release that wrote the export).
     pub nsys_format: NsysFormat,
+    /// Where a row dump that streams ([`StatsReport::streams`]) sends its rows instead of
+    /// keeping them: the command line's CSV writer. `None`: rows are kept in the table.
+    pub sink: Option<SharedSink>,
 }
 
 /// Options given after the report name, nsys-style: `name:opt[:opt=value]…`.
@@ -103,6 +106,12 @@ pub trait StatsReport: Sync {
     }
     /// The report; no rows when the trace (or the filtered part) has no such data.
     fn compute(&self, input: &ReportInput) -> Table;
+    /// Whether [`StatsReport::compute`] sends its rows to [`ReportInput::sink`] as it makes
+    /// them, in their final order: the row dumps, which the command line writes out without
+    /// holding them.
+    fn streams(&self) -> bool {
+        false
+    }
     /// Its rows depend on a threshold (`idle_causes:min=`), so [`has_data`] says whether the trace
     /// has the events it reads, and no rows is itself an answer ("no gap that long").
     fn rows_depend_on_threshold(&self) -> bool {

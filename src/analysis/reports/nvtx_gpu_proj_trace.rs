@@ -34,6 +34,10 @@ impl StatsReport for NvtxGpuProjTrace {
         "NV Tools Extension (NVTX) data"
     }
 
+    fn streams(&self) -> bool {
+        true
+    }
+
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
         // nsys needs NVTX and API data to run at all.
@@ -58,7 +62,8 @@ impl StatsReport for NvtxGpuProjTrace {
             "ParentId",
             "RangeStack",
         ])
-        .limited(input.row_limit);
+        .limited(input.row_limit)
+        .streamed_to(input.sink.clone());
         // The script's `ORDER BY "Projected Start", …` names no column (the columns are
         // "Projected Start:ts_ns", …), so SQLite orders by two constant strings: rows come in
         // the projection's `GROUP BY rt.rangeId` order, the row with no range first.

@@ -50,6 +50,10 @@ impl StatsReport for NvtxKernSum {
         &["base", "mangled"]
     }
 
+    fn streams(&self) -> bool {
+        true
+    }
+
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
         // nsys needs NVTX and API data to run at all.
@@ -320,7 +324,8 @@ fn to_table(
         "Max (ns)",
         "StdDev (ns)",
         "Kernel Name",
-    ]);
+    ])
+    .streamed_to(input.sink.clone());
     let round = |x: f64| Cell::Float(input.nsys_format.round(x, 1));
     for row in rows {
         let s = &row.stats;

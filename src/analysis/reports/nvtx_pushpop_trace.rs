@@ -31,6 +31,10 @@ impl StatsReport for NvtxPushpopTrace {
         "NV Tools Extension (NVTX) data"
     }
 
+    fn streams(&self) -> bool {
+        true
+    }
+
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
         let forest = RangeForest::build(trace, input.filter, RangeKinds::PushPop);
@@ -69,7 +73,8 @@ impl StatsReport for NvtxPushpopTrace {
             "RangeStack",
             "NameTree",
         ])
-        .limited(input.row_limit);
+        .limited(input.row_limit)
+        .streamed_to(input.sink.clone());
         let n = &trace.nvtx;
         for p in order {
             let i = forest.nvtx_index(p);

@@ -160,6 +160,7 @@ mod tests {
             with_events: false,
             row_limit: None,
             nsys_format: crate::analysis::NsysFormat::of_trace(trace),
+            sink: None,
         })
     }
 

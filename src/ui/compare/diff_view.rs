@@ -159,6 +159,7 @@ pub fn compute(traces: [&Trace; 2], key: &DiffKey) -> DiffResult {
                 with_events: true,
                 row_limit: None,
                 nsys_format,
+                sink: None,
             })
         })
         .collect();

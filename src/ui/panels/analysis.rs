@@ -893,6 +893,7 @@ fn compute_report(
         with_events: true,
         row_limit: Some(PANEL_ROW_LIMIT),
         nsys_format,
+        sink: None,
     })
 }
 
