@@ -196,7 +196,7 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
     if !rules.is_empty() {
         needs = Needs::ALL;
     }
-    for path in &args.traces {
+    for (n, path) in args.traces.iter().enumerate() {
         let trace = load_for_cli(path, needs)?;
         let exclusion = analysis_commands::apply_exclusion(&trace, &rules);
         let filter = Filter {
@@ -225,6 +225,12 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
             analysis_commands::print_overlap(&trace, &filter, args.format, several, &mut out)?;
         }
         out.flush()?;
+        drop(exclusion);
+        if n + 1 == args.traces.len() {
+            // The process ends here: its memory goes back with it, sooner than by freeing
+            // every column of the model one by one.
+            std::mem::forget(trace);
+        }
     }
     Ok(code)
 }
