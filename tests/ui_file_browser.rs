@@ -157,7 +157,8 @@ fn a_table_export_through_the_browser_writes_the_csv_where_chosen() {
     let dir = common::scratch_dir("file-browser");
     let mut h = common::ui::opened("moe");
     let mut dialogs = FileDialogs::builtin(NO_SYSTEM_DIALOG);
-    dialogs.set_start_dir(&dir);
+    // Save… starts in the last export's folder (Open… in the last trace's).
+    dialogs.set_export_dir(&dir);
     file_dialog::install(&h.ctx, dialogs);
     h.get_by_label("Export table as CSV…").click();
     h.step();
