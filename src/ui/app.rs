@@ -330,9 +330,6 @@ impl SightlineApp {
         let show_analysis = self.show_analysis;
         let mut toggle_help = false;
         let tab = self.tab_mut();
-        if tab.document.is_some() && show_details {
-            details_dock::show(ui, tab);
-        }
         if tab.document.is_some() && show_analysis {
             let mut actions = Vec::new();
             // Statistics follow a range being dragged live; on very large traces (where one
@@ -357,6 +354,10 @@ impl SightlineApp {
                     }
                 });
             tab.apply_panel_actions(actions);
+        }
+        // Under the timeline only: the analysis panel keeps the window's whole height.
+        if tab.document.is_some() && show_details {
+            details_dock::show(ui, tab);
         }
         let mut open_clicked = false;
         let mut event_action = None;
