@@ -472,6 +472,22 @@ fn ctrl_f_and_slash_focus_the_search_box() {
     h.event(Event::Text("a/b".into()));
     h.step();
     assert_eq!(h.state().tab().search.query, "a/b");
+    // Shift+/ is `?`: the keys, not the search box.
+    press(&mut h, Modifiers::NONE, Key::Escape);
+    h.step();
+    assert!(!focused(&h));
+    h.event(Event::Key {
+        key: Key::Slash,
+        pressed: true,
+        modifiers: Modifiers::SHIFT,
+        repeat: false,
+        physical_key: None,
+    });
+    h.event(Event::Text("?".into()));
+    h.step();
+    h.step();
+    assert!(!focused(&h), "? is not /");
+    assert!(h.state().show_help, "? shows the keys");
 }
 
 // ---------------------------------------------------------------- item 7: keys

@@ -2,10 +2,12 @@
 //! ([`crate::ui::panels::details`] draws the record).
 //!
 //! It opens tall enough for a whole record ([`DEFAULT_ROWS`] lines: a kernel's record with its
-//! launch), shows a grip on its splitter, and keeps the height a person drags it to. egui
-//! remembers a panel's height as the height of what it drew (in its memory, which eframe saves
-//! with the settings), so the panel is always filled: a short content — the one-line hint shown
-//! with nothing selected — would otherwise shrink it to two lines for good.
+//! launch; at most half the height, so a small window keeps its timeline), shows a grip on its
+//! splitter, and keeps the height a person drags it to. egui remembers a panel's height as the
+//! height of what it drew (in its memory, which eframe saves with the settings), so the panel is
+//! always filled: a short content — the one-line hint shown with nothing selected — would
+//! otherwise shrink it to two lines for good. It sits under the timeline only: the analysis
+//! panel keeps the window's whole height.
 
 use egui::{Rect, Stroke, Ui, Vec2};
 
@@ -35,7 +37,8 @@ pub fn record_height(ui: &Ui, rows: f32) -> f32 {
 
 /// The details panel of `tab`, at the bottom of `ui`.
 pub fn show(ui: &mut Ui, tab: &mut TraceTab) {
-    let default_height = record_height(ui, DEFAULT_ROWS);
+    // On a small window the timeline keeps at least half the height.
+    let default_height = record_height(ui, DEFAULT_ROWS).min(ui.available_height() * 0.5);
     let response = egui::Panel::bottom("sightline_details")
         .resizable(true)
         .default_size(default_height)

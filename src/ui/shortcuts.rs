@@ -25,7 +25,7 @@ pub struct WindowKeys {
 pub fn take(ctx: &Context) -> WindowKeys {
     let claimed = claimed_this_frame(ctx);
     let typing = ctx.egui_wants_keyboard_input() && !claimed.contains(&Key::Slash);
-    let keys = ctx.input_mut(|i| {
+    let (keys, slashed) = ctx.input_mut(|i| {
         i.events.retain(|e| match e {
             Event::Key { key, .. } => !claimed.contains(key),
             Event::Text(t) => !(t == "/" && claimed.contains(&Key::Slash)),
@@ -33,25 +33,27 @@ pub fn take(ctx: &Context) -> WindowKeys {
         });
         let open = i.consume_shortcut(&OPEN_SHORTCUT);
         let mut focus_search = i.consume_shortcut(&SEARCH_SHORTCUT);
+        let mut slashed = false;
         if !typing {
-            let slash = |e: &Event| {
-                matches!(e, Event::Text(t) if t == "/")
-                    || matches!(
-                        e,
-                        Event::Key {
-                            key: Key::Slash,
-                            ..
-                        }
-                    )
+            // Shift+/ is `?` (help) on a US keyboard: only the unshifted key, or the text `/`.
+            let slash = |e: &Event| match e {
+                Event::Text(t) => t == "/",
+                Event::Key {
+                    key: Key::Slash,
+                    modifiers,
+                    ..
+                } => !modifiers.shift,
+                _ => false,
             };
             if i.events.iter().any(slash) {
                 focus_search = true;
+                slashed = true;
                 i.events.retain(|e| !slash(e));
             }
         }
-        WindowKeys { open, focus_search }
+        (WindowKeys { open, focus_search }, slashed)
     });
-    if keys.focus_search {
+    if slashed {
         claim(ctx, Key::Slash);
     }
     keys

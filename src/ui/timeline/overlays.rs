@@ -533,11 +533,13 @@ fn gap_link_shapes(
         .call
         .and_then(|c| event_rect(trace, model, view, rows, area, c));
     if let Some(r) = call_rect {
-        let call = Pos2::new(r.left().clamp(area.left(), area.right()), r.center().y);
+        let call = Pos2::new(r.left(), r.center().y);
         if let Some(line) = clip_to_x(gpu, call, area.left() - 2.0, area.right() + 2.0) {
             out.shapes.push(Shape::line_segment(line, stroke));
         }
-        out.shapes.push(Shape::circle_filled(call, 3.5, color));
+        if call.x >= area.left() && call.x <= area.right() {
+            out.shapes.push(Shape::circle_filled(call, 3.5, color));
+        }
         out.shapes.push(Shape::rect_stroke(
             r.expand(1.5),
             0.0,
