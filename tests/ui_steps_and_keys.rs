@@ -651,5 +651,15 @@ fn exports_start_in_the_home_folder_then_the_last_export_folder_and_can_make_a_f
     h.step();
     h.step();
     assert!(h.query_by_label_contains("exists already").is_some());
+    h.get_by_label("Cancel").click();
+    h.step();
+    h.step();
+    // The last export folder is in the settings (saved between runs) and given to the dialogs
+    // of the next run.
+    assert_eq!(h.state().settings.last_export_folder, Some(runs.clone()));
+    file_dialog::install(&h.ctx, FileDialogs::builtin(NO_SYSTEM_DIALOG));
+    h.step();
+    export(&mut h);
+    assert_eq!(folder(&h), runs.display().to_string());
     std::fs::remove_dir_all(&scratch).ok();
 }

@@ -258,6 +258,7 @@ impl SightlineApp {
         for path in std::mem::take(&mut self.pending_open) {
             self.open(path, Some(&ctx));
         }
+        self.sync_export_folder(&ctx);
         let keys = shortcuts::take(&ctx);
         if keys.open {
             file_dialog::open_trace(&ctx, self.settings.last_folder.as_deref());
@@ -322,6 +323,19 @@ impl SightlineApp {
             // Keep polling even if the worker's repaint request raced with this frame.
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
+    }
+
+    /// The last export folder: the settings' one given to the file dialogs until they have their
+    /// own, theirs remembered in the settings after each export.
+    fn sync_export_folder(&mut self, ctx: &egui::Context) {
+        let remembered = &mut self.settings.last_export_folder;
+        file_dialog::with(ctx, |d| match (d.last_export_dir(), remembered.as_ref()) {
+            (None, Some(folder)) => d.set_export_dir(folder),
+            (Some(dir), _) if remembered.as_deref() != Some(dir) => {
+                *remembered = Some(dir.to_path_buf());
+            }
+            _ => {}
+        });
     }
 
     /// The active tab: details below, analysis on the right, timeline in the middle.

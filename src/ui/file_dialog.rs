@@ -481,6 +481,11 @@ impl FileDialogs {
         self.export_dir = Some(dir.into());
     }
 
+    /// The folder of the last export, as remembered (`None` before the first).
+    pub fn last_export_dir(&self) -> Option<&Path> {
+        self.export_dir.as_deref()
+    }
+
     /// Whether the in-window browser is open, and for what.
     pub fn browsing(&self) -> Option<&FilePurpose> {
         self.browser.as_ref().map(|b| &b.purpose)

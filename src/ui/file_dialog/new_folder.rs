@@ -11,6 +11,8 @@ pub struct NewFolder {
     /// `Some` while the name field is shown.
     name: Option<String>,
     problem: Option<String>,
+    /// The name field takes the keyboard when it appears.
+    focus_name: bool,
 }
 
 impl NewFolder {
@@ -27,6 +29,7 @@ impl NewFolder {
                 {
                     self.name = Some(String::new());
                     self.problem = None;
+                    self.focus_name = true;
                 }
                 return;
             };
@@ -34,6 +37,9 @@ impl NewFolder {
             let edit = ui
                 .add(egui::TextEdit::singleline(name).desired_width(220.0))
                 .labelled_by(label.id);
+            if std::mem::take(&mut self.focus_name) {
+                edit.request_focus();
+            }
             let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             if ui.button("Create").clicked() || enter {
                 match make(dir, name) {
