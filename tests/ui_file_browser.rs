@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use sightline::ui::SightlineApp;
 use sightline::ui::file_dialog::{self, DialogBackend, FileDialogs, NO_SYSTEM_DIALOG};
 
@@ -36,7 +36,11 @@ fn file_open(h: &mut Harness<'static, SightlineApp>) {
     h.get_by_label("File").click();
     h.step();
     h.step();
-    let items = h.get_all_by_label("Open…").collect::<Vec<_>>();
+    // The menu item's label ends with its shortcut (Ctrl+O).
+    let items = h
+        .get_all_by_label_contains("Open…")
+        .filter(|n| n.accesskit_node().role() == egui::accesskit::Role::Button)
+        .collect::<Vec<_>>();
     assert_eq!(items.len(), 2, "the menu item and the welcome button");
     let menu_item = items
         .into_iter()
@@ -157,7 +161,8 @@ fn a_table_export_through_the_browser_writes_the_csv_where_chosen() {
     let dir = common::scratch_dir("file-browser");
     let mut h = common::ui::opened("moe");
     let mut dialogs = FileDialogs::builtin(NO_SYSTEM_DIALOG);
-    dialogs.set_start_dir(&dir);
+    // Save… starts in the last export's folder (Open… in the last trace's).
+    dialogs.set_export_dir(&dir);
     file_dialog::install(&h.ctx, dialogs);
     h.get_by_label("Export table as CSV…").click();
     h.step();

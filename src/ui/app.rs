@@ -8,11 +8,13 @@ use egui::{Align2, Color32, FontId, Id, Ui};
 use super::compare::{self, CompareView};
 use super::file_dialog::{self, FilePurpose};
 use super::panels::analysis::PanelAction;
-use super::panels::{details, graph_launch, search, warnings};
+use super::panels::{search, warnings};
 use super::settings::Settings;
 use super::theme::{Palette, PaletteKind};
-use super::timeline::{self, EventKind, EventRef, GapMark, Overlays, Ruler};
+use super::timeline::event_menu::EventAction;
+use super::timeline::{self, EventRef, GapMark, Overlays, Ruler};
 use super::workspace::{TraceTab, file_name};
+use super::{details_dock, shortcuts};
 use crate::analysis::align::Alignment;
 use crate::analysis::gap_causes::GapCauseInfo;
 use crate::analysis::{IdleGap, TimeRange};
@@ -256,6 +258,14 @@ impl SightlineApp {
         for path in std::mem::take(&mut self.pending_open) {
             self.open(path, Some(&ctx));
         }
+        self.sync_export_folder(&ctx);
+        let keys = shortcuts::take(&ctx);
+        if keys.open {
+            file_dialog::open_trace(&ctx, self.settings.last_folder.as_deref());
+        }
+        if keys.focus_search {
+            self.tab_mut().search.focus_requested = true;
+        }
         if self.pending_compare && self.tabs.len() >= 2 {
             self.pending_compare = false;
             self.start_compare(0, 1);
@@ -315,18 +325,25 @@ impl SightlineApp {
         }
     }
 
+    /// The last export folder: the settings' one given to the file dialogs until they have their
+    /// own, theirs remembered in the settings after each export.
+    fn sync_export_folder(&mut self, ctx: &egui::Context) {
+        let remembered = &mut self.settings.last_export_folder;
+        file_dialog::with(ctx, |d| match (d.last_export_dir(), remembered.as_ref()) {
+            (None, Some(folder)) => d.set_export_dir(folder),
+            (Some(dir), _) if remembered.as_deref() != Some(dir) => {
+                *remembered = Some(dir.to_path_buf());
+            }
+            _ => {}
+        });
+    }
+
     /// The active tab: details below, analysis on the right, timeline in the middle.
     fn single_view(&mut self, ui: &mut Ui, palette: &Palette) {
         let show_details = self.show_details;
         let show_analysis = self.show_analysis;
         let mut toggle_help = false;
         let tab = self.tab_mut();
-        if tab.document.is_some() && show_details {
-            egui::Panel::bottom("sightline_details")
-                .resizable(true)
-                .default_size(200.0)
-                .show(ui, |ui| details_panel(ui, tab));
-        }
         if tab.document.is_some() && show_analysis {
             let mut actions = Vec::new();
             // Statistics follow a range being dragged live; on very large traces (where one
@@ -352,7 +369,12 @@ impl SightlineApp {
                 });
             tab.apply_panel_actions(actions);
         }
+        // Under the timeline only: the analysis panel keeps the window's whole height.
+        if tab.document.is_some() && show_details {
+            details_dock::show(ui, tab);
+        }
         let mut open_clicked = false;
+        let mut event_action = None;
         egui::CentralPanel::default()
             .frame(egui::Frame::central_panel(ui.style()).inner_margin(0.0))
             .show(ui, |ui| match &tab.document {
@@ -366,9 +388,16 @@ impl SightlineApp {
                         &tab.search.matches,
                     );
                     toggle_help = out.toggle_help;
+                    event_action = out.event_action;
                 }
                 None => open_clicked = welcome(ui),
             });
+        if let Some(EventAction::SearchName(name)) = event_action {
+            let search = &mut tab.search;
+            search.query = name;
+            search.use_regex = false;
+            search.focus_requested = true;
+        }
         if toggle_help {
             self.show_help = !self.show_help;
         }
@@ -487,7 +516,10 @@ impl SightlineApp {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 if ui
-                    .button("Open…")
+                    .add(
+                        egui::Button::new("Open…")
+                            .shortcut_text(ui.ctx().format_shortcut(&shortcuts::OPEN_SHORTCUT)),
+                    )
                     .on_hover_text("Opens the trace in a new tab")
                     .clicked()
                 {
@@ -579,7 +611,7 @@ impl SightlineApp {
             if !compare_on && let Some(d) = &tab.document {
                 ui.separator();
                 if let Some(e) = search::show(ui, &d.trace, &mut tab.search) {
-                    tab.timeline.reveal(&d.trace, &d.model, e);
+                    tab.timeline.reveal_match(&d.trace, &d.model, e);
                 }
                 ui.toggle_value(&mut tab.timeline.launch_arrows, "Launch arrows")
                     .on_hover_text(
@@ -719,39 +751,6 @@ pub fn status_lines(ui: &mut Ui, tab: &mut TraceTab) {
     }
 }
 
-/// The details of the selected event, with "Select range" for an NVTX range.
-fn details_panel(ui: &mut Ui, tab: &mut TraceTab) {
-    let Some(d) = &tab.document else {
-        return;
-    };
-    if let Some(e) = tab.timeline.selection.filter(|e| e.kind == EventKind::Nvtx)
-        && ui
-            .button("Select range")
-            .on_hover_text("Select this NVTX range's time (Alt+click does too)")
-            .clicked()
-    {
-        tab.timeline
-            .set_range_selection(Some((e.start_ns(&d.trace), e.end_ns(&d.trace))));
-    }
-    if let Some(e) = tab.timeline.selection {
-        graph_launch::launch_buttons(ui, &d.trace, &mut tab.timeline.view, e);
-    }
-    // A call stack makes the details taller than the panel: scroll. With nothing selected the
-    // one-line hint keeps the panel short.
-    let selection = tab.timeline.selection;
-    let shown = if selection.is_some() {
-        egui::ScrollArea::vertical()
-            .auto_shrink([false, false])
-            .show(ui, |ui| details::show(ui, &d.trace, &d.model, selection))
-            .inner
-    } else {
-        details::show(ui, &d.trace, &d.model, selection)
-    };
-    if let Some(e) = shown {
-        tab.timeline.reveal(&d.trace, &d.model, e);
-    }
-}
-
 /// The start screen; true when its Open… button was clicked.
 fn welcome(ui: &mut Ui) -> bool {
     let mut clicked = false;
@@ -781,17 +780,30 @@ pub const HELP_KEYS: &[(&str, &str)] = &[
     ("Home or 0", "show the whole trace"),
     ("Drag on time axis", "zoom to that span"),
     ("Click", "select an event (details below)"),
-    ("Double-click", "zoom to the event"),
+    ("Double-click", "zoom to the event and select its span"),
+    (
+        "Right-click",
+        "menu: select span, zoom to, copy name, show launch / kernels, search this name",
+    ),
     ("Click a row title", "collapse / expand the group"),
-    ("Shift+Drag", "select a time range (statistics follow it)"),
+    (
+        "Shift+Drag",
+        "select a time range (statistics follow it; edges snap to event edges)",
+    ),
     ("Shift/Ctrl+Drag on time axis", "select a time range"),
     ("Alt+Click an NVTX range", "select its time range"),
     (
         "R, then two clicks",
         "ruler between two points (snaps to event edges)",
     ),
-    ("Esc", "clear rulers and the range selection"),
-    ("Enter / Shift+Enter", "next / previous search match"),
+    ("Z or Enter", "zoom to the selected range"),
+    ("Backspace or Alt+Left", "back to the previous view"),
+    ("Esc", "clear rulers, the range selection and the gap mark"),
+    ("Ctrl+O", "open a trace"),
+    (
+        "Ctrl+F or /",
+        "search (Enter / Shift+Enter: next / previous match)",
+    ),
     ("?", "this help"),
 ];
 

@@ -19,7 +19,12 @@
 //! The browser is written here rather than taken from a crate: `egui-file-dialog` 0.15 is built
 //! on egui 0.36, and `egui_file` 0.29 (egui 0.37) labels its entries with emoji that egui 0.37's
 //! default fonts cannot draw. It lists folders (one click enters) and the files of the asked
-//! kind ("Show all files" for the rest), takes a typed folder or name, and says why it is used.
+//! kind ("Show all files" for the rest), takes a typed folder or name, makes a new folder
+//! ([`new_folder`]), and says why it is used.
+//!
+//! Open… starts in the folder a trace was last opened from; every Save… in the folder of the
+//! last export, else the home folder — never beside the trace by default, whose folder may be
+//! read-only or shared.
 //!
 //! The state lives in the egui context (one [`FileDialogs`] per context): the askers sit deep
 //! in panels whose signatures other code shares, and the context is what they all have. A
@@ -32,6 +37,8 @@ use std::time::{Duration, Instant};
 
 use egui::mutex::Mutex;
 use egui::{Align2, Context, Id};
+
+mod new_folder;
 
 /// `builtin` forces the in-window browser, `system` the system dialog; unset or anything else:
 /// the system dialog where one can open.
@@ -180,6 +187,7 @@ struct Browser {
     entries: Result<Vec<Entry>, String>,
     file_name: String,
     problem: Option<String>,
+    new_folder: new_folder::NewFolder,
 }
 
 struct Entry {
@@ -210,6 +218,7 @@ impl Browser {
             entries: Ok(Vec::new()),
             file_name,
             problem: None,
+            new_folder: new_folder::NewFolder::default(),
         };
         browser.enter(dir);
         browser
@@ -287,6 +296,9 @@ impl Browser {
                 go_to = Some(PathBuf::from(self.dir_edit.trim()));
             }
         });
+        if let Some(made) = self.new_folder.ui(ui, &self.dir) {
+            go_to = Some(made);
+        }
         let mut chosen_by_double_click = false;
         let list_height = (ui.available_height() - 80.0).max(120.0);
         egui::ScrollArea::vertical()
@@ -394,7 +406,10 @@ pub struct FileDialogs {
     backend: DialogBackend,
     browser: Option<Browser>,
     chosen: Vec<(FilePurpose, PathBuf)>,
+    /// Where Open… starts: the folder a trace was last opened from.
     start_dir: Option<PathBuf>,
+    /// Where Save… starts: the folder of the last export (else the home folder).
+    export_dir: Option<PathBuf>,
 }
 
 impl Default for FileDialogs {
@@ -419,6 +434,7 @@ impl FileDialogs {
             browser: None,
             chosen: Vec::new(),
             start_dir: None,
+            export_dir: None,
         }
     }
 
@@ -448,6 +464,26 @@ impl FileDialogs {
 
     pub fn set_start_dir(&mut self, dir: impl Into<PathBuf>) {
         self.start_dir = Some(dir.into());
+    }
+
+    /// The folder the next Save… starts in: the last export's, else the home folder (else
+    /// the working folder).
+    pub fn export_dir(&self) -> PathBuf {
+        self.export_dir
+            .clone()
+            .filter(|d| d.is_dir())
+            .or_else(|| std::env::home_dir().filter(|d| d.is_dir()))
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("/"))
+    }
+
+    pub fn set_export_dir(&mut self, dir: impl Into<PathBuf>) {
+        self.export_dir = Some(dir.into());
+    }
+
+    /// The folder of the last export, as remembered (`None` before the first).
+    pub fn last_export_dir(&self) -> Option<&Path> {
+        self.export_dir.as_deref()
     }
 
     /// Whether the in-window browser is open, and for what.
@@ -483,7 +519,11 @@ impl FileDialogs {
         }
         if self.backend == DialogBackend::System {
             let asked = Instant::now();
-            match system_dialog(&request, self.start_dir.as_deref()) {
+            let dir = match request {
+                Request::OpenTrace => self.start_dir.clone(),
+                Request::SaveCsv { .. } => Some(self.export_dir()),
+            };
+            match system_dialog(&request, dir.as_deref()) {
                 Some(path) => return self.choose(purpose, path),
                 None if asked.elapsed() >= FAILED_FAST => return, // cancelled
                 None => {
@@ -497,10 +537,14 @@ impl FileDialogs {
                 }
             }
         }
-        self.browser = Some(Browser::new(purpose, &request, self.browser_dir()));
+        let dir = match request {
+            Request::OpenTrace => self.open_dir(),
+            Request::SaveCsv { .. } => self.export_dir(),
+        };
+        self.browser = Some(Browser::new(purpose, &request, dir));
     }
 
-    fn browser_dir(&self) -> PathBuf {
+    fn open_dir(&self) -> PathBuf {
         self.start_dir
             .clone()
             .filter(|d| d.is_dir())
@@ -513,7 +557,12 @@ impl FileDialogs {
             path.set_extension("csv");
         }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            self.start_dir = Some(dir.to_path_buf());
+            let remembered = if purpose == FilePurpose::OpenTrace {
+                &mut self.start_dir
+            } else {
+                &mut self.export_dir
+            };
+            *remembered = Some(dir.to_path_buf());
         }
         self.chosen.push((purpose, path));
     }

@@ -4,19 +4,22 @@
 //! navigation; [`panels`] the details and search; [`theme`] the colours and legend; [`loader`]
 //! loads off the UI thread; [`fonts`] adds a CJK fallback; [`desktop`] the XDG integration;
 //! [`columns`] the tables' names cut to fit and their resizable, remembered column widths;
-//! [`gap_tooltip`] what an idle gap says about itself (Gaps tab and hatching).
+//! [`gap_tooltip`] what an idle gap says about itself (Gaps tab and hatching); [`details_dock`]
+//! the details panel's size and splitter; [`shortcuts`] the window's own keys (Ctrl+O, Ctrl+F).
 
 pub mod about;
 pub mod app;
 pub mod columns;
 pub mod compare;
 pub mod desktop;
+pub mod details_dock;
 pub mod file_dialog;
 pub mod fonts;
 pub mod gap_tooltip;
 pub mod loader;
 pub mod panels;
 pub mod settings;
+pub mod shortcuts;
 pub mod theme;
 pub mod timeline;
 pub mod workspace;

@@ -37,6 +37,9 @@ pub struct Settings {
     pub recent_files: Vec<PathBuf>,
     /// Where File → Open… starts: the folder of the last trace opened.
     pub last_folder: Option<PathBuf>,
+    /// Where every Save… (CSV export) starts: the folder of the last export (else the home
+    /// folder, never the trace's).
+    pub last_export_folder: Option<PathBuf>,
     /// `Some(true)` dark, `Some(false)` light, `None` follow the system.
     pub dark_mode: Option<bool>,
     /// The palette chosen in View (standard or colour-blind-safe); `None` until one is chosen.

@@ -187,3 +187,87 @@ pub fn panel_harness(trace: Trace, selection: TimeRange) -> Harness<'static, Pan
 pub fn settle_panel(h: &mut Harness<'static, PanelBench>) {
     settle_with(h, |bench| bench.panel.busy());
 }
+
+/// The app with `paths` open, one tab each, in a window of `size`, once every load and every
+/// background job of the panels is over.
+pub fn app_with_size(paths: Vec<PathBuf>, size: Vec2) -> Harness<'static, SightlineApp> {
+    let mut h = Harness::builder()
+        .with_size(size)
+        .with_step_dt(0.01)
+        .with_max_steps(20)
+        .build_ui_state(
+            |ui, app: &mut SightlineApp| app.ui(ui),
+            SightlineApp::with_files(paths, false),
+        );
+    settle_all(&mut h);
+    h
+}
+
+/// Steps until no tab is loading and no panel job (analysis, compare diff) runs.
+pub fn settle_all(h: &mut Harness<'static, SightlineApp>) {
+    settle_with(h, |app| {
+        app.is_loading()
+            || app.tabs.iter().any(|t| t.analysis.busy())
+            || app.compare.as_ref().is_some_and(|c| c.diff.busy())
+    });
+}
+
+/// Lets more than egui's double-click interval pass, so the next click starts a new gesture.
+pub fn pause(h: &mut Harness<'static, SightlineApp>) {
+    h.run_steps(60);
+}
+
+/// A right click at `pos` (opens a context menu there).
+pub fn right_click(h: &mut Harness<'static, SightlineApp>, pos: Pos2) {
+    h.event(Event::PointerMoved(pos));
+    for pressed in [true, false] {
+        h.event(Event::PointerButton {
+            pos,
+            button: PointerButton::Secondary,
+            pressed,
+            modifiers: Modifiers::NONE,
+        });
+    }
+    h.step();
+    h.step();
+}
+
+/// Two clicks at `pos` within the double-click interval, after a pause.
+pub fn double_click(h: &mut Harness<'static, SightlineApp>, pos: Pos2) {
+    pause(h);
+    click_at(h, pos);
+    click_at(h, pos);
+}
+
+/// A key pressed and released with `modifiers` held, and two frames.
+pub fn press(h: &mut Harness<'static, SightlineApp>, modifiers: Modifiers, key: egui::Key) {
+    h.key_press_modifiers(modifiers, key);
+    h.step();
+    h.step();
+}
+
+/// A drag egui sees frame by frame (press, moves and release each in a frame of their own),
+/// as a splitter or a drag that must be recognised as one needs.
+pub fn slow_drag(h: &mut Harness<'static, SightlineApp>, from: Pos2, to: Pos2) {
+    h.event(Event::PointerMoved(from));
+    h.step();
+    h.event(Event::PointerButton {
+        pos: from,
+        button: PointerButton::Primary,
+        pressed: true,
+        modifiers: Modifiers::NONE,
+    });
+    h.step();
+    for k in 1..=8 {
+        h.event(Event::PointerMoved(from + (to - from) * (k as f32 / 8.0)));
+        h.step();
+    }
+    h.event(Event::PointerButton {
+        pos: to,
+        button: PointerButton::Primary,
+        pressed: false,
+        modifiers: Modifiers::NONE,
+    });
+    h.step();
+    h.step();
+}

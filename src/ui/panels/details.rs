@@ -448,7 +448,9 @@ pub fn show(
                     .show(&mut cols[0], |ui| {
                         for (key, value) in &facts {
                             ui.weak(*key);
-                            ui.add(egui::Label::new(value.as_str()).selectable(true));
+                            // Wrapped in its column: a long kernel name must not run under
+                            // the partner links of the other column.
+                            ui.add(egui::Label::new(value.as_str()).selectable(true).wrap());
                             ui.end_row();
                         }
                     });

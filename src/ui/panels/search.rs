@@ -1,5 +1,6 @@
 //! The search box: substring (case-insensitive) or regular-expression search over event names,
-//! with a match count and next/previous that select, zoom to and reveal each match.
+//! with a match count and next/previous that select and reveal each match (keeping the zoom,
+//! see [`crate::ui::timeline::TimelineState::reveal_match`]). Ctrl+F and `/` focus it.
 
 use egui::Ui;
 use regex::Regex;
@@ -22,6 +23,13 @@ pub struct SearchState {
     /// Why the regular expression does not compile.
     pub error: Option<String>,
     searched: Option<(String, bool)>,
+    /// Ctrl+F, `/` or "Search this name": the box takes the keyboard on its next frame.
+    pub focus_requested: bool,
+}
+
+/// The search box's widget id, to focus it (and for tests to see that it has the focus).
+pub fn search_box_id() -> egui::Id {
+    egui::Id::unique("sightline_search_box")
 }
 
 impl SearchState {
@@ -128,15 +136,22 @@ pub fn show(ui: &mut Ui, trace: &Trace, state: &mut SearchState) -> Option<Event
     let edit = ui
         .add(
             egui::TextEdit::singleline(&mut state.query)
-                .hint_text("name or regex")
+                .id(search_box_id())
+                .hint_text("name or regex (Ctrl+F, /)")
                 .desired_width(220.0),
         )
         .labelled_by(label.id);
+    if std::mem::take(&mut state.focus_requested) {
+        edit.request_focus();
+    }
     ui.checkbox(&mut state.use_regex, "Regex");
     state.refresh(trace);
     if edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
         let back = ui.input(|i| i.modifiers.shift);
         go = state.step(!back);
+        // This Enter was the search's: the timeline, whose Enter zooms to the selected
+        // range, must not see it too.
+        crate::ui::shortcuts::claim(ui.ctx(), egui::Key::Enter);
     }
     if ui
         .button("Prev")

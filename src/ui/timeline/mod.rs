@@ -8,11 +8,15 @@
 
 pub mod counters;
 pub mod cpu_row;
+pub mod event_menu;
 pub mod graph_brackets;
+pub mod history;
+mod input;
 pub mod launch_arrows;
 pub mod navigation;
 pub mod overlays;
 pub mod painter;
+pub mod reveal;
 pub mod rows;
 mod thread_rows;
 mod tooltip;
@@ -27,7 +31,7 @@ pub use painter::{BarLabel, FrameShapes, RowPlacement, build_shapes, event_at, e
 pub use rows::{EventKind, EventRef, GroupId, RowKind, TimelineModel};
 
 use egui::text::{LayoutJob, TextWrapping};
-use egui::{Align2, FontId, Key, Pos2, Rect, Sense, Shape, Stroke, Ui, Vec2};
+use egui::{Align2, FontId, Pos2, Rect, Sense, Shape, Stroke, Ui};
 
 use crate::trace::Trace;
 use crate::ui::theme::Palette;
@@ -37,7 +41,7 @@ pub const TITLE_WIDTH_PX: f32 = 250.0;
 /// Height of the time axis strip.
 pub const AXIS_HEIGHT_PX: f32 = 26.0;
 /// Points a line of wheel scroll counts for.
-const WHEEL_LINE_PX: f32 = 40.0;
+pub(crate) const WHEEL_LINE_PX: f32 = 40.0;
 
 /// The timeline's interaction state, kept by the app between frames.
 #[derive(Debug, Clone)]
@@ -70,6 +74,10 @@ pub struct TimelineState {
     /// The time the axis labels count from (0: the session start; the compare view puts each
     /// run's alignment point there).
     pub axis_origin_ns: i64,
+    /// The views Backspace / Alt+Left go back to.
+    pub history: history::ViewHistory,
+    /// The event the open right-click menu is about.
+    pub context_event: Option<EventRef>,
 }
 
 impl Default for TimelineState {
@@ -92,6 +100,8 @@ impl Default for TimelineState {
             last_merged_drawn: 0,
             last_overlays_drawn: OverlayCounts::default(),
             axis_origin_ns: 0,
+            history: history::ViewHistory::default(),
+            context_event: None,
         }
     }
 }
@@ -116,30 +126,6 @@ impl TimelineState {
         }
     }
 
-    /// Selects `event` and brings it into view: zooms so it fills the middle of the screen and
-    /// scrolls its row into sight (expanding its groups).
-    pub fn reveal(&mut self, trace: &Trace, model: &TimelineModel, event: EventRef) {
-        self.selection = Some(event);
-        if let Some(launch) = graph_brackets::launch_of_node(trace, event) {
-            self.view.expanded_graphs.insert(launch as u32);
-        }
-        self.view
-            .zoom_to_event(event.start_ns(trace), event.end_ns(trace));
-        if let Some(row) = model.row_of_event(trace, event) {
-            for g in &model.rows[row].hidden_by {
-                self.view.collapsed.remove(g);
-            }
-            let (placements, _) = painter::layout_rows(model, &self.view, 0.0);
-            if let Some(p) = placements.iter().find(|p| p.row == row) {
-                let y = p.top + self.view.scroll_y;
-                let visible_h = self.last_event_area.height().max(100.0);
-                if y < self.view.scroll_y || y + p.height > self.view.scroll_y + visible_h {
-                    self.view.scroll_y = (y - visible_h / 3.0).max(0.0);
-                }
-            }
-        }
-    }
-
     /// What is drawn over the events: the panel's overlays, the selected range and the placed
     /// rulers (not the one being placed, which follows the pointer).
     pub fn overlay_input(&self) -> OverlayInput<'_> {
@@ -155,11 +141,13 @@ impl TimelineState {
         self.range_selection = range.map(|(a, b)| (a.min(b), a.max(b)));
     }
 
-    /// What Esc does: clears the rulers (and leaves ruler mode) and the selected range.
+    /// What Esc does: clears the rulers (and leaves ruler mode), the selected range and the
+    /// chosen gap's mark.
     pub fn clear_marks(&mut self) {
         self.ruler.clear();
         self.ruler.active = false;
         self.range_selection = None;
+        self.overlays.gap_link = None;
     }
 
     /// Whether a Shift+drag is selecting a range right now.
@@ -203,9 +191,11 @@ pub fn build_shapes_with_overlays(
 }
 
 /// What the timeline asks the app to do after a frame.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TimelineOutput {
     pub toggle_help: bool,
+    /// Asked for from the right-click menu of an event.
+    pub event_action: Option<event_menu::EventAction>,
 }
 
 /// Draws the timeline into the whole of `ui`'s available rect and handles its input.
@@ -242,16 +232,15 @@ pub fn show(
     let axis_response = ui.interact(axis_area, id.with("axis"), Sense::click_and_drag());
     let title_response = ui.interact(title_area, id.with("titles"), Sense::click());
 
-    handle_navigation(
-        ui,
-        state,
-        &area_response,
-        &axis_response,
-        &title_response,
-        event_area,
-    );
+    state.history.begin_frame(&state.view);
+    let areas = input::Areas {
+        events: &area_response,
+        axis: &axis_response,
+        titles: &title_response,
+    };
+    input::handle_navigation(ui, trace, model, state, &areas, event_area);
     if !ui.ctx().egui_wants_keyboard_input() {
-        output.toggle_help = handle_keys(ui, state);
+        output.toggle_help = input::handle_keys(ui, state);
     }
 
     let mut frame = build_shapes(trace, model, &state.view, event_area, palette);
@@ -280,9 +269,13 @@ pub fn show(
             state.set_range_selection(Some((e.start_ns(trace), e.end_ns(trace))));
         }
     } else if area_response.double_clicked() {
+        // Zoom to it and select its span: the binding for a step that survives window
+        // managers taking Alt+click.
         if let Some(e) = hovered {
             state.selection = Some(e);
             state.view.zoom_to_event(e.start_ns(trace), e.end_ns(trace));
+            state.set_range_selection(Some((e.start_ns(trace), e.end_ns(trace))));
+            state.history.jumped();
         }
     } else if area_response.clicked() {
         if let Some(b) = bracket.filter(|b| b.disclosure) {
@@ -300,6 +293,8 @@ pub fn show(
     {
         state.view.toggle(group);
     }
+    output.event_action = event_menu::show(&area_response, trace, model, state, hovered);
+    state.history.end_frame(&state.view, ui.input(|i| i.time));
 
     let painter = ui.painter_at(full);
     let event_painter = painter.with_clip_rect(event_area);
@@ -424,146 +419,6 @@ pub fn show(
         area_response.on_hover_ui_at_pointer(|ui| crate::ui::gap_tooltip::show(ui, trace, &g));
     }
     output
-}
-
-fn handle_navigation(
-    ui: &Ui,
-    state: &mut TimelineState,
-    area: &egui::Response,
-    axis: &egui::Response,
-    titles: &egui::Response,
-    event_area: Rect,
-) {
-    let map = TimeToX::new(&state.view, event_area.left(), event_area.width());
-    // Wheel: read the raw events so zoom is deterministic (no smoothing) and tests can drive it.
-    let hover = area.hover_pos().or(axis.hover_pos());
-    let over_titles = titles.hovered();
-    if hover.is_some() || over_titles {
-        let wheel: Vec<(Vec2, egui::Modifiers)> = ui.input(|i| {
-            i.events
-                .iter()
-                .filter_map(|e| match e {
-                    egui::Event::MouseWheel {
-                        unit,
-                        delta,
-                        modifiers,
-                        ..
-                    } => {
-                        let scale = match unit {
-                            egui::MouseWheelUnit::Point => 1.0,
-                            egui::MouseWheelUnit::Line => WHEEL_LINE_PX,
-                            egui::MouseWheelUnit::Page => event_area.height(),
-                        };
-                        Some((*delta * scale, *modifiers))
-                    }
-                    _ => None,
-                })
-                .collect()
-        });
-        for (delta, modifiers) in wheel {
-            if over_titles || modifiers.shift {
-                state.view.scroll_y = (state.view.scroll_y - delta.y - delta.x).max(0.0);
-                continue;
-            }
-            if let Some(p) = hover {
-                if delta.y != 0.0 {
-                    let factor = (-f64::from(delta.y) * 0.0025).exp();
-                    state.view.zoom_at(map.t(p.x), factor);
-                }
-                if delta.x != 0.0 {
-                    state.view.pan_ns(-f64::from(delta.x) * map.ns_per_px());
-                }
-            }
-        }
-    }
-    let shift = ui.input(|i| i.modifiers.shift);
-    let press_t = || {
-        ui.input(|i| i.pointer.press_origin())
-            .or(area.interact_pointer_pos())
-            .or(axis.interact_pointer_pos())
-            .map(|p| map.t(p.x))
-    };
-    // Shift+drag anywhere, or Ctrl/Cmd+drag on the axis, selects; a plain axis drag zooms.
-    let command = ui.input(|i| i.modifiers.command || i.modifiers.ctrl);
-    if (area.drag_started() && shift) || (axis.drag_started() && (shift || command)) {
-        state.range_drag_from_ns = press_t();
-    }
-    if let Some(from) = state.range_drag_from_ns {
-        let pos = area.interact_pointer_pos().or(axis.interact_pointer_pos());
-        if let Some(p) = pos {
-            let to = map.t(p.x);
-            let (a, b) = if from <= to { (from, to) } else { (to, from) };
-            state.range_selection = Some((a.round() as i64, b.round() as i64));
-        }
-        if area.drag_stopped() || axis.drag_stopped() || !(area.dragged() || axis.dragged()) {
-            state.range_drag_from_ns = None;
-        }
-        return;
-    }
-    if area.dragged() {
-        let d = area.drag_delta();
-        state.view.pan_ns(-f64::from(d.x) * map.ns_per_px());
-        state.view.scroll_y = (state.view.scroll_y - d.y).max(0.0);
-    }
-    // The press position, not where the drag was recognised (a few points later).
-    if axis.drag_started()
-        && let Some(p) = ui
-            .input(|i| i.pointer.press_origin())
-            .or(axis.interact_pointer_pos())
-    {
-        state.axis_drag_from_ns = Some(map.t(p.x));
-    }
-    if axis.drag_stopped()
-        && let (Some(from), Some(p)) = (state.axis_drag_from_ns.take(), axis.interact_pointer_pos())
-    {
-        let to = map.t(p.x);
-        if (to - from).abs() * map.px_per_ns >= 3.0 {
-            state.view.zoom_to(from, to);
-        }
-    }
-}
-
-/// W/S zoom, A/D pan, Home/0 show all, R ruler, Esc clear, ? help. Returns whether help was
-/// toggled.
-fn handle_keys(ui: &Ui, state: &mut TimelineState) -> bool {
-    let (ruler, escape) = ui.input(|i| (i.key_pressed(Key::R), i.key_pressed(Key::Escape)));
-    if ruler {
-        state.ruler.active = !state.ruler.active;
-        state.ruler.pending_ns = None;
-    }
-    if escape {
-        state.clear_marks();
-    }
-    let (zoom_in, zoom_out, left, right, home, help) = ui.input(|i| {
-        (
-            i.num_presses(Key::W),
-            i.num_presses(Key::S),
-            i.num_presses(Key::A),
-            i.num_presses(Key::D),
-            i.key_pressed(Key::Home) || i.key_pressed(Key::Num0),
-            i.key_pressed(Key::Questionmark)
-                || i.events
-                    .iter()
-                    .any(|e| matches!(e, egui::Event::Text(t) if t == "?")),
-        )
-    });
-    for _ in 0..zoom_in {
-        state.view.zoom_center(0.8);
-    }
-    for _ in 0..zoom_out {
-        state.view.zoom_center(1.25);
-    }
-    let step = state.view.span_ns() * 0.1;
-    for _ in 0..left {
-        state.view.pan_ns(-step);
-    }
-    for _ in 0..right {
-        state.view.pan_ns(step);
-    }
-    if home {
-        state.view.show_all();
-    }
-    help
 }
 
 fn paint_labels(painter: &egui::Painter, trace: &Trace, labels: &[BarLabel]) {

@@ -277,6 +277,9 @@ pub struct OverlayCounts {
     pub range: bool,
     /// Rulers drawn (the one being placed included).
     pub rulers: usize,
+    /// Whether the chosen gap's mark (its point and label at the gap's end) was drawn: only
+    /// while that time is in view.
+    pub gap_link: bool,
 }
 
 /// The overlay part of a frame.
@@ -520,31 +523,39 @@ fn gap_link_shapes(
         return;
     };
     let map = TimeToX::new(view, area.left(), area.width());
-    let gpu = Pos2::new(
-        map.x(link.end_ns).clamp(area.left(), area.right()),
-        gpu_row.top + gpu_row.height / 2.0,
-    );
+    // Where the gap is, in view or not: a mark off-screen is not drawn at the edge (it would
+    // claim a time it is not at); the line to its call is clipped by the painter.
+    let gpu = Pos2::new(map.x(link.end_ns), gpu_row.top + gpu_row.height / 2.0);
+    let gpu_in_view = gpu.x >= area.left() && gpu.x <= area.right();
     let color = palette.gap_cause(Some(link.cause));
     let stroke = Stroke::new(2.0, color);
-    out.shapes.push(Shape::circle_filled(gpu, 3.5, color));
     let call_rect = link
         .call
         .and_then(|c| event_rect(trace, model, view, rows, area, c));
+    if let Some(r) = call_rect {
+        let call = Pos2::new(r.left(), r.center().y);
+        if let Some(line) = clip_to_x(gpu, call, area.left() - 2.0, area.right() + 2.0) {
+            out.shapes.push(Shape::line_segment(line, stroke));
+        }
+        if call.x >= area.left() && call.x <= area.right() {
+            out.shapes.push(Shape::circle_filled(call, 3.5, color));
+        }
+        out.shapes.push(Shape::rect_stroke(
+            r.expand(1.5),
+            0.0,
+            stroke,
+            egui::StrokeKind::Outside,
+        ));
+    }
+    if !gpu_in_view {
+        return;
+    }
+    out.shapes.push(Shape::circle_filled(gpu, 3.5, color));
+    out.counts.gap_link = true;
     let text = match (link.call, call_rect) {
         (None, _) => format!("{}: no launching call in the trace", link.cause.label()),
         (Some(_), None) => format!("{}: the launching call's row is hidden", link.cause.label()),
-        (Some(c), Some(r)) => {
-            let call = Pos2::new(r.left().clamp(area.left(), area.right()), r.center().y);
-            out.shapes.push(Shape::line_segment([gpu, call], stroke));
-            out.shapes.push(Shape::circle_filled(call, 3.5, color));
-            out.shapes.push(Shape::rect_stroke(
-                r.expand(1.5),
-                0.0,
-                stroke,
-                egui::StrokeKind::Outside,
-            ));
-            format!("{} · {}", link.cause.label(), c.name(trace))
-        }
+        (Some(c), Some(_)) => format!("{} · {}", link.cause.label(), c.name(trace)),
     };
     out.labels.push(OverlayLabel {
         // Below the point: the GPU header is often the top row, with no room above it.
@@ -553,6 +564,22 @@ fn gap_link_shapes(
         text,
         boxed: true,
     });
+}
+
+/// The part of the segment `a`–`b` with x in `[x0, x1]`, if any.
+fn clip_to_x(a: Pos2, b: Pos2, x0: f32, x1: f32) -> Option<[Pos2; 2]> {
+    let (a, b) = if a.x <= b.x { (a, b) } else { (b, a) };
+    if b.x < x0 || a.x > x1 {
+        return None;
+    }
+    let at = |x: f32| {
+        if (b.x - a.x).abs() < f32::EPSILON {
+            a
+        } else {
+            a + (b - a) * ((x - a.x) / (b.x - a.x))
+        }
+    };
+    Some([at(a.x.max(x0)), at(b.x.min(x1))])
 }
 
 /// The 45° lines (bottom-left to top-right) hatching `r`, `step` apart on the x axis and

@@ -1,0 +1,102 @@
+//! The details panel at the bottom of the window: the selected event's record with its buttons
+//! ([`crate::ui::panels::details`] draws the record).
+//!
+//! It opens tall enough for a whole record ([`DEFAULT_ROWS`] lines: a kernel's record with its
+//! launch; at most half the height, so a small window keeps its timeline), shows a grip on its
+//! splitter, and keeps the height a person drags it to. egui remembers a panel's height as the
+//! height of what it drew (in its memory, which eframe saves with the settings), so the panel is
+//! always filled: a short content — the one-line hint shown with nothing selected — would
+//! otherwise shrink it to two lines for good. It sits under the timeline only: the analysis
+//! panel keeps the window's whole height.
+
+use egui::{Rect, Stroke, Ui, Vec2};
+
+use super::panels::{details, graph_launch};
+use super::timeline::EventKind;
+use super::workspace::TraceTab;
+
+/// Lines of a record the panel shows at first: a kernel's (kind, name, times, stream, device,
+/// process, launch configuration, shared memory, correlation and launch latency) fits.
+pub const DEFAULT_ROWS: f32 = 18.0;
+/// The panel can be dragged down to this height, never to nothing.
+const MIN_HEIGHT_PX: f32 = 60.0;
+
+/// The height that shows `rows` lines of a record with its title and buttons, in this style.
+pub fn record_height(ui: &Ui, rows: f32) -> f32 {
+    // A row of the record's grid: a selectable label (interact height) and the grid's spacing.
+    let line = ui
+        .spacing()
+        .interact_size
+        .y
+        .max(ui.text_style_height(&egui::TextStyle::Body))
+        + 2.5;
+    let bar = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
+    let margins = 2.0 * ui.spacing().window_margin.sum().y;
+    rows * line + 2.0 * bar + margins
+}
+
+/// The details panel of `tab`, at the bottom of `ui`.
+pub fn show(ui: &mut Ui, tab: &mut TraceTab) {
+    // On a small window the timeline keeps at least half the height.
+    let default_height = record_height(ui, DEFAULT_ROWS).min(ui.available_height() * 0.5);
+    let response = egui::Panel::bottom("sightline_details")
+        .resizable(true)
+        .default_size(default_height)
+        .min_size(MIN_HEIGHT_PX)
+        .show(ui, |ui| {
+            ui.set_min_height(ui.available_height());
+            details_panel(ui, tab);
+        })
+        .response;
+    paint_grip(ui, response.rect);
+}
+
+/// A visible splitter: a line along the panel's top edge with a grip in its middle.
+fn paint_grip(ui: &Ui, panel: Rect) {
+    let visuals = &ui.style().visuals.widgets;
+    let line = Stroke::new(
+        1.0,
+        visuals.noninteractive.fg_stroke.color.gamma_multiply(0.5),
+    );
+    ui.painter().hline(panel.x_range(), panel.top() + 0.5, line);
+    let grip = Rect::from_center_size(
+        egui::pos2(panel.center().x, panel.top() + 4.0),
+        Vec2::new(40.0, 4.0),
+    );
+    ui.painter()
+        .rect_filled(grip, 2.0, visuals.inactive.fg_stroke.color);
+}
+
+/// The details of the selected event, with "Select range" for an NVTX range.
+fn details_panel(ui: &mut Ui, tab: &mut TraceTab) {
+    let Some(d) = &tab.document else {
+        return;
+    };
+    if let Some(e) = tab.timeline.selection.filter(|e| e.kind == EventKind::Nvtx)
+        && ui
+            .button("Select range")
+            .on_hover_text(
+                "Select this NVTX range's time (double-click or the right-click menu does too)",
+            )
+            .clicked()
+    {
+        tab.timeline
+            .set_range_selection(Some((e.start_ns(&d.trace), e.end_ns(&d.trace))));
+    }
+    if let Some(e) = tab.timeline.selection {
+        graph_launch::launch_buttons(ui, &d.trace, &mut tab.timeline.view, e);
+    }
+    // A call stack makes the details taller than the panel: scroll.
+    let selection = tab.timeline.selection;
+    let shown = if selection.is_some() {
+        egui::ScrollArea::vertical()
+            .auto_shrink([false, false])
+            .show(ui, |ui| details::show(ui, &d.trace, &d.model, selection))
+            .inner
+    } else {
+        details::show(ui, &d.trace, &d.model, selection)
+    };
+    if let Some(e) = shown {
+        tab.timeline.reveal(&d.trace, &d.model, e);
+    }
+}
