@@ -17,6 +17,7 @@ mod ordered_work;
 pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};
 pub use diff_commands::DiffArgs;
 mod perf_commands;
+mod ranks_command;
 mod render_command;
 mod report_commands;
 mod samples_export;
@@ -77,6 +78,8 @@ pub enum Command {
     Render(RenderArgs),
     /// Run a read-only SQL query over the trace's views (kernels, memcpy, api, ranges, …).
     Sql(SqlArgs),
+    /// The traces of one run's ranks on one clock: per-rank GPU time, collectives, stragglers.
+    Ranks(ranks_command::RanksArgs),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -132,6 +135,7 @@ pub fn run(command: Command) -> Result<i32> {
         Command::Bench(args) => perf_commands::bench(&args),
         Command::Render(args) => render_command::render(&args),
         Command::Sql(args) => sql_command::sql(&args),
+        Command::Ranks(args) => ranks_command::ranks(&args),
     }
 }
 

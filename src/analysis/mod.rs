@@ -16,6 +16,7 @@ pub mod key_averages;
 pub mod nsys_format;
 pub mod overlap;
 pub mod range;
+pub mod ranks;
 pub mod reports;
 pub mod rounding;
 pub mod rules;

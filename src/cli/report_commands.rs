@@ -199,7 +199,7 @@ fn say_empty(trace: &Trace, request: &ReportRequest, filter: &Filter, several: b
     }
 }
 
-fn write_table(
+pub fn write_table(
     table: &Table,
     title: &str,
     id: &str,

@@ -1,0 +1,97 @@
+//! `sightline ranks FILE…`: the traces of one run's ranks on one clock — a row per rank (GPU span,
+//! busy, idle, kernel and communication time, collectives, late arrivals, wait), then with
+//! `--instances` every collective matched across ranks with each rank's arrival.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+
+use super::Format;
+use super::report_commands::write_table;
+use crate::analysis::ranks::{Run, collectives, table};
+use crate::trace::Needs;
+
+#[derive(clap::Args, Debug)]
+pub struct RanksArgs {
+    /// The traces of one run, one per rank (nsys exports and PyTorch traces, mixed or not).
+    #[arg(required = true, num_args = 1..)]
+    pub traces: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Ranges that count as collectives where a rank has neither NCCL kernels nor c10d::
+    /// operators (a regex over NVTX / annotation names).
+    #[arg(long, value_name = "REGEX", default_value = collectives::DEFAULT_PATTERN)]
+    pub collectives: String,
+    /// Also print every collective instance with each rank's arrival.
+    #[arg(long)]
+    pub instances: bool,
+}
+
+pub fn ranks(args: &RanksArgs) -> Result<i32> {
+    let pattern = regex::Regex::new(&args.collectives)
+        .map_err(|e| anyhow::anyhow!("--collectives '{}': {e}", args.collectives))?;
+    if args.traces.len() < 2 {
+        bail!("a run needs two traces or more (one per rank)");
+    }
+    // Each trace on a thread of its own (a loader blocks on its own rayon work, so loads must
+    // not sit on rayon's threads themselves).
+    let traces = std::thread::scope(|s| {
+        let loads: Vec<_> = args
+            .traces
+            .iter()
+            .map(|p| s.spawn(move || super::load_for_cli(p, Needs::ALL)))
+            .collect();
+        loads
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| bail!("a trace failed to load")))
+            .collect::<Result<Vec<_>>>()
+    })?;
+    let refs: Vec<_> = traces.iter().collect();
+    let run = Run::new(&refs, &pattern);
+
+    eprintln!("clock: {}", run.alignment.describe());
+    for (i, r) in run.ranks.iter().enumerate() {
+        let source = run.collectives.per_rank[i]
+            .source
+            .map_or("none found", |s| s.label());
+        eprintln!(
+            "rank {} ({}): {}; collectives from {source}",
+            r.rank,
+            r.source.label(),
+            r.trace.path.display()
+        );
+    }
+    let c = &run.collectives;
+    match c.straggler(run.ranks.len()) {
+        Some((r, n)) => eprintln!(
+            "straggler: rank {} arrived last at {n} of {} collectives",
+            run.ranks[r].rank,
+            c.instances.len()
+        ),
+        None if c.instances.is_empty() => eprintln!("no collective is shared by two ranks"),
+        None => eprintln!("no straggler: no rank arrives last more often than the others"),
+    }
+
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let several = args.instances;
+    write_table(
+        &table::rank_table(&run),
+        "Ranks:",
+        "ranks",
+        args.format,
+        several,
+        &mut out,
+    )?;
+    if args.instances {
+        write_table(
+            &table::instance_table(&run),
+            "Collective instances:",
+            "collectives",
+            args.format,
+            several,
+            &mut out,
+        )?;
+    }
+    std::io::Write::flush(&mut out)?;
+    Ok(0)
+}
