@@ -11,11 +11,25 @@ fn main() {
     }
     match sightline::cli::main_with(cli) {
         Ok(code) => std::process::exit(code),
+        // `sightline summary … | head`: the reader left; that is not an error worth a word.
+        Err(e) if closed_pipe(&e) => std::process::exit(0),
         Err(e) => {
             eprintln!("sightline: {e:#}");
             std::process::exit(if gui { 2 } else { 1 });
         }
     }
+}
+
+/// The error is stdout's reader having gone (a pipe closed early).
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<csv::Error>()
+                .is_some_and(|c| matches!(c.kind(), csv::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe))
+    })
 }
 
 /// Loading builds columns of millions of rows and reorders them (a new column for each old one):

@@ -375,3 +375,32 @@ fn every_golden_report_at_once_prints_nsys_output_in_order() {
         "only {traces} bundled traces with golden output"
     );
 }
+
+/// `sightline summary … | head -1`: the reader leaves early; the command stops quietly. (The
+/// two row dumps of stress print 5.9 MB, 90 times a pipe's buffer: the writes do fail.)
+#[test]
+fn a_reader_that_leaves_early_is_not_an_error() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["summary", &common::fixture("stress").to_string_lossy()])
+        .args([
+            "--report",
+            "cuda_gpu_trace,cuda_api_trace",
+            "--format",
+            "csv",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run sightline");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("a line");
+    assert_eq!(first.trim_end(), "# cuda_gpu_trace");
+    // The pipe's reader is gone now (the BufReader was dropped).
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "{:?}", out.status);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("sightline:"), "{stderr}");
+}

@@ -490,6 +490,48 @@ fn ctrl_f_and_slash_focus_the_search_box() {
     assert!(h.state().show_help, "? shows the keys");
 }
 
+/// Enter goes on to the next match with the box keeping the keyboard, Shift+Enter back — Shift
+/// as the key event had it, even when it was let go within the frame.
+#[test]
+fn enter_steps_through_the_matches_and_shift_enter_steps_back() {
+    let mut h = open("moe");
+    let focused = |h: &App| h.ctx.memory(|m| m.has_focus(search_box_id()));
+    press(&mut h, Modifiers::COMMAND, Key::F);
+    h.step();
+    h.event(Event::Text("cudaLaunchKernel".into()));
+    h.step();
+    h.step();
+    assert!(h.state().tab().search.matches.len() > 3);
+    for want in 0..3 {
+        press(&mut h, Modifiers::NONE, Key::Enter);
+        assert_eq!(
+            h.state().tab().search.current,
+            Some(want),
+            "Enter #{}",
+            want + 1
+        );
+        assert!(
+            focused(&h),
+            "the box keeps the keyboard after Enter #{}",
+            want + 1
+        );
+    }
+    h.event(Event::Key {
+        key: Key::Enter,
+        pressed: true,
+        modifiers: Modifiers::SHIFT,
+        repeat: false,
+        physical_key: None,
+    });
+    h.step();
+    h.step();
+    assert_eq!(
+        h.state().tab().search.current,
+        Some(1),
+        "Shift+Enter goes back"
+    );
+}
+
 // ---------------------------------------------------------------- item 7: keys
 
 #[test]
@@ -573,6 +615,14 @@ fn ctrl_o_opens_and_every_new_key_is_listed_by_help_and_the_readme() {
             "{key} in the README's keys table"
         );
     }
+    // Esc closes the window.
+    press(&mut h, Modifiers::NONE, Key::Escape);
+    h.step();
+    h.step();
+    assert!(
+        h.query_by_label("Backspace or Alt+Left").is_none(),
+        "Esc closes ?"
+    );
 }
 
 // ---------------------------------------------------------------- item 8: export

@@ -660,6 +660,10 @@ impl SightlineApp {
 
     fn help_window(&mut self, ctx: &egui::Context) {
         let mut open = self.show_help;
+        // Esc closes it, as it closes every other window.
+        if open && ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
+            open = false;
+        }
         egui::Window::new("Keys")
             .id(Id::unique("sightline_help"))
             .open(&mut open)

@@ -147,8 +147,17 @@ pub fn show(ui: &mut Ui, trace: &Trace, state: &mut SearchState) -> Option<Event
     ui.checkbox(&mut state.use_regex, "Regex");
     state.refresh(trace);
     if edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
-        let back = ui.input(|i| i.modifiers.shift);
+        // Shift as the Enter key event had it: by the end of the frame a quick Shift+Enter may
+        // have let Shift go already.
+        let back = ui.input(|i| {
+            i.events.iter().any(|e| {
+                matches!(e, egui::Event::Key { key: egui::Key::Enter, pressed: true, modifiers, .. }
+                    if modifiers.shift)
+            })
+        });
         go = state.step(!back);
+        // The box keeps the keyboard, so the next Enter goes on to the next match.
+        edit.request_focus();
         // This Enter was the search's: the timeline, whose Enter zooms to the selected
         // range, must not see it too.
         crate::ui::shortcuts::claim(ui.ctx(), egui::Key::Enter);
