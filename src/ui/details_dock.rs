@@ -39,7 +39,9 @@ pub fn record_height(ui: &Ui, rows: f32) -> f32 {
 pub fn show(ui: &mut Ui, tab: &mut TraceTab) {
     // On a small window the timeline keeps at least half the height.
     let default_height = record_height(ui, DEFAULT_ROWS).min(ui.available_height() * 0.5);
-    let response = egui::Panel::bottom("sightline_details")
+    // Its own id, not the old "sightline_details": builds before this one stored a two-line
+    // height under that id, which would otherwise win over the default for good.
+    let response = egui::Panel::bottom("sightline_details_dock")
         .resizable(true)
         .default_size(default_height)
         .min_size(MIN_HEIGHT_PX)
