@@ -14,10 +14,10 @@ mod common;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
+use common::ui::{settle_all as settle, slow_drag};
 use egui::accesskit::Role;
-use egui::{Event, Modifiers, MouseWheelUnit, PointerButton, Pos2, TouchPhase, Vec2};
+use egui::{Event, Modifiers, MouseWheelUnit, Pos2, TouchPhase, Vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use sightline::analysis::align::Alignment;
@@ -29,40 +29,7 @@ use sightline::ui::timeline::{RowKind, TimeToX, format_duration};
 type App = Harness<'static, SightlineApp>;
 
 fn app_with(paths: Vec<PathBuf>, compare: bool) -> App {
-    let mut h = Harness::builder()
-        .with_size(Vec2::new(1600.0, 1000.0))
-        .with_step_dt(0.01)
-        .with_max_steps(20)
-        .build_ui_state(
-            |ui, app: &mut SightlineApp| app.ui(ui),
-            SightlineApp::with_files(paths, compare),
-        );
-    settle(&mut h);
-    h
-}
-
-fn busy(app: &SightlineApp) -> bool {
-    app.is_loading()
-        || app.tabs.iter().any(|t| t.analysis.busy())
-        || app.compare.as_ref().is_some_and(|c| c.diff.busy())
-}
-
-fn settle(h: &mut App) {
-    let started = Instant::now();
-    let mut idle = 0;
-    while idle < 3 {
-        h.step();
-        if busy(h.state()) {
-            idle = 0;
-            assert!(
-                started.elapsed() < Duration::from_secs(120),
-                "jobs did not finish"
-            );
-            std::thread::sleep(Duration::from_millis(2));
-        } else {
-            idle += 1;
-        }
-    }
+    common::ui::app_of(paths, Vec2::new(1600.0, 1000.0), compare)
 }
 
 fn sightline(args: &[&str]) -> String {
@@ -91,31 +58,6 @@ fn wheel(h: &mut App, pos: Pos2, dy: f32) {
         phase: TouchPhase::Move,
         modifiers: Modifiers::NONE,
         source: egui::MouseWheelSource::Wheel,
-    });
-    h.step();
-    h.step();
-}
-
-/// A drag that egui sees frame by frame (press, moves, release each in a frame of its own).
-fn slow_drag(h: &mut App, from: Pos2, to: Pos2) {
-    h.event(Event::PointerMoved(from));
-    h.step();
-    h.event(Event::PointerButton {
-        pos: from,
-        button: PointerButton::Primary,
-        pressed: true,
-        modifiers: Modifiers::NONE,
-    });
-    h.step();
-    for k in 1..=8 {
-        h.event(Event::PointerMoved(from + (to - from) * (k as f32 / 8.0)));
-        h.step();
-    }
-    h.event(Event::PointerButton {
-        pos: to,
-        button: PointerButton::Primary,
-        pressed: false,
-        modifiers: Modifiers::NONE,
     });
     h.step();
     h.step();

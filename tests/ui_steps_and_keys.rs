@@ -456,13 +456,7 @@ fn ctrl_f_and_slash_focus_the_search_box() {
     press(&mut h, Modifiers::NONE, Key::Escape);
     h.step();
     assert!(!focused(&h));
-    h.event(Event::Key {
-        key: Key::Slash,
-        pressed: true,
-        modifiers: Modifiers::NONE,
-        repeat: false,
-        physical_key: None,
-    });
+    key_down(&mut h, Key::Slash, Modifiers::NONE);
     h.event(Event::Text("/".into()));
     h.step();
     h.step();
@@ -476,13 +470,7 @@ fn ctrl_f_and_slash_focus_the_search_box() {
     press(&mut h, Modifiers::NONE, Key::Escape);
     h.step();
     assert!(!focused(&h));
-    h.event(Event::Key {
-        key: Key::Slash,
-        pressed: true,
-        modifiers: Modifiers::SHIFT,
-        repeat: false,
-        physical_key: None,
-    });
+    key_down(&mut h, Key::Slash, Modifiers::SHIFT);
     h.event(Event::Text("?".into()));
     h.step();
     h.step();
@@ -516,13 +504,7 @@ fn enter_steps_through_the_matches_and_shift_enter_steps_back() {
             want + 1
         );
     }
-    h.event(Event::Key {
-        key: Key::Enter,
-        pressed: true,
-        modifiers: Modifiers::SHIFT,
-        repeat: false,
-        physical_key: None,
-    });
+    key_down(&mut h, Key::Enter, Modifiers::SHIFT);
     h.step();
     h.step();
     assert_eq!(
@@ -666,15 +648,7 @@ fn exports_start_in_the_home_folder_then_the_last_export_folder_and_can_make_a_f
     // …the next export starts there, and a new folder is made and entered.
     export(&mut h);
     assert_eq!(folder(&h), scratch.display().to_string());
-    h.get_by_label("New folder").click();
-    h.step();
-    h.step();
-    h.get_by_label("Folder name")
-        .set_text_value_accesskit("runs");
-    h.step();
-    h.get_by_label("Create").click();
-    h.step();
-    h.step();
+    make_folder(&mut h, "runs");
     let runs = scratch.join("runs");
     assert!(runs.is_dir());
     assert_eq!(folder(&h), runs.display().to_string());
@@ -691,15 +665,7 @@ fn exports_start_in_the_home_folder_then_the_last_export_folder_and_can_make_a_f
     export(&mut h);
     h.get_by_label("Up").click();
     h.step();
-    h.get_by_label("New folder").click();
-    h.step();
-    h.step();
-    h.get_by_label("Folder name")
-        .set_text_value_accesskit("runs");
-    h.step();
-    h.get_by_label("Create").click();
-    h.step();
-    h.step();
+    make_folder(&mut h, "runs");
     assert!(h.query_by_label_contains("exists already").is_some());
     h.get_by_label("Cancel").click();
     h.step();
@@ -712,4 +678,28 @@ fn exports_start_in_the_home_folder_then_the_last_export_folder_and_can_make_a_f
     export(&mut h);
     assert_eq!(folder(&h), runs.display().to_string());
     std::fs::remove_dir_all(&scratch).ok();
+}
+
+/// New folder → its name → Create, in the built-in file browser.
+fn make_folder(h: &mut App, name: &str) {
+    h.get_by_label("New folder").click();
+    h.step();
+    h.step();
+    h.get_by_label("Folder name").set_text_value_accesskit(name);
+    h.step();
+    h.get_by_label("Create").click();
+    h.step();
+    h.step();
+}
+
+/// A key-down event alone, with `modifiers` as the event carries them (the frame's modifier
+/// state unchanged), as a quick keystroke can arrive.
+fn key_down(h: &mut App, key: Key, modifiers: Modifiers) {
+    h.event(Event::Key {
+        key,
+        pressed: true,
+        modifiers,
+        repeat: false,
+        physical_key: None,
+    });
 }

@@ -191,13 +191,18 @@ pub fn settle_panel(h: &mut Harness<'static, PanelBench>) {
 /// The app with `paths` open, one tab each, in a window of `size`, once every load and every
 /// background job of the panels is over.
 pub fn app_with_size(paths: Vec<PathBuf>, size: Vec2) -> Harness<'static, SightlineApp> {
+    app_of(paths, size, false)
+}
+
+/// [`app_with_size`], opening the first two of `paths` in the compare view when `compare`.
+pub fn app_of(paths: Vec<PathBuf>, size: Vec2, compare: bool) -> Harness<'static, SightlineApp> {
     let mut h = Harness::builder()
         .with_size(size)
         .with_step_dt(0.01)
         .with_max_steps(20)
         .build_ui_state(
             |ui, app: &mut SightlineApp| app.ui(ui),
-            SightlineApp::with_files(paths, false),
+            SightlineApp::with_files(paths, compare),
         );
     settle_all(&mut h);
     h

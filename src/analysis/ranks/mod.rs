@@ -75,16 +75,9 @@ impl Rank<'_> {
 pub fn rank_in_file_name(path: &Path) -> Option<u32> {
     let name = path.file_name()?.to_string_lossy();
     let stem = name.split('.').next().unwrap_or_default();
-    let digits: String = stem
-        .chars()
-        .rev()
-        .skip_while(|c| !c.is_ascii_digit())
-        .take_while(|c| c.is_ascii_digit())
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    digits.parse().ok()
+    let head = stem.trim_end_matches(|c: char| !c.is_ascii_digit());
+    let digits = head.len() - head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    head[head.len() - digits..].parse().ok()
 }
 
 /// Each trace's rank: `distributedInfo.rank`, else the last number in its file name, else its
