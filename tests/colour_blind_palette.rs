@@ -188,7 +188,14 @@ fn real_kernel_names() -> BTreeSet<String> {
 #[test]
 fn kernels_of_real_traces_never_look_like_a_legend_colour() {
     let real = real_kernel_names();
-    assert!(real.len() > 50, "{} kernel names", real.len());
+    // The fixtures alone have a dozen names; with ../shared/traces there are many more.
+    let least = if common::shared_traces().is_some() {
+        50
+    } else {
+        10
+    };
+    println!("{} real kernel names", real.len());
+    assert!(real.len() > least, "{} kernel names", real.len());
     // And names no trace had, to cover the hash's range.
     let names: BTreeSet<String> = real
         .into_iter()
