@@ -183,7 +183,7 @@ fn warm_up_iterations_are_those_in_the_warmup_range_and_outliers_follow_median_a
     );
 
     // With no warm-up told apart, every iteration is compared: outliers lie above
-    // median + 3 × MAD (at least 1 % of the median), computed here from the SQL rows.
+    // median + 3 × MAD (at least 5 % of the median), computed here from the SQL rows.
     let none = Excluded::default();
     let all = iterations::iterations(&trace, TimeRange::ALL, &choice, Some(&none));
     let mut d: Vec<i64> = sql.iter().map(|r| r.end - r.start).collect();
@@ -191,7 +191,7 @@ fn warm_up_iterations_are_those_in_the_warmup_range_and_outliers_follow_median_a
     let median = d[(d.len() - 1) / 2];
     let mut dev: Vec<i64> = d.iter().map(|x| (x - median).abs()).collect();
     dev.sort_unstable();
-    let mad = dev[(dev.len() - 1) / 2].max(median / 100);
+    let mad = dev[(dev.len() - 1) / 2].max(median / 20);
     let expected: Vec<bool> = sql
         .iter()
         .map(|r| r.end - r.start > median + 3 * mad)

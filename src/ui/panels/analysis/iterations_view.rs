@@ -232,7 +232,7 @@ fn summary_ui(ui: &mut Ui, found: &Iterations) {
     }
     if let Some(t) = found.outlier_threshold_ns {
         text += &format!(
-            "; {outliers} outlier{} above {} (median + 3×MAD)",
+            "; {outliers} outlier{} above {} (median + 3×MAD, MAD ≥ 5 % of the median)",
             if outliers == 1 { "" } else { "s" },
             format_duration(t as f64)
         );
