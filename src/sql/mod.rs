@@ -10,6 +10,7 @@
 
 pub mod guard;
 pub mod model_db;
+pub mod track;
 pub mod views;
 
 use std::io::Read;
@@ -75,6 +76,16 @@ impl SqlTrace {
         Self::from_trace(&trace)
     }
 
+    /// The views of a trace already loaded: over its file when it is an nsys export (read again
+    /// from disk, so every column is there), else its model copied into memory.
+    pub fn for_loaded(trace: &crate::trace::Trace) -> Result<Self, SqlError> {
+        if trace.format == crate::trace::TraceFormat::NsysSqlite && is_sqlite_file(&trace.path) {
+            Self::over_export(&trace.path)
+        } else {
+            Self::from_trace(trace)
+        }
+    }
+
     /// TEMP views over an nsys export, opened read-only and immutable.
     pub fn over_export(path: &Path) -> Result<Self, SqlError> {
         let conn = load::nsys_sqlite::connection::open_read_only(path)?;
@@ -131,6 +142,19 @@ impl SqlTrace {
         timeout: Duration,
         cancel: Option<Arc<AtomicBool>>,
     ) -> Result<QueryResult, SqlError> {
+        self.query_with(sql, &[], limit, timeout, cancel)
+    }
+
+    /// [`Self::query`] with named parameters (`:sel_start` → `("sel_start", ns)`); a parameter
+    /// the query names but `params` lacks is an error that lists the ones there are.
+    pub fn query_with(
+        &self,
+        sql: &str,
+        params: &[(&str, i64)],
+        limit: Option<usize>,
+        timeout: Duration,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Result<QueryResult, SqlError> {
         let started = Instant::now();
         let _ = self.refusals.take();
         let timed_out = Arc::new(AtomicBool::new(false));
@@ -149,20 +173,39 @@ impl SqlTrace {
                 false
             }),
         );
-        let result = self.run(sql, limit);
+        let result = self.run(sql, params, limit);
         self.conn.progress_handler(0, None::<fn() -> bool>);
         result.map_err(|e| self.explain(e, &timed_out, timeout))
     }
 
-    fn run(&self, sql: &str, limit: Option<usize>) -> rusqlite::Result<QueryResult> {
+    fn run(
+        &self,
+        sql: &str,
+        params: &[(&str, i64)],
+        limit: Option<usize>,
+    ) -> rusqlite::Result<QueryResult> {
         let mut stmt = self.conn.prepare(sql)?;
+        for i in 1..=stmt.parameter_count() {
+            let asked = stmt.parameter_name(i).unwrap_or("?").to_string();
+            let bare = asked.trim_start_matches([':', '@', '$']);
+            match params.iter().find(|(name, _)| *name == bare) {
+                Some(&(_, value)) => stmt.raw_bind_parameter(i, value)?,
+                None => {
+                    let known: Vec<String> = params.iter().map(|(n, _)| format!(":{n}")).collect();
+                    return Err(rusqlite::Error::InvalidParameterName(format!(
+                        "{asked} (the parameters are {})",
+                        if known.is_empty() { "none here".to_string() } else { known.join(", ") }
+                    )));
+                }
+            }
+        }
         let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
         let n = columns.len();
         let mut out = QueryResult {
             columns,
             ..Default::default()
         };
-        let mut rows = stmt.query([])?;
+        let mut rows = stmt.raw_query();
         while let Some(row) = rows.next()? {
             if limit.is_some_and(|l| out.rows.len() >= l) {
                 out.truncated = true;

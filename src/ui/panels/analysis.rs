@@ -18,6 +18,9 @@ mod findings_view;
 mod flame_graph;
 mod gpu_view;
 mod samples_view;
+mod sql_editor;
+mod sql_view;
+mod sql_worker;
 mod statistics_view;
 mod stats_table;
 mod warmup_form;
@@ -52,6 +55,7 @@ pub use stats_table::{
     Histogram, RowOrder, Sort, TableLayout, event_bounds, event_duration, is_numeric_column,
     row_events, visible_rows,
 };
+pub use sql_view::{EXAMPLES as SQL_EXAMPLES, SqlTab, editor_id as sql_editor_id};
 pub use warmup_form::{FormProblems, WarmupSettings};
 pub use warmup_view::excluded_text;
 pub use worker::{Status, Worker};
@@ -78,6 +82,8 @@ pub enum PanelAction {
     /// Outline these CPU samples (indices into `trace.cpu_samples`, sorted), those of the
     /// function chosen in the CPU samples tab; empty: clear the outline.
     HighlightSamples(Vec<u32>),
+    /// Tracks were pinned or removed in the SQL tab: re-read [`AnalysisPanel::sql`]'s pins.
+    SqlTracksChanged,
 }
 
 /// The sections of the panel, one shown at a time.
@@ -91,10 +97,11 @@ pub enum AnalysisTab {
     Overlap,
     CpuSamples,
     Export,
+    Sql,
 }
 
 impl AnalysisTab {
-    pub const ALL: [AnalysisTab; 7] = [
+    pub const ALL: [AnalysisTab; 8] = [
         AnalysisTab::Statistics,
         AnalysisTab::Findings,
         AnalysisTab::Warmup,
@@ -102,6 +109,7 @@ impl AnalysisTab {
         AnalysisTab::Overlap,
         AnalysisTab::CpuSamples,
         AnalysisTab::Export,
+        AnalysisTab::Sql,
     ];
 
     pub fn label(self) -> &'static str {
@@ -113,6 +121,7 @@ impl AnalysisTab {
             AnalysisTab::Overlap => "Overlap",
             AnalysisTab::CpuSamples => "CPU samples",
             AnalysisTab::Export => "Export",
+            AnalysisTab::Sql => "SQL",
         }
     }
 }
@@ -347,6 +356,8 @@ pub struct AnalysisPanel {
     comm: comm_view::CommState,
     /// The CPU samples tab's choices and jobs, and the gap chosen in the Gaps tab.
     samples: samples_view::SamplesState,
+    /// The SQL tab: query, answer, pinned tracks.
+    sql: SqlTab,
 }
 
 impl Default for AnalysisPanel {
@@ -378,6 +389,7 @@ impl Default for AnalysisPanel {
             computations: 0,
             comm: comm_view::CommState::default(),
             samples: samples_view::SamplesState::default(),
+            sql: SqlTab::default(),
         }
     }
 }
@@ -399,6 +411,15 @@ fn filter_of(selection: TimeRange, exclusion: Option<&WarmupExclusion>) -> Filte
 impl AnalysisPanel {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The SQL tab (its query, answer, history and pinned tracks).
+    pub fn sql(&self) -> &SqlTab {
+        &self.sql
+    }
+
+    pub fn sql_mut(&mut self) -> &mut SqlTab {
+        &mut self.sql
     }
 
     /// The warm-up exclusion in force, if the toggle is on (for shading excluded time).
@@ -543,6 +564,7 @@ impl AnalysisPanel {
         j.overlap.poll();
         self.comm.poll();
         self.samples.poll();
+        self.sql.poll();
     }
 
     /// Blocks until every running job is done and their follow-ups are started and done (tests
@@ -571,6 +593,7 @@ impl AnalysisPanel {
         let mut actions = Vec::new();
         self.poll_jobs();
         self.sync(trace, selection, &mut actions);
+        self.sql.follow_trace(self.trace_generation, &mut actions);
 
         ui.horizontal_wrapped(|ui| {
             let toggle = ui
@@ -613,6 +636,10 @@ impl AnalysisPanel {
                 }
                 AnalysisTab::CpuSamples => self.samples_ui(ui, trace, selection, &mut actions),
                 AnalysisTab::Export => self.export_ui(ui, trace, selection),
+                AnalysisTab::Sql => {
+                    let repaint = self.repaint_fn();
+                    self.sql.ui(ui, trace, selection, repaint, &mut actions);
+                }
             });
         actions
     }
