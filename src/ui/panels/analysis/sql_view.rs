@@ -502,6 +502,12 @@ fn views_help(trace: &Trace) -> String {
             crate::sql::views::GRAPH_EXECUTIONS
         ));
     }
+    if trace.gpu_span().is_some() {
+        s.push_str(&format!("gaps({})\n", crate::sql::computed::GAPS));
+    }
+    if !trace.cpu_samples.is_empty() {
+        s.push_str(&format!("samples({})\n", crate::sql::computed::SAMPLES));
+    }
     s
 }
 
