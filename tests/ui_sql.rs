@@ -134,6 +134,21 @@ fn a_pinned_result_shows_its_intervals_where_sql_says_and_they_select() {
                 .is_none()
     );
 
+    // The search box finds pinned intervals by name too, beside the trace's own events.
+    h.state_mut().tab_mut().search.query = "step_3".into();
+    h.step();
+    h.step();
+    let tab = h.state().tab();
+    let found = tab.search.sql_matches.clone();
+    assert_eq!(found.len(), 1);
+    let model = &tab.document.as_ref().expect("loaded").model;
+    assert_eq!(model.sql_tracks[0].intervals[found[0].interval].name, "step_3");
+    assert_eq!(*tab.timeline.sql_search_matches, *found, "outlined on the timeline");
+    let label = format!("{} matches (+1 in pinned tracks)", tab.search.matches.len());
+    assert!(h.query_by_label(&label).is_some(), "{label}");
+    h.state_mut().tab_mut().search.query.clear();
+    h.step();
+
     // A click selects the interval under the pointer; a double-click selects its span.
     let (pos, start, end) = middles[3];
     common::ui::click_at(&mut h, pos);

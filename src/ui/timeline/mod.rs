@@ -82,6 +82,8 @@ pub struct TimelineState {
     /// The selected interval of a pinned query result (apart from `selection`: it is no event
     /// of the trace).
     pub sql_selection: Option<sql_tracks::SqlHit>,
+    /// Pinned intervals the search box matched (outlined as search matches are).
+    pub sql_search_matches: std::sync::Arc<Vec<sql_tracks::SqlHit>>,
 }
 
 impl Default for TimelineState {
@@ -107,6 +109,7 @@ impl Default for TimelineState {
             history: history::ViewHistory::default(),
             context_event: None,
             sql_selection: None,
+            sql_search_matches: std::sync::Arc::default(),
         }
     }
 }
@@ -367,6 +370,15 @@ pub fn show(
         event_area,
         palette,
         search_matches,
+    );
+    sql_tracks::paint_matches(
+        &event_painter,
+        model,
+        &state.view,
+        &frame.rows,
+        event_area,
+        &state.sql_search_matches,
+        palette,
     );
     sql_tracks::paint_selection(
         &event_painter,

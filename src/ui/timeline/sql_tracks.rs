@@ -187,6 +187,39 @@ pub fn paint_selection(
     }
 }
 
+/// Outlines the search's matches among pinned intervals that are in view (at most 4000).
+pub fn paint_matches(
+    painter: &egui::Painter,
+    model: &TimelineModel,
+    view: &ViewState,
+    rows: &[RowPlacement],
+    rect: Rect,
+    matches: &[SqlHit],
+    palette: &Palette,
+) {
+    let mut drawn = 0;
+    for &hit in matches {
+        let Some((a, b)) = span_of(model, hit) else {
+            continue;
+        };
+        if (b as f64) < view.start_ns || (a as f64) > view.end_ns {
+            continue;
+        }
+        if let Some(r) = interval_rect(model, view, rows, rect, hit) {
+            painter.rect_stroke(
+                r,
+                0.0,
+                Stroke::new(1.5, palette.search_match),
+                egui::StrokeKind::Inside,
+            );
+            drawn += 1;
+            if drawn >= 4000 {
+                break;
+            }
+        }
+    }
+}
+
 /// The `[start, end)` of a pinned interval.
 pub fn span_of(model: &TimelineModel, hit: SqlHit) -> Option<(i64, i64)> {
     let iv = model.sql_tracks.get(hit.track)?.intervals.get(hit.interval)?;
