@@ -515,18 +515,26 @@ fn views_help(trace: &Trace) -> String {
 pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "Kernel and memcpy totals",
-        "SELECT 'kernels' AS what, COUNT(*) AS n, SUM(dur) AS total_ns FROM kernels\n\
-         UNION ALL\n\
-         SELECT 'memcpy', COUNT(*), SUM(dur) FROM memcpy",
+        "SELECT 'kernels' AS what, count(*) AS n, sum(dur) AS total_ns FROM kernels\n\
+         UNION ALL SELECT 'memcpy ' || kind, count(*), sum(dur) FROM memcpy GROUP BY kind",
     ),
     (
-        "Kernels longer than the mean of their name",
-        "SELECT k.start, k.\"end\", k.name, k.dur, CAST(m.mean AS INTEGER) AS mean_ns\n\
-         FROM kernels k JOIN (SELECT name, AVG(dur) AS mean FROM kernels GROUP BY name) m\n\
-         USING (name)\nWHERE k.dur > m.mean\nORDER BY k.dur - m.mean DESC",
+        "Kernels longer than the mean of their name (pin me)",
+        "SELECT k.start, k.\"end\", k.name, k.dur, round(m.mean) AS mean_ns FROM kernels k\n\
+         JOIN (SELECT name, avg(dur) AS mean FROM kernels GROUP BY name) m USING (name)\n\
+         WHERE k.dur > m.mean ORDER BY k.dur - m.mean DESC",
     ),
     (
-        "Kernels in the selection (pin me)",
+        "H2D copies under 64 KB per step",
+        "SELECT s.name AS step, count(c.start) AS h2d_under_64k, sum(c.bytes) AS bytes,\n\
+         sum(c.dur) AS copy_ns FROM ranges s\n\
+         JOIN memcpy c ON c.kind = 'Host-to-Device' AND c.bytes < 65536\n\
+         AND c.start >= s.start AND c.start < s.\"end\"\n\
+         WHERE s.name GLOB 'iter_*' OR s.name GLOB 'step_*' OR s.name GLOB 'ProfilerStep#*'\n\
+         GROUP BY s.name ORDER BY min(s.start)",
+    ),
+    (
+        "Kernels in the selection, a lane per stream (pin me)",
         "SELECT start, \"end\", name, stream AS row FROM kernels\n\
          WHERE start < :sel_end AND \"end\" > :sel_start",
     ),
