@@ -2,6 +2,9 @@
 //! `gaps` against the GPU work in the export (each gap is idle on its GPU, closed by work at both
 //! ends), and `threads` listing unnamed threads too.
 
+// Helpers fail the test on a broken fixture, which is what a panic is for here.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod common;
 
 use std::collections::BTreeMap;
@@ -55,7 +58,10 @@ fn samples_count_each_innermost_function_as_the_exports_callchains_do() {
     let total: i64 = conn
         .query_row("SELECT count(*) FROM COMPOSITE_EVENTS", [], |r| r.get(0))
         .expect("count");
-    assert_eq!(int(&ask(&trace, "SELECT count(*) FROM samples").rows[0][0]), total);
+    assert_eq!(
+        int(&ask(&trace, "SELECT count(*) FROM samples").rows[0][0]),
+        total
+    );
 }
 
 #[test]
@@ -77,7 +83,10 @@ fn every_gap_is_idle_on_its_gpu_and_bounded_by_gpu_work() {
         for g in &gaps {
             let (start, end, dur, device) = (int(&g[0]), int(&g[1]), int(&g[2]), int(&g[3]));
             assert_eq!(dur, end - start);
-            assert!(dur >= sightline::analysis::DEFAULT_MIN_GAP_NS, "{name}: {dur}");
+            assert!(
+                dur >= sightline::analysis::DEFAULT_MIN_GAP_NS,
+                "{name}: {dur}"
+            );
             let count = |sql: &str| -> i64 {
                 conn.query_row(
                     &format!("SELECT count(*) FROM ({ops}) WHERE deviceId = ?1 AND {sql}"),
@@ -86,9 +95,19 @@ fn every_gap_is_idle_on_its_gpu_and_bounded_by_gpu_work() {
                 )
                 .expect("count")
             };
-            assert_eq!(count("start < ?3 AND \"end\" > ?2"), 0, "{name}: busy in {start}..{end}");
-            assert!(count("\"end\" = ?2 AND ?3 = ?3") > 0, "{name}: nothing ends at {start}");
-            assert!(count("start = ?3 AND ?2 = ?2") > 0, "{name}: nothing starts at {end}");
+            assert_eq!(
+                count("start < ?3 AND \"end\" > ?2"),
+                0,
+                "{name}: busy in {start}..{end}"
+            );
+            assert!(
+                count("\"end\" = ?2 AND ?3 = ?3") > 0,
+                "{name}: nothing ends at {start}"
+            );
+            assert!(
+                count("start = ?3 AND ?2 = ?2") > 0,
+                "{name}: nothing starts at {end}"
+            );
         }
     }
 }
@@ -113,9 +132,11 @@ fn threads_lists_unnamed_threads_too() {
         )
         .expect("count");
     let named: i64 = conn
-        .query_row("SELECT count(DISTINCT globalTid) FROM ThreadNames", [], |r| {
-            r.get(0)
-        })
+        .query_row(
+            "SELECT count(DISTINCT globalTid) FROM ThreadNames",
+            [],
+            |r| r.get(0),
+        )
         .expect("count");
     assert!(all > named, "cpu_side has a thread with no name");
     assert_eq!((int(&r.rows[0][0]), int(&r.rows[0][1])), (all, named));

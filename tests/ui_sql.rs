@@ -3,6 +3,9 @@
 //! query is cancelled while the window keeps drawing frames, a wrong query shows SQLite's
 //! message, and the queries are remembered per trace.
 
+// Helpers fail the test on a broken fixture, which is what a panic is for here.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod common;
 
 use std::time::{Duration, Instant};
@@ -40,7 +43,10 @@ fn run(h: &mut Harness<'static, SightlineApp>) {
     assert!(h.state().tab().analysis.sql().is_running() || answered(h));
     let started = Instant::now();
     while h.state().tab().analysis.sql().is_running() {
-        assert!(started.elapsed() < Duration::from_secs(30), "the query did not end");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the query did not end"
+        );
         std::thread::sleep(Duration::from_millis(5));
         h.step();
     }
@@ -95,7 +101,11 @@ fn a_pinned_result_shows_its_intervals_where_sql_says_and_they_select() {
 
     // Show the steps: zoom to their span, then find each one on screen by its SQL times.
     let (first, last) = (steps[0].0, steps[steps.len() - 1].1);
-    h.state_mut().tab_mut().timeline.view.zoom_to(first as f64, last as f64);
+    h.state_mut()
+        .tab_mut()
+        .timeline
+        .view
+        .zoom_to(first as f64, last as f64);
     h.step();
     h.step();
     let tab = h.state().tab();
@@ -117,21 +127,41 @@ fn a_pinned_result_shows_its_intervals_where_sql_says_and_they_select() {
     for (start, end, name) in &steps {
         let x = map.x(start + (end - start) / 2);
         let pos = Pos2::new(x, y);
-        let hit = sql_tracks::interval_at(model, &tab.timeline.view, &tab.timeline.last_rows, area, pos)
-            .unwrap_or_else(|| panic!("{name} is not drawn at x = {x}"));
+        let hit = sql_tracks::interval_at(
+            model,
+            &tab.timeline.view,
+            &tab.timeline.last_rows,
+            area,
+            pos,
+        )
+        .unwrap_or_else(|| panic!("{name} is not drawn at x = {x}"));
         let iv = &model.sql_tracks[0].intervals[hit.interval];
         assert_eq!((iv.start_ns, iv.end_ns, &iv.name), (*start, *end, name));
-        let rect = sql_tracks::interval_rect(model, &tab.timeline.view, &tab.timeline.last_rows, area, hit)
-            .expect("drawn");
-        assert!((rect.left() - map.x(*start)).abs() < 0.5 && (rect.right() - map.x(*end)).abs() < 1.0);
+        let rect = sql_tracks::interval_rect(
+            model,
+            &tab.timeline.view,
+            &tab.timeline.last_rows,
+            area,
+            hit,
+        )
+        .expect("drawn");
+        assert!(
+            (rect.left() - map.x(*start)).abs() < 0.5 && (rect.right() - map.x(*end)).abs() < 1.0
+        );
         middles.push((pos, *start, *end));
     }
     // Before the first step there is none (the warm-up comes first).
     let before = Pos2::new(map.x(first) - 40.0, y);
     assert!(
         before.x <= area.left()
-            || sql_tracks::interval_at(model, &tab.timeline.view, &tab.timeline.last_rows, area, before)
-                .is_none()
+            || sql_tracks::interval_at(
+                model,
+                &tab.timeline.view,
+                &tab.timeline.last_rows,
+                area,
+                before
+            )
+            .is_none()
     );
 
     // The search box finds pinned intervals by name too, beside the trace's own events.
@@ -142,8 +172,14 @@ fn a_pinned_result_shows_its_intervals_where_sql_says_and_they_select() {
     let found = tab.search.sql_matches.clone();
     assert_eq!(found.len(), 1);
     let model = &tab.document.as_ref().expect("loaded").model;
-    assert_eq!(model.sql_tracks[0].intervals[found[0].interval].name, "step_3");
-    assert_eq!(*tab.timeline.sql_search_matches, *found, "outlined on the timeline");
+    assert_eq!(
+        model.sql_tracks[0].intervals[found[0].interval].name,
+        "step_3"
+    );
+    assert_eq!(
+        *tab.timeline.sql_search_matches, *found,
+        "outlined on the timeline"
+    );
     let label = format!("{} matches (+1 in pinned tracks)", tab.search.matches.len());
     assert!(h.query_by_label(&label).is_some(), "{label}");
     h.state_mut().tab_mut().search.query.clear();
@@ -153,8 +189,15 @@ fn a_pinned_result_shows_its_intervals_where_sql_says_and_they_select() {
     let (pos, start, end) = middles[3];
     common::ui::click_at(&mut h, pos);
     let selected = h.state().tab().timeline.sql_selection.expect("selected");
-    let iv = &h.state().tab().document.as_ref().expect("loaded").model.sql_tracks[0].intervals
-        [selected.interval];
+    let iv = &h
+        .state()
+        .tab()
+        .document
+        .as_ref()
+        .expect("loaded")
+        .model
+        .sql_tracks[0]
+        .intervals[selected.interval];
     assert_eq!((iv.start_ns, iv.end_ns), (start, end));
     pause(&mut h);
     h.event(egui::Event::PointerMoved(pos));
@@ -177,7 +220,11 @@ fn a_pinned_result_shows_its_intervals_where_sql_says_and_they_select() {
     h.step();
     h.step();
     let model = &h.state().tab().document.as_ref().expect("loaded").model;
-    assert!(model.row_index(RowKind::SqlTrack { track: 0, lane: 0 }).is_none());
+    assert!(
+        model
+            .row_index(RowKind::SqlTrack { track: 0, lane: 0 })
+            .is_none()
+    );
     assert!(model.sql_tracks.is_empty());
 }
 
@@ -210,15 +257,22 @@ fn sel_start_and_sel_end_follow_the_range_selection() {
     run(&mut h);
     assert_eq!(rows(&h), vec![vec![Value::Integer(a), Value::Integer(b)]]);
     let shown = format!(":sel_start = {a}, :sel_end = {b} (ns)");
-    assert!(h.query_by_label(&shown).is_some(), "the bound values are shown");
+    assert!(
+        h.query_by_label(&shown).is_some(),
+        "the bound values are shown"
+    );
 
     // Set from elsewhere (the panel, a double-click): the next run follows.
-    h.state_mut().set_selection_range(Some((first + 1000, first + 5000)));
+    h.state_mut()
+        .set_selection_range(Some((first + 1000, first + 5000)));
     h.step();
     run(&mut h);
     assert_eq!(
         rows(&h),
-        vec![vec![Value::Integer(first + 1000), Value::Integer(first + 5000)]]
+        vec![vec![
+            Value::Integer(first + 1000),
+            Value::Integer(first + 5000)
+        ]]
     );
 
     // The "+ :sel_start" button writes the parameter into the query.
@@ -253,9 +307,15 @@ fn a_cancelled_runaway_query_returns_control_and_the_window_keeps_drawing() {
         frames += 1;
         std::thread::sleep(Duration::from_millis(10));
     }
-    assert!(h.state().tab().analysis.sql().is_running(), "a runaway query runs on");
+    assert!(
+        h.state().tab().analysis.sql().is_running(),
+        "a runaway query runs on"
+    );
     assert!(frames >= 10, "only {frames} frames in a second");
-    assert!(slowest < Duration::from_millis(500), "a frame took {slowest:?}");
+    assert!(
+        slowest < Duration::from_millis(500),
+        "a frame took {slowest:?}"
+    );
 
     h.get_by_label("Cancel").click();
     let cancelled = Instant::now();
@@ -269,7 +329,7 @@ fn a_cancelled_runaway_query_returns_control_and_the_window_keeps_drawing() {
     }
     h.step();
     let answer = h.state().tab().analysis.sql().answer().expect("an answer");
-    let message = answer.result.as_ref().err().expect("cancelled, not answered");
+    let message = answer.result.as_ref().expect_err("cancelled, not answered");
     assert!(message.contains("cancelled"), "{message}");
     assert!(h.query_by_label("the query was cancelled").is_some());
 
@@ -278,7 +338,9 @@ fn a_cancelled_runaway_query_returns_control_and_the_window_keeps_drawing() {
     run(&mut h);
     let conn = common::open_ro(&common::fixture("moe"));
     let n: i64 = conn
-        .query_row("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY", [], |r| r.get(0))
+        .query_row("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY", [], |r| {
+            r.get(0)
+        })
         .expect("count");
     assert_eq!(rows(&h), vec![vec![Value::Integer(n)]]);
 }
@@ -291,10 +353,16 @@ fn a_wrong_query_shows_sqlites_message_and_queries_are_remembered_for_the_trace(
     assert!(h.query_by_label_contains("syntax error").is_some());
     set_query(&mut h, "SELECT name FROM no_such_view");
     run(&mut h);
-    assert!(h.query_by_label_contains("no such table: no_such_view").is_some());
+    assert!(
+        h.query_by_label_contains("no such table: no_such_view")
+            .is_some()
+    );
     set_query(&mut h, "DELETE FROM StringIds");
     run(&mut h);
-    assert!(h.query_by_label_contains("refused: DELETE from StringIds").is_some());
+    assert!(
+        h.query_by_label_contains("refused: DELETE from StringIds")
+            .is_some()
+    );
 
     let history = h.state().tab().analysis.sql().history().to_vec();
     assert_eq!(history[0], "DELETE FROM StringIds");
@@ -312,5 +380,8 @@ fn a_wrong_query_shows_sqlites_message_and_queries_are_remembered_for_the_trace(
             SightlineApp::new(Some(common::fixture("moe"))).with_settings(settings),
         );
     common::ui::wait_for_load(&mut again);
-    assert_eq!(again.state().tab().analysis.sql().history(), history.as_slice());
+    assert_eq!(
+        again.state().tab().analysis.sql().history(),
+        history.as_slice()
+    );
 }

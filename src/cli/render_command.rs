@@ -78,7 +78,13 @@ fn sql_tracks(
     let mut out = Vec::new();
     for query in &args.sql_track {
         let result = db
-            .query_with(query, &params, Some(crate::sql::track::MAX_PINNED_ROWS), timeout, None)
+            .query_with(
+                query,
+                &params,
+                Some(crate::sql::track::MAX_PINNED_ROWS),
+                timeout,
+                None,
+            )
             .with_context(|| format!("--sql-track '{query}'"))?;
         if result.truncated {
             eprintln!(

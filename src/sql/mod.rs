@@ -221,7 +221,11 @@ impl SqlTrace {
                     let known: Vec<String> = params.iter().map(|(n, _)| format!(":{n}")).collect();
                     return Err(rusqlite::Error::InvalidParameterName(format!(
                         "{asked} (the parameters are {})",
-                        if known.is_empty() { "none here".to_string() } else { known.join(", ") }
+                        if known.is_empty() {
+                            "none here".to_string()
+                        } else {
+                            known.join(", ")
+                        }
                     )));
                 }
             }

@@ -249,7 +249,11 @@ impl SqlTrack {
             return Vec::new();
         };
         let cells = self.cells.get(iv.row).map_or(&[][..], Vec::as_slice);
-        self.columns.iter().cloned().zip(cells.iter().cloned()).collect()
+        self.columns
+            .iter()
+            .cloned()
+            .zip(cells.iter().cloned())
+            .collect()
     }
 }
 
@@ -257,7 +261,12 @@ impl SqlTrack {
 /// last interval has ended); returns the lanes' (empty) labels.
 fn stack(intervals: &mut [SqlInterval]) -> Vec<String> {
     let mut order: Vec<usize> = (0..intervals.len()).collect();
-    order.sort_by_key(|&i| (intervals[i].start_ns, std::cmp::Reverse(intervals[i].end_ns)));
+    order.sort_by_key(|&i| {
+        (
+            intervals[i].start_ns,
+            std::cmp::Reverse(intervals[i].end_ns),
+        )
+    });
     let mut lane_end: Vec<i64> = Vec::new();
     for i in order {
         let iv = &mut intervals[i];
@@ -315,10 +324,26 @@ mod tests {
         let r = result(
             &["ts", "dur", "name"],
             vec![
-                vec![Value::Integer(0), Value::Integer(10), Value::Text("a".into())],
-                vec![Value::Integer(5), Value::Integer(10), Value::Text("b".into())],
-                vec![Value::Integer(12), Value::Integer(3), Value::Text("c".into())],
-                vec![Value::Null, Value::Integer(3), Value::Text("skipped".into())],
+                vec![
+                    Value::Integer(0),
+                    Value::Integer(10),
+                    Value::Text("a".into()),
+                ],
+                vec![
+                    Value::Integer(5),
+                    Value::Integer(10),
+                    Value::Text("b".into()),
+                ],
+                vec![
+                    Value::Integer(12),
+                    Value::Integer(3),
+                    Value::Text("c".into()),
+                ],
+                vec![
+                    Value::Null,
+                    Value::Integer(3),
+                    Value::Text("skipped".into()),
+                ],
             ],
         );
         let t = SqlTrack::from_result("t", "q", &r).unwrap_or_else(|e| panic!("{e}"));

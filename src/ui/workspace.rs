@@ -234,7 +234,8 @@ impl TraceTab {
                 }
                 PanelAction::SqlTracksChanged => {
                     if let Some(d) = self.document.as_mut() {
-                        d.model.set_sql_tracks(self.analysis.sql().pinned().to_vec());
+                        d.model
+                            .set_sql_tracks(self.analysis.sql().pinned().to_vec());
                         self.timeline.sql_selection = None;
                     }
                 }

@@ -51,11 +51,11 @@ pub use samples_view::{
     ChosenFunction, GAP_TOP_FUNCTIONS, GapFunctions, SamplesResult, SamplesView, gap_function_line,
     thread_label,
 };
+pub use sql_view::{EXAMPLES as SQL_EXAMPLES, SqlTab, editor_id as sql_editor_id};
 pub use stats_table::{
     Histogram, RowOrder, Sort, TableLayout, event_bounds, event_duration, is_numeric_column,
     row_events, visible_rows,
 };
-pub use sql_view::{EXAMPLES as SQL_EXAMPLES, SqlTab, editor_id as sql_editor_id};
 pub use warmup_form::{FormProblems, WarmupSettings};
 pub use warmup_view::excluded_text;
 pub use worker::{Status, Worker};

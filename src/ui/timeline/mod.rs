@@ -267,9 +267,7 @@ pub fn show(
         pointer.and_then(|p| event_at(trace, model, &state.view, &frame.rows, event_area, p))
     });
     let sql_hovered = match (hovered, pointer) {
-        (None, Some(p)) => {
-            sql_tracks::interval_at(model, &state.view, &frame.rows, event_area, p)
-        }
+        (None, Some(p)) => sql_tracks::interval_at(model, &state.view, &frame.rows, event_area, p),
         _ => None,
     };
     let alt = ui.input(|i| i.modifiers.alt);
@@ -322,7 +320,7 @@ pub fn show(
     let event_painter = painter.with_clip_rect(event_area);
     event_painter.extend(frame.shapes.iter().cloned());
     paint_labels(&event_painter, trace, &frame.labels);
-    paint_sql_labels(&event_painter, &frame.sql_labels);
+    sql_tracks::paint_labels(&event_painter, &frame.sql_labels);
     // After the clicks, so a ruler or range set this frame is drawn this frame.
     let mut rulers = state.ruler.rulers.clone();
     if state.ruler.active
@@ -465,25 +463,6 @@ pub fn show(
         area_response.on_hover_ui_at_pointer(|ui| crate::ui::gap_tooltip::show(ui, trace, &g));
     }
     output
-}
-
-fn paint_sql_labels(painter: &egui::Painter, labels: &[sql_tracks::SqlLabel]) {
-    let font = FontId::proportional(11.0);
-    for label in labels {
-        let visible = label.rect.intersect(painter.clip_rect());
-        let width = visible.width() - 6.0;
-        if width < 12.0 {
-            continue;
-        }
-        let mut job = LayoutJob::simple_singleline(label.text.clone(), font.clone(), label.color);
-        job.wrap = TextWrapping::truncate_at_width(width);
-        let galley = painter.layout_job(job);
-        let pos = Pos2::new(
-            visible.left() + 3.0,
-            visible.center().y - galley.size().y / 2.0,
-        );
-        painter.galley(pos, galley, label.color);
-    }
 }
 
 fn paint_labels(painter: &egui::Painter, trace: &Trace, labels: &[BarLabel]) {

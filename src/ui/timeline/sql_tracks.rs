@@ -5,7 +5,8 @@
 
 use std::sync::Arc;
 
-use egui::{Color32, Pos2, Rect, Shape, Stroke, Ui};
+use egui::text::{LayoutJob, TextWrapping};
+use egui::{Color32, FontId, Pos2, Rect, Shape, Stroke, Ui};
 
 use super::navigation::{TimeToX, ViewState, format_duration};
 use super::painter::{RowPlacement, placement_at};
@@ -93,7 +94,10 @@ pub fn paint_lane(
     let mut counts = (0, 0);
     for i in track.in_view(lane, t0, t1) {
         let iv = &track.intervals[i];
-        let (x0, x1) = (map.x(iv.start_ns), map.x(iv.end_ns).max(map.x(iv.start_ns) + 1.0));
+        let (x0, x1) = (
+            map.x(iv.start_ns),
+            map.x(iv.end_ns).max(map.x(iv.start_ns) + 1.0),
+        );
         let color = bar_color(track, &iv.name);
         if x1 - x0 < 2.0 {
             match &mut run {
@@ -124,6 +128,26 @@ pub fn paint_lane(
     counts
 }
 
+/// Paints the names in pinned bars, elided to each bar's visible width.
+pub fn paint_labels(painter: &egui::Painter, labels: &[SqlLabel]) {
+    let font = FontId::proportional(11.0);
+    for label in labels {
+        let visible = label.rect.intersect(painter.clip_rect());
+        let width = visible.width() - 6.0;
+        if width < 12.0 {
+            continue;
+        }
+        let mut job = LayoutJob::simple_singleline(label.text.clone(), font.clone(), label.color);
+        job.wrap = TextWrapping::truncate_at_width(width);
+        let galley = painter.layout_job(job);
+        let pos = Pos2::new(
+            visible.left() + 3.0,
+            visible.center().y - galley.size().y / 2.0,
+        );
+        painter.galley(pos, galley, label.color);
+    }
+}
+
 /// The pinned interval under `pos`, if the row there is a pinned lane.
 pub fn interval_at(
     model: &TimelineModel,
@@ -152,7 +176,11 @@ pub fn interval_rect(
     rect: Rect,
     hit: SqlHit,
 ) -> Option<Rect> {
-    let iv = model.sql_tracks.get(hit.track)?.intervals.get(hit.interval)?;
+    let iv = model
+        .sql_tracks
+        .get(hit.track)?
+        .intervals
+        .get(hit.interval)?;
     let row = model.row_index(RowKind::SqlTrack {
         track: hit.track,
         lane: iv.lane,
@@ -222,7 +250,11 @@ pub fn paint_matches(
 
 /// The `[start, end)` of a pinned interval.
 pub fn span_of(model: &TimelineModel, hit: SqlHit) -> Option<(i64, i64)> {
-    let iv = model.sql_tracks.get(hit.track)?.intervals.get(hit.interval)?;
+    let iv = model
+        .sql_tracks
+        .get(hit.track)?
+        .intervals
+        .get(hit.interval)?;
     Some((iv.start_ns, iv.end_ns))
 }
 
@@ -241,7 +273,10 @@ pub fn tooltip(ui: &mut Ui, model: &TimelineModel, hit: SqlHit, origin_ns: i64) 
         .show(ui, |ui| {
             for (key, value) in [
                 ("Start", format_duration((iv.start_ns - origin_ns) as f64)),
-                ("Duration", format_duration((iv.end_ns - iv.start_ns) as f64)),
+                (
+                    "Duration",
+                    format_duration((iv.end_ns - iv.start_ns) as f64),
+                ),
             ] {
                 ui.weak(key);
                 ui.label(value);

@@ -369,7 +369,10 @@ impl SqlTab {
         });
         if pin {
             self.message = Some(match self.pin(actions) {
-                Ok(()) => ("Pinned: the track is the first row of the timeline.".into(), false),
+                Ok(()) => (
+                    "Pinned: the track is the first row of the timeline.".into(),
+                    false,
+                ),
                 Err(e) => (format!("Cannot pin: {e}"), true),
             });
         }
@@ -443,7 +446,10 @@ fn table_ui(
                             _ => "",
                         };
                         if ui
-                            .add(Button::new(egui::RichText::new(format!("{name}{arrow}")).strong()).frame(false))
+                            .add(
+                                Button::new(egui::RichText::new(format!("{name}{arrow}")).strong())
+                                    .frame(false),
+                            )
                             .on_hover_text("Sort by this column")
                             .clicked()
                         {
@@ -457,7 +463,11 @@ fn table_ui(
                         };
                         for v in row {
                             let text = cell_text(v);
-                            if matches!(v, rusqlite::types::Value::Integer(_) | rusqlite::types::Value::Real(_)) {
+                            if matches!(
+                                v,
+                                rusqlite::types::Value::Integer(_)
+                                    | rusqlite::types::Value::Real(_)
+                            ) {
                                 ui.monospace(text);
                             } else {
                                 ui.label(text);

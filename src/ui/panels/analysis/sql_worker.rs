@@ -4,9 +4,9 @@
 //! progress handler checks it every few thousand steps); dropping the session cancels and lets
 //! the thread end.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::sql::{QueryResult, SqlTrace};
@@ -52,8 +52,9 @@ impl SqlSession {
                 let mut db: Option<Result<SqlTrace, String>> = None;
                 while let Ok(req) = inbox.recv() {
                     let started = Instant::now();
-                    let opened = db
-                        .get_or_insert_with(|| SqlTrace::for_loaded(&trace).map_err(|e| e.to_string()));
+                    let opened = db.get_or_insert_with(|| {
+                        SqlTrace::for_loaded(&trace).map_err(|e| e.to_string())
+                    });
                     let result = match opened {
                         Ok(db) => db
                             .query_with(
