@@ -199,6 +199,18 @@ fn a_pinned_result_shows_its_intervals_where_sql_says_and_they_select() {
         .sql_tracks[0]
         .intervals[selected.interval];
     assert_eq!((iv.start_ns, iv.end_ns), (start, end));
+    let name = iv.name.clone();
+    // The details panel shows its row (the pointer moved off, so no tooltip says it).
+    h.event(egui::Event::PointerMoved(Pos2::new(5.0, 5.0)));
+    h.step();
+    h.step();
+    // Its name: once in the result table, once in the details.
+    assert_eq!(
+        h.query_all_by_label(&name).count(),
+        2,
+        "{name} in the details"
+    );
+    assert!(h.query_by_label("Select range").is_some());
     pause(&mut h);
     h.event(egui::Event::PointerMoved(pos));
     for _ in 0..2 {

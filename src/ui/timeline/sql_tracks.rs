@@ -258,7 +258,8 @@ pub fn span_of(model: &TimelineModel, hit: SqlHit) -> Option<(i64, i64)> {
     Some((iv.start_ns, iv.end_ns))
 }
 
-/// The tooltip of a pinned interval: its track, times and every column of its row.
+/// The tooltip (and the details panel) of a pinned interval: its track, times and every column
+/// of its row.
 pub fn tooltip(ui: &mut Ui, model: &TimelineModel, hit: SqlHit, origin_ns: i64) {
     let Some(track) = model.sql_tracks.get(hit.track) else {
         return;
