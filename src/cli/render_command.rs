@@ -48,6 +48,65 @@ pub struct RenderArgs {
     /// Colour-blind-safe colours (Okabe–Ito based), as View → Colour-blind-safe colours.
     #[arg(long)]
     pub colour_blind: bool,
+    /// Draw a query's intervals as a track, first on the timeline (repeatable): a query over the
+    /// views of `sightline sql` whose result has `start` and `end` (or `ts` and `dur`) columns,
+    /// optionally `name` (bar labels and colours) and `row` (one lane per value). `:sel_start`
+    /// and `:sel_end` are the range drawn.
+    #[arg(long, value_name = "QUERY")]
+    pub sql_track: Vec<String>,
+    /// Stop a --sql-track query that runs longer than SECS seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub sql_timeout: f64,
+}
+
+/// The tracks of the `--sql-track` queries over `trace`, `:sel_start`/`:sel_end` bound to `range`.
+fn sql_tracks(
+    args: &RenderArgs,
+    trace: &Trace,
+    range: TimeRange,
+) -> Result<Vec<std::sync::Arc<crate::sql::track::SqlTrack>>> {
+    if args.sql_track.is_empty() {
+        return Ok(Vec::new());
+    }
+    if !(args.sql_timeout.is_finite() && args.sql_timeout > 0.0) {
+        bail!("--sql-timeout takes a positive number of seconds");
+    }
+    let db = crate::sql::SqlTrace::for_loaded(trace)?;
+    let (start, end) = range.resolve(trace.first_ns, trace.last_ns);
+    let params = [("sel_start", start), ("sel_end", end)];
+    let timeout = std::time::Duration::from_secs_f64(args.sql_timeout);
+    let mut out = Vec::new();
+    for query in &args.sql_track {
+        let result = db
+            .query_with(
+                query,
+                &params,
+                Some(crate::sql::track::MAX_PINNED_ROWS),
+                timeout,
+                None,
+            )
+            .with_context(|| format!("--sql-track '{query}'"))?;
+        if result.truncated {
+            eprintln!(
+                "note: --sql-track '{query}': only the first {} rows are drawn",
+                result.rows.len()
+            );
+        }
+        let title = crate::sql::track::title_of(query);
+        let track = crate::sql::track::SqlTrack::from_result(&title, query, &result)
+            .with_context(|| format!("--sql-track '{query}'"))?;
+        eprintln!(
+            "--sql-track '{title}': {} intervals in {} lanes{}",
+            track.intervals.len(),
+            track.lanes.len(),
+            match track.skipped {
+                0 => String::new(),
+                n => format!(" ({n} rows without a start and end left out)"),
+            }
+        );
+        out.push(std::sync::Arc::new(track));
+    }
+    Ok(out)
 }
 
 /// Whether `out` names a PNG (else an SVG); anything else is refused before loading the trace.
@@ -151,7 +210,9 @@ pub fn render(args: &RenderArgs) -> Result<i32> {
     }
     let trace = super::load_for_cli(&args.trace, crate::trace::Needs::ALL)?;
     let range = resolve(&trace, span)?;
+    let sql_tracks = sql_tracks(args, &trace, range)?;
     let options = RenderOptions {
+        sql_tracks,
         width_px: args.width,
         height_px: args.height,
         range,

@@ -37,6 +37,14 @@ fn views_help() -> String {
         "  graph_executions({}) where the trace has CUDA graphs traced as a whole\n",
         views::GRAPH_EXECUTIONS
     ));
+    s.push_str(&format!(
+        "  gaps({}) GPU idle gaps as `sightline gaps` lists them\n",
+        crate::sql::computed::GAPS
+    ));
+    s.push_str(&format!(
+        "  samples({}) CPU samples, where the trace has them\n",
+        crate::sql::computed::SAMPLES
+    ));
     s
 }
 
@@ -44,7 +52,7 @@ pub fn sql(args: &SqlArgs) -> Result<i32> {
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         anyhow::bail!("--timeout takes a positive number of seconds");
     }
-    let trace = SqlTrace::open(&args.trace)?;
+    let trace = SqlTrace::open_for_query(&args.trace, &args.query)?;
     let timeout = Duration::from_secs_f64(args.timeout);
     let result = trace.query(&args.query, args.limit, timeout, None)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -64,7 +72,11 @@ pub fn sql(args: &SqlArgs) -> Result<i32> {
                 .iter()
                 .map(|r| r.iter().map(cell_text).collect())
                 .collect();
-            out.write_all(text_table::render(&header, &rows).as_bytes())?;
+            let table = text_table::render(&header, &rows);
+            out.write_all(table.as_bytes())?;
+            if !table.ends_with('\n') {
+                out.write_all(b"\n")?;
+            }
         }
     }
     out.flush()?;

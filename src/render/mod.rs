@@ -82,6 +82,8 @@ pub struct RenderOptions {
     pub dark: bool,
     /// Standard or colour-blind-safe colours.
     pub palette: PaletteKind,
+    /// Query results drawn as tracks, first (`--sql-track`).
+    pub sql_tracks: Vec<Arc<crate::sql::track::SqlTrack>>,
 }
 
 impl Default for RenderOptions {
@@ -93,6 +95,7 @@ impl Default for RenderOptions {
             rows: None,
             dark: true,
             palette: PaletteKind::Standard,
+            sql_tracks: Vec::new(),
         }
     }
 }
@@ -172,6 +175,9 @@ pub fn render(trace: &Trace, options: &RenderOptions) -> Result<RenderedFrame, R
     let mut state = TimelineState::new(trace, &model);
     if let Some(pattern) = &options.rows {
         select_rows(&mut model, &mut state.view, pattern)?;
+    }
+    if !options.sql_tracks.is_empty() {
+        model.set_sql_tracks(options.sql_tracks.clone());
     }
     if options.range != TimeRange::ALL {
         let (start_ns, end_ns) = options.range.resolve(trace.first_ns, trace.last_ns);

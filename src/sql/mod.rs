@@ -8,8 +8,10 @@
 //! [`guard`] is installed before the user's SQL runs, so only reads get through. A sibling of
 //! `analysis`: it knows the trace model and the loaders, never the UI.
 
+pub mod computed;
 pub mod guard;
 pub mod model_db;
+pub mod track;
 pub mod views;
 
 use std::io::Read;
@@ -75,8 +77,41 @@ impl SqlTrace {
         Self::from_trace(&trace)
     }
 
+    /// The views of a trace already loaded: over its file when it is an nsys export (read again
+    /// from disk, so every column is there), else its model copied into memory.
+    pub fn for_loaded(trace: &crate::trace::Trace) -> Result<Self, SqlError> {
+        if trace.format == crate::trace::TraceFormat::NsysSqlite && is_sqlite_file(&trace.path) {
+            Self::over_export_with(&trace.path, Some(trace))
+        } else {
+            Self::from_trace(trace)
+        }
+    }
+
+    /// [`Self::open`] for one query: an export whose query reads the computed views (`gaps`,
+    /// `samples`) is loaded too, to compute them; others only get the views over the file.
+    pub fn open_for_query(path: &Path, query: &str) -> Result<Self, SqlError> {
+        let lower = query.to_ascii_lowercase();
+        let reads_computed = lower
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| w == "gaps" || w == "samples");
+        if is_sqlite_file(path) && reads_computed {
+            let trace = load::load_file(path)?;
+            return Self::over_export_with(path, Some(&trace));
+        }
+        Self::open(path)
+    }
+
     /// TEMP views over an nsys export, opened read-only and immutable.
     pub fn over_export(path: &Path) -> Result<Self, SqlError> {
+        Self::over_export_with(path, None)
+    }
+
+    /// [`Self::over_export`], with the computed views (`gaps`, `samples`) of `trace` (the same
+    /// file, loaded) as TEMP tables.
+    pub fn over_export_with(
+        path: &Path,
+        trace: Option<&crate::trace::Trace>,
+    ) -> Result<Self, SqlError> {
         let conn = load::nsys_sqlite::connection::open_read_only(path)?;
         let views_error = |e: rusqlite::Error| SqlError::Views {
             path: path.to_path_buf(),
@@ -85,6 +120,9 @@ impl SqlTrace {
         let schema = load::nsys_sqlite::Schema::read(&conn).map_err(views_error)?;
         for statement in views::create_statements(&schema) {
             conn.execute_batch(&statement).map_err(views_error)?;
+        }
+        if let Some(trace) = trace {
+            computed::add(&conn, trace, true).map_err(views_error)?;
         }
         let refusals = guard::install(&conn);
         Ok(Self {
@@ -102,6 +140,7 @@ impl SqlTrace {
         };
         let mut conn = Connection::open_in_memory().map_err(views_error)?;
         model_db::fill(&mut conn, trace).map_err(views_error)?;
+        computed::add(&conn, trace, false).map_err(views_error)?;
         let refusals = guard::install(&conn);
         Ok(Self {
             conn,
@@ -113,12 +152,11 @@ impl SqlTrace {
     /// The names of the views (or tables) a query can read, in documentation order.
     pub fn view_names(&self) -> Vec<String> {
         let mut names: Vec<String> = views::VIEWS.iter().map(|(n, _)| n.to_string()).collect();
-        let has_graphs = self
-            .conn
-            .prepare("SELECT 1 FROM graph_executions LIMIT 0")
-            .is_ok();
-        if has_graphs {
-            names.push("graph_executions".into());
+        for extra in ["graph_executions", "gaps", "samples"] {
+            let sql = format!("SELECT 1 FROM {extra} LIMIT 0");
+            if self.conn.prepare(&sql).is_ok() {
+                names.push(extra.into());
+            }
         }
         names
     }
@@ -127,6 +165,19 @@ impl SqlTrace {
     pub fn query(
         &self,
         sql: &str,
+        limit: Option<usize>,
+        timeout: Duration,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Result<QueryResult, SqlError> {
+        self.query_with(sql, &[], limit, timeout, cancel)
+    }
+
+    /// [`Self::query`] with named parameters (`:sel_start` → `("sel_start", ns)`); a parameter
+    /// the query names but `params` lacks is an error that lists the ones there are.
+    pub fn query_with(
+        &self,
+        sql: &str,
+        params: &[(&str, i64)],
         limit: Option<usize>,
         timeout: Duration,
         cancel: Option<Arc<AtomicBool>>,
@@ -149,20 +200,43 @@ impl SqlTrace {
                 false
             }),
         );
-        let result = self.run(sql, limit);
+        let result = self.run(sql, params, limit);
         self.conn.progress_handler(0, None::<fn() -> bool>);
         result.map_err(|e| self.explain(e, &timed_out, timeout))
     }
 
-    fn run(&self, sql: &str, limit: Option<usize>) -> rusqlite::Result<QueryResult> {
+    fn run(
+        &self,
+        sql: &str,
+        params: &[(&str, i64)],
+        limit: Option<usize>,
+    ) -> rusqlite::Result<QueryResult> {
         let mut stmt = self.conn.prepare(sql)?;
+        for i in 1..=stmt.parameter_count() {
+            let asked = stmt.parameter_name(i).unwrap_or("?").to_string();
+            let bare = asked.trim_start_matches([':', '@', '$']);
+            match params.iter().find(|(name, _)| *name == bare) {
+                Some(&(_, value)) => stmt.raw_bind_parameter(i, value)?,
+                None => {
+                    let known: Vec<String> = params.iter().map(|(n, _)| format!(":{n}")).collect();
+                    return Err(rusqlite::Error::InvalidParameterName(format!(
+                        "{asked} (the parameters are {})",
+                        if known.is_empty() {
+                            "none here".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    )));
+                }
+            }
+        }
         let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
         let n = columns.len();
         let mut out = QueryResult {
             columns,
             ..Default::default()
         };
-        let mut rows = stmt.query([])?;
+        let mut rows = stmt.raw_query();
         while let Some(row) = rows.next()? {
             if limit.is_some_and(|l| out.rows.len() >= l) {
                 out.truncated = true;

@@ -287,16 +287,41 @@ fn ranges(schema: &Schema) -> Option<String> {
     ))
 }
 
+/// Tables whose rows belong to a CPU thread (`globalTid`): a thread in any of them is listed,
+/// named or not, as the model lists every thread with events.
+const THREAD_TABLES: &[&str] = &[
+    "CUPTI_ACTIVITY_KIND_RUNTIME",
+    "CUPTI_ACTIVITY_KIND_DRIVER",
+    "NVTX_EVENTS",
+    "OSRT_API",
+    "COMPOSITE_EVENTS",
+    "SCHED_EVENTS",
+];
+
 fn threads(schema: &Schema) -> Option<String> {
     let t = "ThreadNames";
-    if !schema.has_column(t, "globalTid") {
+    let mut parts: Vec<String> = Vec::new();
+    if schema.has_column(t, "globalTid") {
+        parts.push(format!(
+            "SELECT k.globalTid AS g, {name} AS name FROM {t} k",
+            name = string_of(schema, "k", t, "nameId"),
+        ));
+    }
+    for table in THREAD_TABLES {
+        if schema.has_column(table, "globalTid") {
+            parts.push(format!(
+                "SELECT DISTINCT globalTid AS g, NULL AS name FROM {table} WHERE globalTid IS NOT NULL"
+            ));
+        }
+    }
+    if parts.is_empty() {
         return None;
     }
     Some(format!(
-        "SELECT {pid} AS pid, {tid} AS tid, MIN({name}) AS name FROM {t} k GROUP BY k.globalTid",
-        pid = pid("k.globalTid"),
-        tid = tid("k.globalTid"),
-        name = string_of(schema, "k", t, "nameId"),
+        "SELECT {pid} AS pid, {tid} AS tid, MIN(name) AS name FROM ({}) GROUP BY g",
+        parts.join(" UNION ALL "),
+        pid = pid("g"),
+        tid = tid("g"),
     ))
 }
 

@@ -610,9 +610,10 @@ impl SightlineApp {
             let tab = self.tab_mut();
             if !compare_on && let Some(d) = &tab.document {
                 ui.separator();
-                if let Some(e) = search::show(ui, &d.trace, &mut tab.search) {
+                if let Some(e) = search::show(ui, &d.trace, &d.model.sql_tracks, &mut tab.search) {
                     tab.timeline.reveal_match(&d.trace, &d.model, e);
                 }
+                tab.timeline.sql_search_matches = tab.search.sql_matches.clone();
                 ui.toggle_value(&mut tab.timeline.launch_arrows, "Launch arrows")
                     .on_hover_text(
                         "An arrow from each CUDA call to the kernel it launched, for the kernels \

@@ -88,6 +88,22 @@ fn details_panel(ui: &mut Ui, tab: &mut TraceTab) {
     if let Some(e) = tab.timeline.selection {
         graph_launch::launch_buttons(ui, &d.trace, &mut tab.timeline.view, e);
     }
+    // A selected bar of a pinned query result: its row ([`super::timeline::sql_tracks`]).
+    if tab.timeline.selection.is_none()
+        && let Some(hit) = tab.timeline.sql_selection
+    {
+        let span = super::timeline::sql_tracks::span_of(&d.model, hit);
+        if ui.button("Select range").clicked() {
+            tab.timeline.set_range_selection(span);
+        }
+        let origin = tab.timeline.axis_origin_ns;
+        egui::ScrollArea::vertical()
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                super::timeline::sql_tracks::tooltip(ui, &d.model, hit, origin)
+            });
+        return;
+    }
     // A call stack makes the details taller than the panel: scroll.
     let selection = tab.timeline.selection;
     let shown = if selection.is_some() {

@@ -65,6 +65,8 @@ pub enum FilePurpose {
     SaveSelectionCsv,
     /// The compare view's diff "Export CSV…".
     SaveDiffCsv,
+    /// The SQL tab's "Export CSV…".
+    SaveSqlCsv,
 }
 
 /// Which dialog opens.

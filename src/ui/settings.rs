@@ -106,6 +106,9 @@ pub struct TraceView {
     /// Whether the warm-up exclusion is on, and its rules.
     pub exclude_warmup: bool,
     pub warmup: StoredWarmup,
+    /// The SQL tab's queries on this trace, most recent first.
+    #[serde(default)]
+    pub sql_history: Vec<String>,
 }
 
 /// A collapsible group of rows, as stored (mirrors [`GroupId`]).
@@ -218,6 +221,7 @@ impl TraceView {
             collapsed,
             exclude_warmup: tab.analysis.exclude_warmup,
             warmup: StoredWarmup::from(tab.analysis.warmup_settings()),
+            sql_history: tab.analysis.sql().history().to_vec(),
         })
     }
 
@@ -240,6 +244,7 @@ impl TraceView {
         {
             tab.analysis.exclude_warmup = self.exclude_warmup;
         }
+        tab.analysis.sql_mut().set_history(self.sql_history.clone());
     }
 }
 
@@ -411,6 +416,7 @@ mod tests {
             collapsed: vec![StoredGroup::Gpu(0)],
             exclude_warmup: false,
             warmup: StoredWarmup::from(&WarmupSettings::default()),
+            sql_history: vec!["SELECT 1".into()],
         }
     }
 

@@ -232,6 +232,13 @@ impl TraceTab {
                         d.model.set_comm(&d.trace, comm);
                     }
                 }
+                PanelAction::SqlTracksChanged => {
+                    if let Some(d) = self.document.as_mut() {
+                        d.model
+                            .set_sql_tracks(self.analysis.sql().pinned().to_vec());
+                        self.timeline.sql_selection = None;
+                    }
+                }
             }
         }
     }

@@ -19,6 +19,9 @@ mod flame_graph;
 mod gpu_view;
 mod iterations_view;
 mod samples_view;
+mod sql_editor;
+mod sql_view;
+mod sql_worker;
 mod statistics_view;
 mod stats_table;
 mod warmup_form;
@@ -49,6 +52,7 @@ pub use samples_view::{
     ChosenFunction, GAP_TOP_FUNCTIONS, GapFunctions, SamplesResult, SamplesView, gap_function_line,
     thread_label,
 };
+pub use sql_view::{EXAMPLES as SQL_EXAMPLES, SqlTab, editor_id as sql_editor_id};
 pub use stats_table::{
     Histogram, RowOrder, Sort, TableLayout, event_bounds, event_duration, is_numeric_column,
     row_events, visible_rows,
@@ -79,6 +83,8 @@ pub enum PanelAction {
     /// Outline these CPU samples (indices into `trace.cpu_samples`, sorted), those of the
     /// function chosen in the CPU samples tab; empty: clear the outline.
     HighlightSamples(Vec<u32>),
+    /// Tracks were pinned or removed in the SQL tab: re-read [`AnalysisPanel::sql`]'s pins.
+    SqlTracksChanged,
 }
 
 /// The sections of the panel, one shown at a time.
@@ -93,10 +99,11 @@ pub enum AnalysisTab {
     Iterations,
     CpuSamples,
     Export,
+    Sql,
 }
 
 impl AnalysisTab {
-    pub const ALL: [AnalysisTab; 8] = [
+    pub const ALL: [AnalysisTab; 9] = [
         AnalysisTab::Statistics,
         AnalysisTab::Findings,
         AnalysisTab::Warmup,
@@ -105,6 +112,7 @@ impl AnalysisTab {
         AnalysisTab::Iterations,
         AnalysisTab::CpuSamples,
         AnalysisTab::Export,
+        AnalysisTab::Sql,
     ];
 
     pub fn label(self) -> &'static str {
@@ -117,6 +125,7 @@ impl AnalysisTab {
             AnalysisTab::Iterations => "Iterations",
             AnalysisTab::CpuSamples => "CPU samples",
             AnalysisTab::Export => "Export",
+            AnalysisTab::Sql => "SQL",
         }
     }
 }
@@ -353,6 +362,8 @@ pub struct AnalysisPanel {
     samples: samples_view::SamplesState,
     /// The Iterations tab's family and jobs.
     iterations: iterations_view::IterationsState,
+    /// The SQL tab: query, answer, pinned tracks.
+    sql: SqlTab,
 }
 
 impl Default for AnalysisPanel {
@@ -385,6 +396,7 @@ impl Default for AnalysisPanel {
             comm: comm_view::CommState::default(),
             samples: samples_view::SamplesState::default(),
             iterations: iterations_view::IterationsState::default(),
+            sql: SqlTab::default(),
         }
     }
 }
@@ -406,6 +418,15 @@ fn filter_of(selection: TimeRange, exclusion: Option<&WarmupExclusion>) -> Filte
 impl AnalysisPanel {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The SQL tab (its query, answer, history and pinned tracks).
+    pub fn sql(&self) -> &SqlTab {
+        &self.sql
+    }
+
+    pub fn sql_mut(&mut self) -> &mut SqlTab {
+        &mut self.sql
     }
 
     /// The warm-up exclusion in force, if the toggle is on (for shading excluded time).
@@ -553,6 +574,7 @@ impl AnalysisPanel {
         self.comm.poll();
         self.samples.poll();
         self.iterations.poll();
+        self.sql.poll();
     }
 
     /// Blocks until every running job is done and their follow-ups are started and done (tests
@@ -582,6 +604,7 @@ impl AnalysisPanel {
         let mut actions = Vec::new();
         self.poll_jobs();
         self.sync(trace, selection, &mut actions);
+        self.sql.follow_trace(self.trace_generation, &mut actions);
 
         ui.horizontal_wrapped(|ui| {
             let toggle = ui
@@ -627,6 +650,10 @@ impl AnalysisPanel {
                 }
                 AnalysisTab::CpuSamples => self.samples_ui(ui, trace, selection, &mut actions),
                 AnalysisTab::Export => self.export_ui(ui, trace, selection),
+                AnalysisTab::Sql => {
+                    let repaint = self.repaint_fn();
+                    self.sql.ui(ui, trace, selection, repaint, &mut actions);
+                }
             });
         actions
     }

@@ -2,10 +2,14 @@
 //! with a match count and next/previous that select and reveal each match (keeping the zoom,
 //! see [`crate::ui::timeline::TimelineState::reveal_match`]). Ctrl+F and `/` focus it.
 
+use std::sync::Arc;
+
 use egui::Ui;
 use regex::Regex;
 
+use crate::sql::track::SqlTrack;
 use crate::trace::Trace;
+use crate::ui::timeline::sql_tracks::SqlHit;
 use crate::ui::timeline::{EventKind, EventRef};
 
 /// Tells whether a name matches the query.
@@ -25,6 +29,10 @@ pub struct SearchState {
     searched: Option<(String, bool)>,
     /// Ctrl+F, `/` or "Search this name": the box takes the keyboard on its next frame.
     pub focus_requested: bool,
+    /// Intervals of pinned query results whose name matches (outlined; not stepped through).
+    pub sql_matches: Arc<Vec<SqlHit>>,
+    /// What `sql_matches` was computed for: query, mode and the tracks (by address).
+    sql_searched: Option<(String, bool, Vec<usize>)>,
 }
 
 /// The search box's widget id, to focus it (and for tests to see that it has the focus).
@@ -94,6 +102,31 @@ impl SearchState {
         self.matches = out;
     }
 
+    /// Recomputes the matches among pinned tracks' intervals when the query, the mode or the
+    /// tracks changed.
+    pub fn refresh_sql(&mut self, tracks: &[Arc<SqlTrack>]) {
+        let key = (
+            self.query.clone(),
+            self.use_regex,
+            tracks.iter().map(|t| Arc::as_ptr(t) as usize).collect(),
+        );
+        if self.sql_searched.as_ref() == Some(&key) {
+            return;
+        }
+        self.sql_searched = Some(key);
+        let mut out = Vec::new();
+        if let (false, Ok(matches)) = (self.query.is_empty(), self.name_matcher()) {
+            for (track, t) in tracks.iter().enumerate() {
+                for (interval, iv) in t.intervals.iter().enumerate() {
+                    if !iv.name.is_empty() && matches(&iv.name) {
+                        out.push(SqlHit { track, interval });
+                    }
+                }
+            }
+        }
+        self.sql_matches = Arc::new(out);
+    }
+
     fn name_matcher(&self) -> Result<NameMatcher, String> {
         if self.use_regex {
             let re = Regex::new(&self.query).map_err(|e| format!("invalid regex: {e}"))?;
@@ -107,6 +140,8 @@ impl SearchState {
     /// Drops the results (a new trace was opened); the query stays and is run again.
     pub fn forget_results(&mut self) {
         self.searched = None;
+        self.sql_searched = None;
+        self.sql_matches = Arc::default();
         self.matches.clear();
         self.current = None;
         self.error = None;
@@ -129,8 +164,14 @@ impl SearchState {
     }
 }
 
-/// The search bar. Returns the match to reveal when next/previous (or Enter) was used.
-pub fn show(ui: &mut Ui, trace: &Trace, state: &mut SearchState) -> Option<EventRef> {
+/// The search bar. Returns the match to reveal when next/previous (or Enter) was used. Names of
+/// the intervals of `sql_tracks` (pinned query results) are searched too.
+pub fn show(
+    ui: &mut Ui,
+    trace: &Trace,
+    sql_tracks: &[Arc<SqlTrack>],
+    state: &mut SearchState,
+) -> Option<EventRef> {
     let mut go = None;
     let label = ui.label("Search");
     let edit = ui
@@ -146,6 +187,7 @@ pub fn show(ui: &mut Ui, trace: &Trace, state: &mut SearchState) -> Option<Event
     }
     ui.checkbox(&mut state.use_regex, "Regex");
     state.refresh(trace);
+    state.refresh_sql(sql_tracks);
     if edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
         // Shift as the Enter key event had it: by the end of the frame a quick Shift+Enter may
         // have let Shift go already.
@@ -179,10 +221,13 @@ pub fn show(ui: &mut Ui, trace: &Trace, state: &mut SearchState) -> Option<Event
     if let Some(e) = &state.error {
         ui.colored_label(ui.visuals().error_fg_color, e);
     } else if !state.query.is_empty() {
-        let text = match state.current {
+        let mut text = match state.current {
             Some(c) => format!("{} / {} matches", c + 1, state.matches.len()),
             None => format!("{} matches", state.matches.len()),
         };
+        if !state.sql_matches.is_empty() {
+            text.push_str(&format!(" (+{} in pinned tracks)", state.sql_matches.len()));
+        }
         ui.label(text);
     }
     go

@@ -18,6 +18,7 @@ pub mod overlays;
 pub mod painter;
 pub mod reveal;
 pub mod rows;
+pub mod sql_tracks;
 mod thread_rows;
 mod tooltip;
 pub mod unified_memory;
@@ -78,6 +79,11 @@ pub struct TimelineState {
     pub history: history::ViewHistory,
     /// The event the open right-click menu is about.
     pub context_event: Option<EventRef>,
+    /// The selected interval of a pinned query result (apart from `selection`: it is no event
+    /// of the trace).
+    pub sql_selection: Option<sql_tracks::SqlHit>,
+    /// Pinned intervals the search box matched (outlined as search matches are).
+    pub sql_search_matches: std::sync::Arc<Vec<sql_tracks::SqlHit>>,
 }
 
 impl Default for TimelineState {
@@ -102,6 +108,8 @@ impl Default for TimelineState {
             axis_origin_ns: 0,
             history: history::ViewHistory::default(),
             context_event: None,
+            sql_selection: None,
+            sql_search_matches: std::sync::Arc::default(),
         }
     }
 }
@@ -258,6 +266,10 @@ pub fn show(
     let hovered = bracket.map(|b| b.launch).or_else(|| {
         pointer.and_then(|p| event_at(trace, model, &state.view, &frame.rows, event_area, p))
     });
+    let sql_hovered = match (hovered, pointer) {
+        (None, Some(p)) => sql_tracks::interval_at(model, &state.view, &frame.rows, event_area, p),
+        _ => None,
+    };
     let alt = ui.input(|i| i.modifiers.alt);
     if state.ruler.active && area_response.clicked() {
         if let Some(p) = pointer {
@@ -276,12 +288,20 @@ pub fn show(
             state.view.zoom_to_event(e.start_ns(trace), e.end_ns(trace));
             state.set_range_selection(Some((e.start_ns(trace), e.end_ns(trace))));
             state.history.jumped();
+        } else if let Some((h, (a, b))) =
+            sql_hovered.and_then(|h| Some((h, sql_tracks::span_of(model, h)?)))
+        {
+            state.sql_selection = Some(h);
+            state.view.zoom_to_event(a, b);
+            state.set_range_selection(Some((a, b)));
+            state.history.jumped();
         }
     } else if area_response.clicked() {
         if let Some(b) = bracket.filter(|b| b.disclosure) {
             graph_brackets::toggle(&mut state.view, b.launch.index as usize);
         }
         state.selection = hovered;
+        state.sql_selection = sql_hovered;
     }
     if title_response.clicked()
         && let Some(p) = title_response.interact_pointer_pos()
@@ -300,6 +320,7 @@ pub fn show(
     let event_painter = painter.with_clip_rect(event_area);
     event_painter.extend(frame.shapes.iter().cloned());
     paint_labels(&event_painter, trace, &frame.labels);
+    sql_tracks::paint_labels(&event_painter, &frame.sql_labels);
     // After the clicks, so a ruler or range set this frame is drawn this frame.
     let mut rulers = state.ruler.rulers.clone();
     if state.ruler.active
@@ -348,6 +369,24 @@ pub fn show(
         palette,
         search_matches,
     );
+    sql_tracks::paint_matches(
+        &event_painter,
+        model,
+        &state.view,
+        &frame.rows,
+        event_area,
+        &state.sql_search_matches,
+        palette,
+    );
+    sql_tracks::paint_selection(
+        &event_painter,
+        model,
+        &state.view,
+        &frame.rows,
+        event_area,
+        state.sql_selection,
+        palette,
+    );
     paint_titles(
         &painter.with_clip_rect(title_area),
         model,
@@ -384,6 +423,11 @@ pub fn show(
         && !area_response.dragged()
     {
         area_response.on_hover_ui_at_pointer(|ui| tooltip::event_tooltip(ui, trace, model, e));
+    } else if let Some(h) = sql_hovered
+        && !area_response.dragged()
+    {
+        let origin = state.axis_origin_ns;
+        area_response.on_hover_ui_at_pointer(|ui| sql_tracks::tooltip(ui, model, h, origin));
     } else if !area_response.dragged()
         && let Some(pos) = area_response.hover_pos()
         && let Some(m) =

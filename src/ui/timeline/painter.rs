@@ -58,6 +58,8 @@ pub struct FrameShapes {
     /// What is drawn over the events (empty from [`build_shapes`]; filled by
     /// [`super::build_shapes_with_overlays`]).
     pub overlay: super::overlays::OverlayShapes,
+    /// Names in the bars of pinned query results.
+    pub sql_labels: Vec<super::sql_tracks::SqlLabel>,
 }
 
 /// Bars narrower than this get no label.
@@ -189,6 +191,22 @@ pub fn build_shapes(
                 palette,
                 &mut painter.frame.shapes,
             ),
+            RowKind::SqlTrack { track, lane } => {
+                if let Some(t) = model.sql_tracks.get(track) {
+                    let (single, merged) = super::sql_tracks::paint_lane(
+                        t,
+                        lane,
+                        &painter.map,
+                        (painter.t0, painter.t1),
+                        bar,
+                        palette,
+                        &mut painter.frame.shapes,
+                        &mut painter.frame.sql_labels,
+                    );
+                    painter.frame.events_drawn += single;
+                    painter.frame.merged_drawn += merged;
+                }
+            }
             RowKind::ProcessHeader { .. }
             | RowKind::ThreadHeader { .. }
             | RowKind::MemoryHeader

@@ -179,6 +179,11 @@ pub enum RowKind {
     QuietThreads {
         pid: u32,
     },
+    /// A lane of a query result pinned as a track ([`super::sql_tracks`]).
+    SqlTrack {
+        track: usize,
+        lane: usize,
+    },
 }
 
 /// One row of the timeline.
@@ -224,6 +229,8 @@ pub struct TimelineModel {
     pub comm: Option<Arc<CommTimeline>>,
     /// The page faults of each unified-memory row, sorted for drawing.
     pub unified_memory: super::unified_memory::UnifiedMemoryLanes,
+    /// Query results pinned as tracks, drawn first (see [`Self::set_sql_tracks`]).
+    pub sql_tracks: Vec<Arc<crate::sql::track::SqlTrack>>,
 }
 
 impl TimelineModel {
@@ -389,7 +396,19 @@ impl TimelineModel {
             initially_collapsed,
             comm: None,
             unified_memory,
+            sql_tracks: Vec::new(),
         }
+    }
+
+    /// Shows `tracks` (pinned query results) as the first rows, in place of the ones before.
+    pub fn set_sql_tracks(&mut self, tracks: Vec<Arc<crate::sql::track::SqlTrack>>) {
+        self.rows
+            .retain(|r| !matches!(r.kind, RowKind::SqlTrack { .. }));
+        let mut rows = super::sql_tracks::rows_of(&tracks);
+        rows.append(&mut self.rows);
+        self.rows = rows;
+        self.row_of = row_lookup(&self.rows);
+        self.sql_tracks = tracks;
     }
 
     /// Shows `comm` (computed off the UI thread for this trace): communication kernels take the
