@@ -48,6 +48,12 @@ pub struct SightlineApp {
     title_shown: Option<String>,
     /// What is remembered between runs (recent files, per-trace views); eframe saves it.
     pub settings: Settings,
+    /// Runs of ranks to open (`--ranks`), one tab each, on the first frame.
+    pub pending_runs: Vec<Vec<PathBuf>>,
+    /// Several files dropped at once: the choice between one run and a tab each is open.
+    pub dropped: Vec<PathBuf>,
+    /// File → Open run… is waiting for the file dialog.
+    picking_run: bool,
 }
 
 impl SightlineApp {
@@ -75,7 +81,38 @@ impl SightlineApp {
             compare_choice: None,
             title_shown: None,
             settings: Settings::default(),
+            pending_runs: Vec::new(),
+            dropped: Vec::new(),
+            picking_run: false,
         }
+    }
+
+    /// An app that opens `files` as one run of ranks on its first frame.
+    pub fn with_run(files: Vec<PathBuf>) -> Self {
+        let mut app = Self::with_files(Vec::new(), false);
+        app.pending_runs.push(files);
+        app
+    }
+
+    /// Opens `paths` as one run of ranks in a new tab (or the empty start tab).
+    pub fn open_run(&mut self, paths: Vec<PathBuf>, ctx: Option<&egui::Context>) {
+        let i = self.blank_tab();
+        self.tabs[i].run = Some(Box::new(super::run::RunTab::open(paths, ctx)));
+        self.active = i;
+        self.compare = None;
+    }
+
+    /// The empty start tab, or a new tab.
+    fn blank_tab(&mut self) -> usize {
+        let reuse = self
+            .tabs
+            .iter()
+            .position(|t| t.is_blank() && t.error.is_none() && t.path.is_none());
+        reuse.unwrap_or_else(|| {
+            self.tabs.push(TraceTab::empty(self.next_id));
+            self.next_id += 1;
+            self.tabs.len() - 1
+        })
     }
 
     /// This app with the settings remembered from an earlier run.
@@ -108,6 +145,24 @@ impl SightlineApp {
     /// Opens `path` in a new tab (or in the empty start tab) and shows it; the load runs in
     /// the background.
     pub fn open(&mut self, path: PathBuf, ctx: Option<&egui::Context>) {
+        // A folder is a run: every trace in it, one per rank.
+        if path.is_dir() {
+            match super::run::traces_in_folder(&path) {
+                Ok(files) if !files.is_empty() => return self.open_run(files, ctx),
+                Ok(_) => {
+                    let i = self.blank_tab();
+                    self.tabs[i].error = Some(format!("no trace in {}", path.display()));
+                    self.active = i;
+                    return;
+                }
+                Err(e) => {
+                    let i = self.blank_tab();
+                    self.tabs[i].error = Some(format!("{}: {e}", path.display()));
+                    self.active = i;
+                    return;
+                }
+            }
+        }
         let reuse = self
             .tabs
             .iter()
@@ -258,6 +313,14 @@ impl SightlineApp {
         for path in std::mem::take(&mut self.pending_open) {
             self.open(path, Some(&ctx));
         }
+        for paths in std::mem::take(&mut self.pending_runs) {
+            self.open_run(paths, Some(&ctx));
+        }
+        for tab in &mut self.tabs {
+            if let Some(run) = &mut tab.run {
+                run.poll(Some(&ctx));
+            }
+        }
         self.sync_export_folder(&ctx);
         let keys = shortcuts::take(&ctx);
         if keys.open {
@@ -316,8 +379,15 @@ impl SightlineApp {
         // File → Open…'s in-window browser (when no system dialog opens) and what it chose.
         file_dialog::show(&ctx);
         if let Some(path) = file_dialog::take(&ctx, &FilePurpose::OpenTrace) {
-            self.open(path, Some(&ctx));
+            match path.parent().filter(|_| self.picking_run) {
+                Some(folder) => self.open(folder.to_path_buf(), Some(&ctx)),
+                None => self.open(path, Some(&ctx)),
+            }
+            self.picking_run = false;
+        } else if self.picking_run && !file_dialog::with(&ctx, |d| d.browsing().is_some()) {
+            self.picking_run = false;
         }
+        self.dropped_choice(&ctx);
         self.drop_hint(&ctx, &palette);
         if self.is_loading() {
             // Keep polling even if the worker's repaint request raced with this frame.
@@ -344,6 +414,10 @@ impl SightlineApp {
         let show_analysis = self.show_analysis;
         let mut toggle_help = false;
         let tab = self.tab_mut();
+        if let Some(run) = &mut tab.run {
+            super::run::show_tab(ui, run, palette, show_analysis);
+            return;
+        }
         if tab.document.is_some() && show_analysis {
             let mut actions = Vec::new();
             // Statistics follow a range being dragged live; on very large traces (where one
@@ -414,8 +488,55 @@ impl SightlineApp {
                 .map(|f| f.path().to_path_buf())
                 .collect()
         });
+        if dropped.len() > 1 {
+            // Several at once may be the ranks of one run: ask.
+            self.dropped = dropped;
+            return;
+        }
         for path in dropped {
             self.open(path, Some(ctx));
+        }
+    }
+
+    /// After several files were dropped: open them as one run, or each in a tab.
+    fn dropped_choice(&mut self, ctx: &egui::Context) {
+        if self.dropped.is_empty() {
+            return;
+        }
+        let mut choice = None;
+        egui::Window::new(format!("{} files dropped", self.dropped.len()))
+            .id(Id::unique("sightline_dropped_choice"))
+            .collapsible(false)
+            .resizable(false)
+            .anchor(Align2::CENTER_CENTER, [0.0, 0.0])
+            .show(ctx, |ui| {
+                for p in self.dropped.iter().take(8) {
+                    ui.weak(file_name(p));
+                }
+                ui.horizontal(|ui| {
+                    if ui
+                        .button("Open as one run")
+                        .on_hover_text("One tab: the traces as ranks of one job, on one clock")
+                        .clicked()
+                    {
+                        choice = Some(true);
+                    }
+                    if ui.button("Open each in a tab").clicked() {
+                        choice = Some(false);
+                    }
+                });
+            });
+        match choice {
+            Some(true) => {
+                let files = std::mem::take(&mut self.dropped);
+                self.open_run(files, Some(ctx));
+            }
+            Some(false) => {
+                for path in std::mem::take(&mut self.dropped) {
+                    self.open(path, Some(ctx));
+                }
+            }
+            None => {}
         }
     }
 
@@ -524,6 +645,17 @@ impl SightlineApp {
                     .clicked()
                 {
                     ui.close();
+                    file_dialog::open_trace(ui.ctx(), self.settings.last_folder.as_deref());
+                }
+                if ui
+                    .button("Open run…")
+                    .on_hover_text(
+                        "Choose one trace of a run: every trace in its folder opens as one run of ranks, in one tab",
+                    )
+                    .clicked()
+                {
+                    ui.close();
+                    self.picking_run = true;
                     file_dialog::open_trace(ui.ctx(), self.settings.last_folder.as_deref());
                 }
                 if let Some(path) = recent_files_menu(ui, &mut self.settings) {

@@ -3,6 +3,8 @@
 //! clock; per-rank GPU time, collectives matched across ranks, and who arrives last.
 
 pub mod collectives;
+pub mod steps;
+pub mod summary;
 pub mod table;
 
 use std::path::Path;
