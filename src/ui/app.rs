@@ -96,6 +96,14 @@ impl SightlineApp {
 
     /// Opens `paths` as one run of ranks in a new tab (or the empty start tab).
     pub fn open_run(&mut self, paths: Vec<PathBuf>, ctx: Option<&egui::Context>) {
+        // A folder given stands for every trace in it.
+        let paths: Vec<PathBuf> = paths
+            .into_iter()
+            .flat_map(|p| match p.is_dir() {
+                true => super::run::traces_in_folder(&p).unwrap_or_default(),
+                false => vec![p],
+            })
+            .collect();
         let i = self.blank_tab();
         self.tabs[i].run = Some(Box::new(super::run::RunTab::open(paths, ctx)));
         self.active = i;

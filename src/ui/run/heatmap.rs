@@ -62,7 +62,9 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) -> Option<(i64, i64)> {
     let lo = values.iter().copied().min().unwrap_or(0);
     let hi = values.iter().copied().max().unwrap_or(1);
     let cols = grid.numbers.len();
-    let cell_w = ((ui.available_width() - LABEL_W) / cols as f32).clamp(6.0, 48.0);
+    // The visible width: the panel scrolls sideways for its wide table.
+    let visible_w = (ui.clip_rect().right() - ui.cursor().left()).max(LABEL_W + 60.0);
+    let cell_w = ((visible_w - LABEL_W - 8.0) / cols as f32).clamp(6.0, 48.0);
     let size = Vec2::new(LABEL_W + cell_w * cols as f32, CELL_H * (a.ranks.len() + 1) as f32);
     let (rect, response) = ui.allocate_exact_size(size, Sense::click());
     let painter = ui.painter_at(rect);

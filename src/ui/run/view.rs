@@ -526,16 +526,24 @@ fn paint_instance(
         }
         previous = Some(arrival);
         if late {
-            painter.text(
-                Pos2::new(x0 - 4.0, header.top() + 2.0),
-                Align2::RIGHT_TOP,
+            let galley = painter.layout_no_wrap(
                 format!(
                     "last · {} after the first",
                     navigation::format_duration(instance.skew_ns as f64)
                 ),
                 FontId::proportional(11.0),
+                Color32::WHITE,
+            );
+            let at = Pos2::new(
+                x0 - 6.0 - galley.size().x,
+                header.center().y - galley.size().y / 2.0,
+            );
+            painter.rect_filled(
+                Rect::from_min_size(at, galley.size()).expand(2.0),
+                2.0,
                 LATE,
             );
+            painter.galley(at, galley, Color32::WHITE);
             drawn.late = Some(k);
         }
         drawn.outlines.push((k, rect));
