@@ -239,8 +239,14 @@ fn a_rank_in_the_process_environment_comes_before_the_file_name() {
     assert_eq!(with_env.env_rank, Some(("RANK".to_string(), 5)));
     let other = load(&r1);
     let found = sightline::analysis::ranks::find_ranks(&[&with_env, &other]);
-    assert_eq!(found, vec![(5, RankSource::Environment), (1, RankSource::FileName)]);
+    assert_eq!(
+        found,
+        vec![(5, RankSource::Environment), (1, RankSource::FileName)]
+    );
     let found = sightline::analysis::ranks::find_ranks(&[&original, &other]);
-    assert_eq!(found, vec![(0, RankSource::FileName), (1, RankSource::FileName)]);
+    assert_eq!(
+        found,
+        vec![(0, RankSource::FileName), (1, RankSource::FileName)]
+    );
     let _ = std::fs::remove_file(&copy);
 }

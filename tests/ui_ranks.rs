@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use egui::{Pos2, Vec2};
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
 use sightline::ui::SightlineApp;
 use sightline::ui::run::RunTab;
 
@@ -64,11 +65,17 @@ fn opens_as_one_tab(h: &Harness<'static, SightlineApp>, files: [&str; 2]) {
     assert_eq!(names, files.map(str::to_string).to_vec());
     // A header row per rank, collapsed, one under the other.
     let headers = &r.last.headers;
-    assert_eq!(headers.iter().map(|(k, _)| *k).collect::<Vec<_>>(), vec![0, 1]);
+    assert_eq!(
+        headers.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+        vec![0, 1]
+    );
     assert!(headers[0].1.bottom() <= headers[1].1.top());
     assert!(r.ranks.iter().all(|k| !k.expanded));
     assert!(r.last.bodies.is_empty());
-    assert!(r.last.collectives_drawn > 0, "collectives drawn on the header rows");
+    assert!(
+        r.last.collectives_drawn > 0,
+        "collectives drawn on the header rows"
+    );
 }
 
 /// Clicks rank 0's copy of an instance rank 1 arrives last at: outlined on both ranks, rank 1
@@ -228,5 +235,80 @@ fn expanding_a_rank_shows_its_rows_on_the_run_clock() {
     let v = &r.ranks[1].state.view;
     assert!((v.start_ns + o - r.view.0).abs() < 1.0);
     assert!((v.end_ns + o - r.view.1).abs() < 1.0);
-    assert!(!r.ranks[1].state.last_rows.is_empty(), "its usual rows are drawn");
+    assert!(
+        !r.ranks[1].state.last_rows.is_empty(),
+        "its usual rows are drawn"
+    );
+}
+
+/// Dropping both PyTorch traces asks, and "Open as one run" opens them as one tab of two ranks;
+/// a folder holding them (and a file that is no trace) opens the same way.
+#[test]
+fn dropped_files_and_a_folder_open_as_one_run() {
+    let Some(paths) = shared_pair(
+        "pytorch/kt_ranks_rank0.pt.trace.json.gz",
+        "pytorch/kt_ranks_rank1.pt.trace.json.gz",
+    ) else {
+        return;
+    };
+    let mut h = Harness::builder()
+        .with_size(Vec2::new(1500.0, 950.0))
+        .with_step_dt(0.01)
+        .with_max_steps(20)
+        .build_ui_state(
+            |ui, app: &mut SightlineApp| app.ui(ui),
+            SightlineApp::with_files(Vec::new(), false),
+        );
+    h.step();
+    for p in &paths {
+        h.input_mut()
+            .dropped_files
+            .push(std::sync::Arc::new(common::ui::DroppedPath(p.clone())));
+    }
+    h.step();
+    h.step();
+    assert_eq!(
+        h.state().dropped.len(),
+        2,
+        "two files dropped: the app asks"
+    );
+    assert!(h.state().tab().run.is_none());
+    h.get_by_label("Open as one run").click();
+    common::ui::settle_with(&mut h, |app| {
+        app.tab().run.as_ref().is_none_or(|r| r.busy())
+    });
+    assert_eq!(h.state().tabs.len(), 1);
+    assert_eq!(run(&h).ranks.len(), 2);
+    let matched = run(&h).analysis.as_ref().unwrap().instances().len();
+    assert!(matched > 0);
+
+    let dir = common::scratch_dir("run-folder");
+    for p in &paths {
+        std::fs::copy(p, dir.join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(dir.join("notes.txt"), "not a trace").unwrap();
+    // `sightline DIR`: the folder given as a file to open.
+    let mut h = Harness::builder()
+        .with_size(Vec2::new(1500.0, 950.0))
+        .with_step_dt(0.01)
+        .with_max_steps(20)
+        .build_ui_state(
+            |ui, app: &mut SightlineApp| app.ui(ui),
+            SightlineApp::with_files(vec![dir.clone()], false),
+        );
+    common::ui::settle_with(&mut h, |app| {
+        app.tab().run.as_ref().is_none_or(|r| r.busy())
+    });
+    let r = run(&h);
+    let names: Vec<String> = r.ranks.iter().map(|k| k.file_name()).collect();
+    assert_eq!(
+        names,
+        vec![
+            "kt_ranks_rank0.pt.trace.json.gz",
+            "kt_ranks_rank1.pt.trace.json.gz"
+        ]
+    );
+    assert_eq!(r.analysis.as_ref().unwrap().instances().len(), matched);
+    h.step();
+    let _ = std::fs::remove_dir_all(&dir);
 }

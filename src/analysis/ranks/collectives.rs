@@ -88,7 +88,10 @@ pub fn of_rank(trace: &Trace, pattern: &Regex) -> RankCollectives {
 }
 
 /// The CPU ranges `pick` chooses that no other chosen range of their thread contains.
-pub(crate) fn outermost_ranges(trace: &Trace, pick: impl Fn(RangeKind, &str) -> bool) -> Vec<Occurrence> {
+pub(crate) fn outermost_ranges(
+    trace: &Trace,
+    pick: impl Fn(RangeKind, &str) -> bool,
+) -> Vec<Occurrence> {
     let n = &trace.nvtx;
     let mut chosen: Vec<(i64, i64, i64, usize)> = (0..n.spans.len())
         .filter(|&i| pick(n.kind_of(i), trace.str(n.spans.name[i])))

@@ -77,9 +77,7 @@ impl StepGrid {
                         .collectives
                         .instances
                         .iter()
-                        .filter(|i| {
-                            i.arrivals[r].is_some_and(|a| a >= start_ns && a < end_ns)
-                        })
+                        .filter(|i| i.arrivals[r].is_some_and(|a| a >= start_ns && a < end_ns))
                         .filter_map(|i| i.wait_ns(r))
                         .sum();
                     numbers.insert(number);

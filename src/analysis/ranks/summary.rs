@@ -73,7 +73,10 @@ mod tests {
     fn blocks_merge_what_a_pixel_cannot_separate() {
         let busy = [(0, 10), (12, 20), (100, 110), (300, 310)];
         assert_eq!(visible_blocks(&busy, 5, 200, 5), vec![(0, 20), (100, 110)]);
-        assert_eq!(visible_blocks(&busy, 15, 400, 1), vec![(12, 20), (100, 110), (300, 310)]);
+        assert_eq!(
+            visible_blocks(&busy, 15, 400, 1),
+            vec![(12, 20), (100, 110), (300, 310)]
+        );
         assert!(visible_blocks(&busy, 400, 500, 1).is_empty());
     }
 }

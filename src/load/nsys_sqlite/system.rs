@@ -221,12 +221,13 @@ fn read_env_rank(
             }
         }
     })?;
-    Ok(RANK_VARIABLES.iter().zip(&seen).find_map(|(name, values)| {
-        match values.as_slice() {
+    Ok(RANK_VARIABLES
+        .iter()
+        .zip(&seen)
+        .find_map(|(name, values)| match values.as_slice() {
             [one] => one.parse().ok().map(|rank| (name.to_string(), rank)),
             _ => None,
-        }
-    }))
+        }))
 }
 
 pub const T_MEMORY_USAGE: &str = "CUDA_GPU_MEMORY_USAGE_EVENTS";

@@ -65,7 +65,10 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) -> Option<(i64, i64)> {
     // The visible width: the panel scrolls sideways for its wide table.
     let visible_w = (ui.clip_rect().right() - ui.cursor().left()).max(LABEL_W + 60.0);
     let cell_w = ((visible_w - LABEL_W - 8.0) / cols as f32).clamp(6.0, 48.0);
-    let size = Vec2::new(LABEL_W + cell_w * cols as f32, CELL_H * (a.ranks.len() + 1) as f32);
+    let size = Vec2::new(
+        LABEL_W + cell_w * cols as f32,
+        CELL_H * (a.ranks.len() + 1) as f32,
+    );
     let (rect, response) = ui.allocate_exact_size(size, Sense::click());
     let painter = ui.painter_at(rect);
     let text = ui.visuals().text_color();
@@ -153,7 +156,11 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) -> Option<(i64, i64)> {
 /// Dark blue (low) → yellow → red (high).
 fn heat_colour(f: f32) -> Color32 {
     let f = f.clamp(0.0, 1.0);
-    let stops = [(40.0, 60.0, 140.0), (240.0, 200.0, 60.0), (220.0, 50.0, 40.0)];
+    let stops = [
+        (40.0, 60.0, 140.0),
+        (240.0, 200.0, 60.0),
+        (220.0, 50.0, 40.0),
+    ];
     let (a, b, t) = if f < 0.5 {
         (stops[0], stops[1], f * 2.0)
     } else {

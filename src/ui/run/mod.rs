@@ -219,7 +219,10 @@ impl RunTab {
             .collect();
         self.ranks.extend(slots.into_iter().flatten());
         self.ranks.extend(failed);
-        if self.selected_instance.is_some_and(|i| i >= a.instances().len()) {
+        if self
+            .selected_instance
+            .is_some_and(|i| i >= a.instances().len())
+        {
             self.selected_instance = None;
         }
         self.analysis = Some(a);

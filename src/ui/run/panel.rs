@@ -87,7 +87,10 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
     ui.separator();
     let mut select = None;
     if let Some(a) = &run.analysis {
-        ui.strong(format!("Collectives ({} matched across ranks)", a.instances().len()));
+        ui.strong(format!(
+            "Collectives ({} matched across ranks)",
+            a.instances().len()
+        ));
         egui::Grid::new("run_instances")
             .num_columns(4)
             .striped(true)

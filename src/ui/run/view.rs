@@ -117,6 +117,12 @@ pub fn show(ui: &mut Ui, run: &mut RunTab, palette: &Palette) {
     {
         run.show_all();
     }
+    if !ui.ctx().egui_wants_keyboard_input() && ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+        run.range = None;
+        run.rulers.clear();
+        select_instance(run, None);
+        run.apply_view();
+    }
     let map = TimeToX::new(&view_state(run), axis.left(), axis.width());
 
     // Expanded ranks: their usual timeline, on their offset.
@@ -154,7 +160,16 @@ pub fn show(ui: &mut Ui, run: &mut RunTab, palette: &Palette) {
         if header.bottom() < rows.top() || header.top() > rows.bottom() {
             continue;
         }
-        paint_header(&painter, run, k, header, axis.left(), &map, palette, &mut drawn);
+        paint_header(
+            &painter,
+            run,
+            k,
+            header,
+            axis.left(),
+            &map,
+            palette,
+            &mut drawn,
+        );
     }
     paint_instance(&painter, run, &layout, &map, &mut drawn);
     paint_marks(&painter, run, rows, axis.left(), &map, palette);
@@ -420,8 +435,10 @@ fn paint_header(
     } else {
         note
     };
-    let mut job = egui::text::LayoutJob::simple_singleline(note, FontId::proportional(11.0), note_color);
-    job.wrap = egui::text::TextWrapping::truncate_at_width(events_left - text_left - label_w - 12.0);
+    let mut job =
+        egui::text::LayoutJob::simple_singleline(note, FontId::proportional(11.0), note_color);
+    job.wrap =
+        egui::text::TextWrapping::truncate_at_width(events_left - text_left - label_w - 12.0);
     let galley = painter.layout_job(job);
     painter.galley(
         Pos2::new(
@@ -468,11 +485,10 @@ fn paint_header(
         }
     }
     // Search matches of this rank, as ticks on its header.
-    let first = r.search.matches.partition_point(|m| {
-        r.trace
-            .as_ref()
-            .is_some_and(|t| m.end_ns(t) < from)
-    });
+    let first = r
+        .search
+        .matches
+        .partition_point(|m| r.trace.as_ref().is_some_and(|t| m.end_ns(t) < from));
     if let Some(t) = &r.trace {
         for m in r.search.matches[first..].iter().take(4000) {
             if m.start_ns(t) > to {
@@ -522,7 +538,10 @@ fn paint_instance(
         painter.rect_stroke(rect, 1.0, stroke, egui::StrokeKind::Outside);
         let arrival = Pos2::new(x0, rect.center().y);
         if let Some(p) = previous {
-            painter.line_segment([p, arrival], Stroke::new(1.5, Color32::from_rgb(255, 200, 40)));
+            painter.line_segment(
+                [p, arrival],
+                Stroke::new(1.5, Color32::from_rgb(255, 200, 40)),
+            );
         }
         previous = Some(arrival);
         if late {
@@ -534,8 +553,9 @@ fn paint_instance(
                 FontId::proportional(11.0),
                 Color32::WHITE,
             );
+            // Left of the arrival, kept off the titles (inside the outline when it must).
             let at = Pos2::new(
-                x0 - 6.0 - galley.size().x,
+                (x0 - 6.0 - galley.size().x).max(map.left_px + 4.0),
                 header.center().y - galley.size().y / 2.0,
             );
             painter.rect_filled(
@@ -646,7 +666,9 @@ fn info_bar(ui: &mut Ui, run: &mut RunTab) {
         if let Some(a) = &run.analysis {
             ui.separator();
             ui.label(format!("Clock: {}", a.alignment.describe()))
-                .on_hover_text("How the ranks' times were put on one clock; shift a rank by hand in the panel");
+                .on_hover_text(
+                    "How the ranks' times were put on one clock; shift a rank by hand in the panel",
+                );
             ui.separator();
             match a.straggler {
                 Some((k, n)) => ui.colored_label(
