@@ -12,6 +12,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use egui::accesskit::Role;
 use egui::{Pos2, Vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -311,4 +312,71 @@ fn dropped_files_and_a_folder_open_as_one_run() {
     assert_eq!(r.analysis.as_ref().unwrap().instances().len(), matched);
     h.step();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Shifting rank 1 by hand moves it on the run's clock and its collectives' arrivals with it;
+/// searching finds matches on every rank, and Next expands the rank of the next one.
+#[test]
+fn a_rank_shifted_by_hand_and_search_across_ranks() {
+    let Some(paths) = shared_pair("n25_rank0.sqlite", "n25_rank1.sqlite") else {
+        return;
+    };
+    let mut h = run_app(paths);
+    let (before_offset, before_arrival) = {
+        let r = run(&h);
+        let a = r.analysis.as_ref().unwrap();
+        (r.offset_ns(1), a.instances()[0].arrivals[1].unwrap())
+    };
+    let shift = -2_000_000;
+    {
+        let app = h.state_mut();
+        let ctx = None;
+        app.tab_mut()
+            .run
+            .as_deref_mut()
+            .unwrap()
+            .set_shift(1, shift, ctx);
+    }
+    common::ui::settle_with(&mut h, |app| {
+        app.tab().run.as_ref().is_none_or(|r| r.busy())
+    });
+    let r = run(&h);
+    assert_eq!(r.offset_ns(1), before_offset + shift);
+    let a = r.analysis.as_ref().unwrap();
+    assert_eq!(
+        a.instances()[0].arrivals[1].unwrap(),
+        before_arrival + shift
+    );
+    let v = &r.ranks[1].state.view;
+    assert!((v.start_ns + r.offset_ns(1) as f64 - r.view.0).abs() < 1.0);
+
+    // Search: "allreduce_grads" is an NVTX range on both ranks.
+    h.get_by_role_and_label(Role::TextInput, "Search all ranks")
+        .focus();
+    h.step();
+    h.get_by_role_and_label(Role::TextInput, "Search all ranks")
+        .type_text("allreduce_grads");
+    h.step();
+    h.step();
+    let r = run(&h);
+    assert!(
+        r.ranks.iter().all(|k| !k.search.matches.is_empty()),
+        "matches on every rank"
+    );
+    assert!(r.ranks.iter().all(|k| !k.expanded));
+    h.get_by_label("Next").click();
+    h.step();
+    h.step();
+    let r = run(&h);
+    let shown: Vec<usize> = (0..2).filter(|&k| r.ranks[k].expanded).collect();
+    assert_eq!(shown.len(), 1, "Next expands the rank of the next match");
+    let k = shown[0];
+    let selected = r.ranks[k].state.selection.expect("the match is selected");
+    assert!(r.ranks[k].search.matches.contains(&selected));
+    let t = r.ranks[k].trace.as_ref().unwrap();
+    let at = (selected.start_ns(t) + r.offset_ns(k)) as f64;
+    assert!(
+        at >= r.view.0 && at <= r.view.1,
+        "the match is in the run's view"
+    );
 }

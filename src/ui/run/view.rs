@@ -105,6 +105,12 @@ pub fn show(ui: &mut Ui, run: &mut RunTab, palette: &Palette) {
         }
         let e = ui.interact(events, id.with(("events", k)), Sense::click_and_drag());
         header_input(ui, run, &e, &map, k, header, &mut zoom_to_event);
+        if !e.dragged()
+            && let Some(p) = e.hover_pos()
+            && let Some(text) = collective_tooltip(run, k, header, &map, p)
+        {
+            e.on_hover_text_at_pointer(text);
+        }
         drawn.headers.push((k, header));
         let _ = body;
     }
@@ -279,6 +285,36 @@ fn collective_at(
             let inst = a.occurrence_instance.get(k)?.get(j).copied().flatten()?;
             Some((inst, c.start_ns + o, c.end_ns + o))
         })
+}
+
+/// What the collective under the pointer is: its instance, this rank's arrival and wait, the
+/// last rank and the skew.
+fn collective_tooltip(
+    run: &RunTab,
+    k: usize,
+    header: Rect,
+    map: &TimeToX,
+    p: Pos2,
+) -> Option<String> {
+    let (i, start, end) = collective_at(run, k, header, map, p)?;
+    let a = run.analysis.as_ref()?;
+    let inst = a.instances().get(i)?;
+    let rank = |r: usize| a.ranks.get(r).map_or(0, |x| x.rank);
+    let d = |ns: i64| navigation::format_duration(ns as f64);
+    let last = match inst.last {
+        Some(r) => format!("last to arrive: rank {}", rank(r)),
+        None => "the latest arrivals tie".to_string(),
+    };
+    Some(format!(
+        "{} #{} (rank {}, {})\narrived {} after the first rank, waited {}\n{last}; skew {}\nclick: outline on every rank · double-click: zoom",
+        inst.name,
+        inst.ordinal,
+        rank(k),
+        d(end - start),
+        d(inst.arrivals.get(k).copied().flatten().unwrap_or(0) - inst.first_arrival()),
+        d(inst.wait_ns(k).unwrap_or(0)),
+        d(inst.skew_ns),
+    ))
 }
 
 /// The instance `e` (a kernel or range of rank `k`) belongs to, when it is one of its collectives.
