@@ -22,6 +22,8 @@ use crate::trace::Trace;
 
 pub use super::workspace::Document;
 
+mod runs;
+
 /// The whole window's state: the open traces (tabs), which one is shown, and the compare view.
 pub struct SightlineApp {
     /// Never empty: the first is an empty start tab until a trace is opened into it.
@@ -87,42 +89,6 @@ impl SightlineApp {
         }
     }
 
-    /// An app that opens `files` as one run of ranks on its first frame.
-    pub fn with_run(files: Vec<PathBuf>) -> Self {
-        let mut app = Self::with_files(Vec::new(), false);
-        app.pending_runs.push(files);
-        app
-    }
-
-    /// Opens `paths` as one run of ranks in a new tab (or the empty start tab).
-    pub fn open_run(&mut self, paths: Vec<PathBuf>, ctx: Option<&egui::Context>) {
-        // A folder given stands for every trace in it.
-        let paths: Vec<PathBuf> = paths
-            .into_iter()
-            .flat_map(|p| match p.is_dir() {
-                true => super::run::traces_in_folder(&p).unwrap_or_default(),
-                false => vec![p],
-            })
-            .collect();
-        let i = self.blank_tab();
-        self.tabs[i].run = Some(Box::new(super::run::RunTab::open(paths, ctx)));
-        self.active = i;
-        self.compare = None;
-    }
-
-    /// The empty start tab, or a new tab.
-    fn blank_tab(&mut self) -> usize {
-        let reuse = self
-            .tabs
-            .iter()
-            .position(|t| t.is_blank() && t.error.is_none() && t.path.is_none());
-        reuse.unwrap_or_else(|| {
-            self.tabs.push(TraceTab::empty(self.next_id));
-            self.next_id += 1;
-            self.tabs.len() - 1
-        })
-    }
-
     /// This app with the settings remembered from an earlier run.
     pub fn with_settings(mut self, settings: Settings) -> Self {
         self.settings = settings;
@@ -155,21 +121,7 @@ impl SightlineApp {
     pub fn open(&mut self, path: PathBuf, ctx: Option<&egui::Context>) {
         // A folder is a run: every trace in it, one per rank.
         if path.is_dir() {
-            match super::run::traces_in_folder(&path) {
-                Ok(files) if !files.is_empty() => return self.open_run(files, ctx),
-                Ok(_) => {
-                    let i = self.blank_tab();
-                    self.tabs[i].error = Some(format!("no trace in {}", path.display()));
-                    self.active = i;
-                    return;
-                }
-                Err(e) => {
-                    let i = self.blank_tab();
-                    self.tabs[i].error = Some(format!("{}: {e}", path.display()));
-                    self.active = i;
-                    return;
-                }
-            }
+            return self.open_folder(path, ctx);
         }
         let reuse = self
             .tabs
@@ -503,48 +455,6 @@ impl SightlineApp {
         }
         for path in dropped {
             self.open(path, Some(ctx));
-        }
-    }
-
-    /// After several files were dropped: open them as one run, or each in a tab.
-    fn dropped_choice(&mut self, ctx: &egui::Context) {
-        if self.dropped.is_empty() {
-            return;
-        }
-        let mut choice = None;
-        egui::Window::new(format!("{} files dropped", self.dropped.len()))
-            .id(Id::unique("sightline_dropped_choice"))
-            .collapsible(false)
-            .resizable(false)
-            .anchor(Align2::CENTER_CENTER, [0.0, 0.0])
-            .show(ctx, |ui| {
-                for p in self.dropped.iter().take(8) {
-                    ui.weak(file_name(p));
-                }
-                ui.horizontal(|ui| {
-                    if ui
-                        .button("Open as one run")
-                        .on_hover_text("One tab: the traces as ranks of one job, on one clock")
-                        .clicked()
-                    {
-                        choice = Some(true);
-                    }
-                    if ui.button("Open each in a tab").clicked() {
-                        choice = Some(false);
-                    }
-                });
-            });
-        match choice {
-            Some(true) => {
-                let files = std::mem::take(&mut self.dropped);
-                self.open_run(files, Some(ctx));
-            }
-            Some(false) => {
-                for path in std::mem::take(&mut self.dropped) {
-                    self.open(path, Some(ctx));
-                }
-            }
-            None => {}
         }
     }
 

@@ -11,6 +11,8 @@
 
 pub mod analysis;
 pub mod heatmap;
+pub mod info_bar;
+mod paint;
 pub mod panel;
 pub mod view;
 
