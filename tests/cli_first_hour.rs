@@ -393,3 +393,44 @@ fn analyze_gpu_gaps_with_nothing_over_500_ms_points_at_shorter_gaps_on_stderr() 
         assert!(!String::from_utf8_lossy(&o.stderr).contains("sightline gaps"));
     }
 }
+
+/// A PyTorch trace's clock counts from an epoch: `gaps`'s table counts from its first event (as the
+/// window's axis does) and says so, which leaves the names room; CSV keeps the trace's clock.
+#[test]
+fn gaps_of_a_pytorch_trace_count_from_its_first_event() {
+    let path = common::fixtures().join("nccl/pytorch/kt_moe_a2a_rank0.pt.trace.json.gz");
+    let table = sightline_stdout(&["gaps", p(&path), "--causes", "--min", "20us"]);
+    let csv = records(&sightline_stdout(&[
+        "gaps",
+        p(&path),
+        "--causes",
+        "--min",
+        "20us",
+        "--format",
+        "csv",
+    ]));
+    assert!(!csv.is_empty(), "gaps of at least 20 µs");
+    let trace = sightline::load::load_file(&path).unwrap();
+    let origin = trace.time_origin_ns();
+    assert!(
+        origin > 1_000_000_000_000_000,
+        "an epoch-based clock: {origin}"
+    );
+    assert!(
+        table.contains(&format!("count from the trace's first event, {origin} ns")),
+        "{table}"
+    );
+    let (_, rows) = table_cells(&table);
+    assert_eq!(rows.len(), csv.len());
+    let num = |s: &str| s.replace(',', "").parse::<i64>().unwrap();
+    for (row, c) in rows.iter().zip(&csv) {
+        assert_eq!(num(&row[2]) + origin, num(&c["Start (ns)"]));
+        assert_eq!(num(&row[3]) + origin, num(&c["End (ns)"]));
+    }
+    for line in table.lines() {
+        assert!(line.chars().count() <= 120, "{line}");
+    }
+    // The names keep more than the 17 characters epoch times left them.
+    let widest = rows.iter().map(|r| r[5].chars().count()).max().unwrap_or(0);
+    assert!(widest > 17, "Before column {widest} characters wide");
+}

@@ -276,6 +276,21 @@ fn shared_trace_outputs_equal_every_golden_file() {
     }
 }
 
+/// The two-GPU NCCL runs made for this project (tests/fixtures/nccl/, nsys 2025.3.1, one export per
+/// rank) against what that nsys printed for them (tests/tracegen/run_nccl_device.sh).
+#[test]
+fn nccl_fixture_outputs_equal_every_golden_2025_3_file() {
+    let mut tally = Tally::default();
+    let dir = common::fixtures().join("nccl");
+    check_dir(&dir, &dir.join("golden-2025.3"), &mut tally);
+    report("tests/fixtures/nccl/golden-2025.3 (nsys 2025.3.1)", &tally);
+    assert!(tally.failures.is_empty(), "{}", tally.failures.join("\n"));
+    if std::env::var("GOLDEN_TRACE").is_err() {
+        assert_eq!(tally.files, 4, "two runs of two ranks");
+        assert_eq!(tally.format_overridden, 0, "all by default");
+    }
+}
+
 /// The current exports (nsys 2025.3) against what Nsight Systems 2025.3.1 printed for them, with
 /// the format their writer picks by default.
 #[test]

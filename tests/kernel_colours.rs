@@ -88,6 +88,13 @@ fn no_kernel_colour_reads_as_a_copy_colour() {
                     path.display(),
                     trace.str(name)
                 );
+                // Nor a magenta between the P2P purple and the migrations' rose.
+                let rose = hue_of(p.um_migration);
+                assert!(
+                    !(purple + 1.0..=rose - 1.0).contains(&k),
+                    "{}: hue {k} between P2P purple {purple} and migration rose {rose}",
+                    trace.str(name)
+                );
                 for (l, m) in copies {
                     let d = (k - l).rem_euclid(360.0);
                     assert!(

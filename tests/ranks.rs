@@ -27,46 +27,6 @@ fn pattern() -> regex::Regex {
     regex::Regex::new(collectives::DEFAULT_PATTERN).unwrap()
 }
 
-/// Busy and span of every GPU operation of an export, straight from its tables.
-fn busy_and_span_by_sql(path: &Path) -> (i64, i64) {
-    let conn =
-        rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .unwrap();
-    let mut spans: Vec<(i64, i64)> = Vec::new();
-    for t in [
-        "CUPTI_ACTIVITY_KIND_KERNEL",
-        "CUPTI_ACTIVITY_KIND_MEMCPY",
-        "CUPTI_ACTIVITY_KIND_MEMSET",
-        "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
-    ] {
-        let Ok(mut st) = conn.prepare(&format!("SELECT start, end FROM {t}")) else {
-            continue;
-        };
-        let rows = st
-            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
-            .unwrap();
-        spans.extend(rows.map(Result::unwrap));
-    }
-    spans.sort_unstable();
-    let (first, last) = (spans[0].0, spans.iter().map(|s| s.1).max().unwrap());
-    let (mut busy, mut cur) = (0, None::<(i64, i64)>);
-    for (s, e) in spans {
-        match cur {
-            Some((cs, ce)) if s <= ce => cur = Some((cs, ce.max(e))),
-            _ => {
-                if let Some((cs, ce)) = cur {
-                    busy += ce - cs;
-                }
-                cur = Some((s, e));
-            }
-        }
-    }
-    if let Some((cs, ce)) = cur {
-        busy += ce - cs;
-    }
-    (busy, last - first)
-}
-
 fn int(t: &sightline::analysis::Table, row: usize, column: &str) -> i64 {
     match &t.rows[row].cells[t.column(column).unwrap()] {
         Cell::Int(v) => *v,
@@ -111,7 +71,7 @@ fn nsys_ranks_on_one_clock_rank_1_is_the_straggler() {
     let t = table::rank_table(&run);
     assert_eq!(t.columns, table::RANK_COLUMNS);
     for (row, path) in [(0, &b), (1, &a)] {
-        let (busy, span) = busy_and_span_by_sql(path);
+        let (busy, span) = common::gpu_busy_and_span_by_sql(path);
         assert_eq!(int(&t, row, "Busy (ns)"), busy, "rank {row}");
         assert_eq!(int(&t, row, "Span (ns)"), span, "rank {row}");
         assert_eq!(int(&t, row, "Idle (ns)"), span - busy, "rank {row}");

@@ -345,6 +345,10 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
     let gaps = analysis::gpu_idle_gaps(&trace, &filter, &options);
     let table = args.format == Format::Table;
     let name_width = if table && args.wide { 60 } else { usize::MAX };
+    // The table counts from the trace's origin, as the window's axis does: a PyTorch trace's
+    // clock is epoch-based (19-digit times would leave the names a few characters). CSV keeps
+    // the trace's own clock, as `export` and `sql` do.
+    let origin_ns = if table { trace.time_origin_ns() } else { 0 };
     // The host-time split is for CSV and --wide; the narrow table keeps the cause.
     let host_split = args.causes && (args.wide || !table);
     let causes = args
@@ -357,8 +361,8 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
             let mut row = vec![
                 g.device.to_string(),
                 g.stream.map_or(String::new(), |s| s.stream.to_string()),
-                g.start_ns.to_string(),
-                g.end_ns.to_string(),
+                (g.start_ns - origin_ns).to_string(),
+                (g.end_ns - origin_ns).to_string(),
                 g.duration_ns().to_string(),
                 short(g.before.name(&trace), name_width),
                 short(g.after.name(&trace), name_width),
@@ -413,6 +417,7 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
                 .filter(|g| g.device == a.device)
                 .map(|g| g.duration_ns())
                 .sum();
+            let (lo, hi) = (lo - origin_ns, hi - origin_ns);
             let line = format!(
                 " GPU {}: busy {}% of {} measured (window {lo}..{hi} ns{}); idle {} in all{}",
                 a.device,
@@ -429,6 +434,13 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
                 } else {
                     format!(", {} in the gaps listed", human_ns(listed))
                 },
+            );
+            writeln!(out, "{}", wrapped(&line, width))?;
+        }
+        if origin_ns != 0 {
+            let line = format!(
+                " Times count from the trace's first event, {origin_ns} ns on its own clock \
+                 (--format csv prints that clock)."
             );
             writeln!(out, "{}", wrapped(&line, width))?;
         }

@@ -64,12 +64,14 @@ pub fn ranks(args: &RanksArgs) -> Result<i32> {
     let c = &run.collectives;
     match c.straggler(run.ranks.len()) {
         Some((r, n)) => eprintln!(
-            "straggler: rank {} arrived last at {n} of {} collectives",
+            "straggler: rank {} arrived last at {n} of {} collectives and kept the others \
+             waiting {:.1} ms in all",
             run.ranks[r].rank,
-            c.instances.len()
+            c.instances.len(),
+            c.wait_caused_ns(r) as f64 / 1e6
         ),
         None if c.instances.is_empty() => eprintln!("no collective is shared by two ranks"),
-        None => eprintln!("no straggler: no rank arrives last more often than the others"),
+        None => eprintln!("no straggler: no rank keeps the others waiting longer than the rest"),
     }
 
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -182,3 +182,43 @@ pub fn check_against_golden(trace: &Trace, golden_dir: &Path) -> (usize, Vec<Str
     }
     (checked, failures)
 }
+
+/// Busy and span of every GPU operation of an export, straight from its tables.
+pub fn gpu_busy_and_span_by_sql(path: &Path) -> (i64, i64) {
+    let conn =
+        rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let mut spans: Vec<(i64, i64)> = Vec::new();
+    for t in [
+        "CUPTI_ACTIVITY_KIND_KERNEL",
+        "CUPTI_ACTIVITY_KIND_MEMCPY",
+        "CUPTI_ACTIVITY_KIND_MEMSET",
+        "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+    ] {
+        let Ok(mut st) = conn.prepare(&format!("SELECT start, end FROM {t}")) else {
+            continue;
+        };
+        let rows = st
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+            .unwrap();
+        spans.extend(rows.map(Result::unwrap));
+    }
+    spans.sort_unstable();
+    let (first, last) = (spans[0].0, spans.iter().map(|s| s.1).max().unwrap());
+    let (mut busy, mut cur) = (0, None::<(i64, i64)>);
+    for (s, e) in spans {
+        match cur {
+            Some((cs, ce)) if s <= ce => cur = Some((cs, ce.max(e))),
+            _ => {
+                if let Some((cs, ce)) = cur {
+                    busy += ce - cs;
+                }
+                cur = Some((s, e));
+            }
+        }
+    }
+    if let Some((cs, ce)) = cur {
+        busy += ce - cs;
+    }
+    (busy, last - first)
+}
