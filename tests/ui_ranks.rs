@@ -16,6 +16,8 @@ use egui::accesskit::Role;
 use egui::{Pos2, Vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use sightline::analysis::ranks::RankSource;
+use sightline::analysis::ranks::collectives::Source;
 use sightline::ui::SightlineApp;
 use sightline::ui::run::RunTab;
 
@@ -379,4 +381,74 @@ fn a_rank_shifted_by_hand_and_search_across_ranks() {
         at >= r.view.0 && at <= r.view.1,
         "the match is in the run's view"
     );
+}
+
+/// The bundled 2-GPU NCCL run (tests/fixtures/nccl, nsys 2025.3.1, torchrun): given rank 1's
+/// file first, the run sorts its ranks by the `RANK` each export's process environment holds
+/// (read here by SQL), takes the collectives from the NCCL kernels, and a clicked collective is
+/// outlined on both ranks with its last rank marked.
+#[test]
+fn nccl_run_ranks_come_from_the_process_environment() {
+    let dir = common::fixtures().join("nccl");
+    let files = ["n25_ddp_rank1.sqlite", "n25_ddp_rank0.sqlite"];
+    let paths: Vec<PathBuf> = files.iter().map(|f| dir.join(f)).collect();
+    let env_rank = |p: &Path| -> u32 {
+        let conn = common::open_ro(p);
+        let v: String = conn
+            .query_row(
+                "SELECT value FROM META_DATA_CAPTURE WHERE name LIKE '%:ENVIRONMENT_VARIABLE' \
+                 AND value LIKE 'RANK=%'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        v.trim_start_matches("RANK=")
+            .trim_matches('"')
+            .parse()
+            .unwrap()
+    };
+    let mut h = run_app(paths.clone());
+    let r = run(&h);
+    let a = r.analysis.as_ref().unwrap();
+    for (k, info) in a.ranks.iter().enumerate() {
+        assert_eq!(info.source, RankSource::Environment);
+        assert_eq!(info.collectives_from, Some(Source::NcclKernels));
+        let path = &r.ranks[k].path;
+        assert_eq!(info.rank, env_rank(path), "{}", path.display());
+    }
+    assert_eq!(
+        a.ranks.iter().map(|i| i.rank).collect::<Vec<_>>(),
+        vec![0, 1]
+    );
+    assert!(r.last.collectives_drawn > 0);
+
+    // Click rank 0's first shared collective in view.
+    let pos = {
+        let (j, _) = a.occurrence_instance[0]
+            .iter()
+            .enumerate()
+            .find(|(j, i)| {
+                let c = &a.collectives.per_rank[0].list[*j];
+                let s = (c.start_ns + r.offset_ns(0)) as f64;
+                i.is_some() && s > r.view.0 && s < r.view.1
+            })
+            .unwrap();
+        let c = &a.collectives.per_rank[0].list[j];
+        let area = r.last.event_area;
+        let x_of = |t: i64| {
+            area.left()
+                + ((t + r.offset_ns(0)) as f64 - r.view.0) as f32 / (r.view.1 - r.view.0) as f32
+                    * area.width()
+        };
+        let x = (x_of(c.start_ns) + x_of(c.end_ns)) / 2.0;
+        Pos2::new(x, r.last.headers[0].1.bottom() - 6.0)
+    };
+    common::ui::click_at(&mut h, pos);
+    let r = run(&h);
+    let inst = r.selected_instance.expect("a collective is selected");
+    let mut outlined: Vec<usize> = r.last.outlines.iter().map(|(k, _)| *k).collect();
+    outlined.sort_unstable();
+    assert_eq!(outlined, vec![0, 1]);
+    let instance = &r.analysis.as_ref().unwrap().instances()[inst];
+    assert_eq!(r.last.late, instance.last);
 }
