@@ -48,6 +48,9 @@ pub struct Cli {
     /// another), else the first GPU operation.
     #[arg(long, value_name = "SPEC", requires = "compare")]
     pub align: Option<String>,
+    /// Open the traces of one run's ranks (one per rank) as one run: one tab, one clock.
+    #[arg(long, num_args = 1.., value_name = "FILE", conflicts_with = "compare")]
+    pub ranks: Option<Vec<PathBuf>>,
     /// Register Sightline with the desktop (XDG): opens *.nsys-rep, "Open with" for .sqlite.
     #[arg(long, conflicts_with = "uninstall_desktop")]
     pub install_desktop: bool,
@@ -264,7 +267,7 @@ pub fn main_with(cli: Cli) -> Result<i32> {
                 ),
                 None => None,
             };
-            crate::ui::run_window(files, compare, align)?;
+            crate::ui::run_window(files, compare, align, cli.ranks.unwrap_or_default())?;
             Ok(0)
         }
     }

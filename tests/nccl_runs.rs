@@ -108,7 +108,7 @@ fn check_run(files: &[PathBuf], source: RankSource) -> usize {
     // A rank per GPU, NCCL kernels on each, all of them the rank's collectives.
     let mut gpus = Vec::new();
     for (r, path) in files.iter().enumerate() {
-        let (kernels, devices) = if source == RankSource::FileName {
+        let (kernels, devices) = if source != RankSource::Distributed {
             nccl_kernels_by_sql(path)
         } else {
             nccl_kernels_by_json(path)
@@ -162,7 +162,7 @@ fn check_run(files: &[PathBuf], source: RankSource) -> usize {
         int(&t, 0, "Communication (ns)") > 5 * int(&t, 1, "Communication (ns)"),
         "{name}"
     );
-    if source == RankSource::FileName {
+    if source != RankSource::Distributed {
         for (row, path) in files.iter().enumerate() {
             let (busy, span) = common::gpu_busy_and_span_by_sql(path);
             assert_eq!(int(&t, row, "Busy (ns)"), busy, "{name} rank {row}");
@@ -182,7 +182,9 @@ fn check_run(files: &[PathBuf], source: RankSource) -> usize {
 fn nsys_data_parallel_run_rank_1_is_the_straggler() {
     let collectives = check_run(
         &[nccl("n25_ddp_rank0.sqlite"), nccl("n25_ddp_rank1.sqlite")],
-        RankSource::FileName,
+        // nsys records torchrun's RANK in each export's process environment: it comes before
+        // the file name.
+        RankSource::Environment,
     );
     assert!(collectives >= 10, "gradient all-reduces of 10 steps");
 }
@@ -194,7 +196,7 @@ fn nsys_moe_all_to_all_run_the_hot_rank_is_the_straggler() {
             nccl("n25_moe_a2a_rank0.sqlite"),
             nccl("n25_moe_a2a_rank1.sqlite"),
         ],
-        RankSource::FileName,
+        RankSource::Environment,
     );
 }
 

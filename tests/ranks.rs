@@ -159,3 +159,54 @@ fn the_command_prints_a_row_per_rank_and_names_the_straggler() {
         .unwrap();
     assert!(!one.status.success());
 }
+
+/// The rank in the process environment wins over the file name: a copy of n25_rank0 whose
+/// capture metadata gains `RANK="5"` (as nsys records a torchrun worker's environment) is rank 5;
+/// the original file, whose environment has no rank variable, keeps rank 0 from its name.
+#[test]
+fn a_rank_in_the_process_environment_comes_before_the_file_name() {
+    let (Some(r0), Some(r1)) = (shared("n25_rank0.sqlite"), shared("n25_rank1.sqlite")) else {
+        println!("SKIPPED: ../shared/traces/n25_rank0/1.sqlite not present");
+        return;
+    };
+    let conn =
+        rusqlite::Connection::open_with_flags(&r0, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let rank_rows: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM META_DATA_CAPTURE WHERE name LIKE '%:ENVIRONMENT_VARIABLE' \
+             AND (value LIKE 'RANK=%' OR value LIKE 'OMPI_COMM_WORLD_RANK=%' \
+             OR value LIKE 'SLURM_PROCID=%')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(rank_rows, 0, "the shared export has no rank variable");
+    let original = load(&r0);
+    assert_eq!(original.env_rank, None);
+
+    let copy = common::scratch_dir("env-rank").join("n25_rank0.sqlite");
+    std::fs::copy(&r0, &copy).unwrap();
+    let w = rusqlite::Connection::open(&copy).unwrap();
+    w.execute_batch(
+        "INSERT INTO META_DATA_CAPTURE (name, value) VALUES \
+         ('PROCESS_0:ENVIRONMENT_VARIABLE', 'SLURM_PROCID=\"9\"'), \
+         ('PROCESS_0:ENVIRONMENT_VARIABLE', 'RANK=\"5\"');",
+    )
+    .unwrap();
+    drop(w);
+    let with_env = load(&copy);
+    assert_eq!(with_env.env_rank, Some(("RANK".to_string(), 5)));
+    let other = load(&r1);
+    let found = sightline::analysis::ranks::find_ranks(&[&with_env, &other]);
+    assert_eq!(
+        found,
+        vec![(5, RankSource::Environment), (1, RankSource::FileName)]
+    );
+    let found = sightline::analysis::ranks::find_ranks(&[&original, &other]);
+    assert_eq!(
+        found,
+        vec![(0, RankSource::FileName), (1, RankSource::FileName)]
+    );
+    let _ = std::fs::remove_file(&copy);
+}

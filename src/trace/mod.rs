@@ -97,6 +97,9 @@ pub struct Trace {
     pub threads: Vec<ThreadTrack>,
     /// UTC time of the session start, when the file records it.
     pub session_start_utc_ns: Option<i64>,
+    /// The rank set in the profiled processes' environment (`RANK`, `OMPI_COMM_WORLD_RANK` or
+    /// `SLURM_PROCID`: the variable and its value), when the export records it.
+    pub env_rank: Option<(String, u32)>,
     /// Earliest and latest timestamp of any event.
     pub first_ns: i64,
     pub last_ns: i64,

@@ -22,6 +22,8 @@ use crate::trace::Trace;
 
 pub use super::workspace::Document;
 
+mod runs;
+
 /// The whole window's state: the open traces (tabs), which one is shown, and the compare view.
 pub struct SightlineApp {
     /// Never empty: the first is an empty start tab until a trace is opened into it.
@@ -48,6 +50,12 @@ pub struct SightlineApp {
     title_shown: Option<String>,
     /// What is remembered between runs (recent files, per-trace views); eframe saves it.
     pub settings: Settings,
+    /// Runs of ranks to open (`--ranks`), one tab each, on the first frame.
+    pub pending_runs: Vec<Vec<PathBuf>>,
+    /// Several files dropped at once: the choice between one run and a tab each is open.
+    pub dropped: Vec<PathBuf>,
+    /// File → Open run… is waiting for the file dialog.
+    picking_run: bool,
 }
 
 impl SightlineApp {
@@ -75,6 +83,9 @@ impl SightlineApp {
             compare_choice: None,
             title_shown: None,
             settings: Settings::default(),
+            pending_runs: Vec::new(),
+            dropped: Vec::new(),
+            picking_run: false,
         }
     }
 
@@ -108,6 +119,10 @@ impl SightlineApp {
     /// Opens `path` in a new tab (or in the empty start tab) and shows it; the load runs in
     /// the background.
     pub fn open(&mut self, path: PathBuf, ctx: Option<&egui::Context>) {
+        // A folder is a run: every trace in it, one per rank.
+        if path.is_dir() {
+            return self.open_folder(path, ctx);
+        }
         let reuse = self
             .tabs
             .iter()
@@ -258,6 +273,14 @@ impl SightlineApp {
         for path in std::mem::take(&mut self.pending_open) {
             self.open(path, Some(&ctx));
         }
+        for paths in std::mem::take(&mut self.pending_runs) {
+            self.open_run(paths, Some(&ctx));
+        }
+        for tab in &mut self.tabs {
+            if let Some(run) = &mut tab.run {
+                run.poll(Some(&ctx));
+            }
+        }
         self.sync_export_folder(&ctx);
         let keys = shortcuts::take(&ctx);
         if keys.open {
@@ -316,8 +339,15 @@ impl SightlineApp {
         // File → Open…'s in-window browser (when no system dialog opens) and what it chose.
         file_dialog::show(&ctx);
         if let Some(path) = file_dialog::take(&ctx, &FilePurpose::OpenTrace) {
-            self.open(path, Some(&ctx));
+            match path.parent().filter(|_| self.picking_run) {
+                Some(folder) => self.open(folder.to_path_buf(), Some(&ctx)),
+                None => self.open(path, Some(&ctx)),
+            }
+            self.picking_run = false;
+        } else if self.picking_run && !file_dialog::with(&ctx, |d| d.browsing().is_some()) {
+            self.picking_run = false;
         }
+        self.dropped_choice(&ctx);
         self.drop_hint(&ctx, &palette);
         if self.is_loading() {
             // Keep polling even if the worker's repaint request raced with this frame.
@@ -344,6 +374,10 @@ impl SightlineApp {
         let show_analysis = self.show_analysis;
         let mut toggle_help = false;
         let tab = self.tab_mut();
+        if let Some(run) = &mut tab.run {
+            super::run::show_tab(ui, run, palette, show_analysis);
+            return;
+        }
         if tab.document.is_some() && show_analysis {
             let mut actions = Vec::new();
             // Statistics follow a range being dragged live; on very large traces (where one
@@ -414,6 +448,11 @@ impl SightlineApp {
                 .map(|f| f.path().to_path_buf())
                 .collect()
         });
+        if dropped.len() > 1 {
+            // Several at once may be the ranks of one run: ask.
+            self.dropped = dropped;
+            return;
+        }
         for path in dropped {
             self.open(path, Some(ctx));
         }
@@ -524,6 +563,17 @@ impl SightlineApp {
                     .clicked()
                 {
                     ui.close();
+                    file_dialog::open_trace(ui.ctx(), self.settings.last_folder.as_deref());
+                }
+                if ui
+                    .button("Open run…")
+                    .on_hover_text(
+                        "Choose one trace of a run: every trace in its folder opens as one run of ranks, in one tab",
+                    )
+                    .clicked()
+                {
+                    ui.close();
+                    self.picking_run = true;
                     file_dialog::open_trace(ui.ctx(), self.settings.last_folder.as_deref());
                 }
                 if let Some(path) = recent_files_menu(ui, &mut self.settings) {

@@ -5,7 +5,8 @@
 //! loads off the UI thread; [`fonts`] adds a CJK fallback; [`desktop`] the XDG integration;
 //! [`columns`] the tables' names cut to fit and their resizable, remembered column widths;
 //! [`gap_tooltip`] what an idle gap says about itself (Gaps tab and hatching); [`details_dock`]
-//! the details panel's size and splitter; [`shortcuts`] the window's own keys (Ctrl+O, Ctrl+F).
+//! the details panel's size and splitter; [`shortcuts`] the window's own keys (Ctrl+O, Ctrl+F);
+//! [`run`] a run of ranks (several traces on one clock) in one tab.
 
 pub mod about;
 pub mod app;
@@ -18,6 +19,7 @@ pub mod fonts;
 pub mod gap_tooltip;
 pub mod loader;
 pub mod panels;
+pub mod run;
 pub mod settings;
 pub mod shortcuts;
 pub mod theme;
@@ -34,6 +36,7 @@ pub fn run_window(
     files: Vec<PathBuf>,
     compare: bool,
     align: Option<crate::analysis::align::Alignment>,
+    run: Vec<PathBuf>,
 ) -> anyhow::Result<()> {
     let mut viewport = egui::ViewportBuilder::default()
         .with_title("Sightline")
@@ -61,6 +64,9 @@ pub fn run_window(
             settings.apply_theme(&cc.egui_ctx);
             let mut app = SightlineApp::with_files(files, compare).with_settings(settings);
             app.pending_alignment = align;
+            if !run.is_empty() {
+                app.pending_runs.push(run);
+            }
             Ok(Box::new(app))
         }),
     )

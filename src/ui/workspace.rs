@@ -41,6 +41,8 @@ pub struct TraceTab {
     pub panel_range: TimeRange,
     /// The list of what the loader skipped or repaired is open.
     pub show_warnings: bool,
+    /// A run of ranks (several traces on one clock) instead of one trace.
+    pub run: Option<Box<super::run::RunTab>>,
 }
 
 impl TraceTab {
@@ -58,13 +60,14 @@ impl TraceTab {
             analysis: AnalysisPanel::new(),
             panel_range: TimeRange::ALL,
             show_warnings: false,
+            run: None,
         }
     }
 
     /// Whether nothing was opened in this tab (or the open failed and left nothing): a new open
     /// may reuse it.
     pub fn is_blank(&self) -> bool {
-        self.document.is_none() && self.job.is_none()
+        self.document.is_none() && self.job.is_none() && self.run.is_none()
     }
 
     /// Starts loading `path` in the background; a load already running is cancelled. A trace
@@ -76,7 +79,7 @@ impl TraceTab {
     }
 
     pub fn is_loading(&self) -> bool {
-        self.job.is_some()
+        self.job.is_some() || self.run.as_ref().is_some_and(|r| r.is_loading())
     }
 
     pub fn trace(&self) -> Option<&Trace> {
@@ -85,6 +88,9 @@ impl TraceTab {
 
     /// The file name, for the tab's title.
     pub fn title(&self) -> String {
+        if let Some(run) = &self.run {
+            return run.title();
+        }
         match &self.path {
             Some(p) => file_name(p),
             None => "Start".to_string(),

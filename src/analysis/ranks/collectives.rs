@@ -39,6 +39,9 @@ pub struct Occurrence {
     pub name: String,
     pub start_ns: i64,
     pub end_ns: i64,
+    /// The event's index in its table: `trace.kernels` for NCCL kernels, `trace.nvtx` for
+    /// operators and ranges.
+    pub index: usize,
 }
 
 /// A rank's collectives by start; `source` is `None` when it has none.
@@ -61,6 +64,7 @@ pub fn of_rank(trace: &Trace, pattern: &Regex) -> RankCollectives {
             name: trace.str(k.short_name[i]).to_string(),
             start_ns: k.spans.start_ns[i],
             end_ns: k.spans.end_ns[i],
+            index: i,
         })
         .collect();
     let mut source = Source::NcclKernels;
@@ -84,7 +88,10 @@ pub fn of_rank(trace: &Trace, pattern: &Regex) -> RankCollectives {
 }
 
 /// The CPU ranges `pick` chooses that no other chosen range of their thread contains.
-fn outermost_ranges(trace: &Trace, pick: impl Fn(RangeKind, &str) -> bool) -> Vec<Occurrence> {
+pub(crate) fn outermost_ranges(
+    trace: &Trace,
+    pick: impl Fn(RangeKind, &str) -> bool,
+) -> Vec<Occurrence> {
     let n = &trace.nvtx;
     let mut chosen: Vec<(i64, i64, i64, usize)> = (0..n.spans.len())
         .filter(|&i| pick(n.kind_of(i), trace.str(n.spans.name[i])))
@@ -102,6 +109,7 @@ fn outermost_ranges(trace: &Trace, pick: impl Fn(RangeKind, &str) -> bool) -> Ve
             name: trace.str(n.spans.name[i]).to_string(),
             start_ns: start,
             end_ns: -minus_end,
+            index: i,
         });
     }
     out

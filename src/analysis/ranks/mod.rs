@@ -3,6 +3,8 @@
 //! clock; per-rank GPU time, collectives matched across ranks, and who arrives last.
 
 pub mod collectives;
+pub mod steps;
+pub mod summary;
 pub mod table;
 
 use std::path::Path;
@@ -14,6 +16,8 @@ use crate::trace::{Trace, TraceFormat};
 pub enum RankSource {
     /// `distributedInfo.rank` of a PyTorch trace.
     Distributed,
+    /// `RANK`, `OMPI_COMM_WORLD_RANK` or `SLURM_PROCID` in the profiled process's environment.
+    Environment,
     /// The last number in the file name (`report_rank3.sqlite`).
     FileName,
     /// The order the traces were given in (no rank found, or two traces claimed one rank).
@@ -24,6 +28,7 @@ impl RankSource {
     pub fn label(self) -> &'static str {
         match self {
             RankSource::Distributed => "distributedInfo.rank",
+            RankSource::Environment => "process environment",
             RankSource::FileName => "file name",
             RankSource::Order => "order given",
         }
@@ -80,7 +85,8 @@ pub fn rank_in_file_name(path: &Path) -> Option<u32> {
     head[head.len() - digits..].parse().ok()
 }
 
-/// Each trace's rank: `distributedInfo.rank`, else the last number in its file name, else its
+/// Each trace's rank: `distributedInfo.rank`, else the rank in its processes' environment
+/// (`RANK` / `OMPI_COMM_WORLD_RANK` / `SLURM_PROCID`), else the last number in its file name, else its
 /// place in the order given — the order for all when two traces would share a rank.
 pub fn find_ranks(traces: &[&Trace]) -> Vec<(u32, RankSource)> {
     let found: Vec<(u32, RankSource)> = traces
@@ -89,6 +95,8 @@ pub fn find_ranks(traces: &[&Trace]) -> Vec<(u32, RankSource)> {
         .map(|(i, t)| {
             if let Some(r) = t.torch.as_ref().and_then(|t| t.rank) {
                 (r, RankSource::Distributed)
+            } else if let Some((_, r)) = &t.env_rank {
+                (*r, RankSource::Environment)
             } else if let Some(r) = rank_in_file_name(&t.path) {
                 (r, RankSource::FileName)
             } else {

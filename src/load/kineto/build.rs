@@ -176,7 +176,7 @@ pub fn build(read: FileContents) -> Trace {
         syncs: Default::default(),
         gpus: metadata.gpus.clone(),
         names,
-        session: (metadata.base_time_ns, None),
+        session: (metadata.base_time_ns, None, None),
         memory: memory_usage,
         profiler_overhead: Default::default(),
         unified_memory: Default::default(),

@@ -161,8 +161,12 @@ pub fn read_names(r: &Reader, strings: &FileStrings) -> Result<Names, LoadError>
     Ok(names)
 }
 
-/// Session start (UTC ns) and exporter version, when recorded.
-pub fn read_session(r: &Reader) -> Result<(Option<i64>, Option<String>), LoadError> {
+/// What the export says about its session: start (UTC ns), exporter version, and the rank the
+/// process environment gives, each when recorded.
+pub type Session = (Option<i64>, Option<String>, Option<(String, u32)>);
+
+/// Session start (UTC ns), exporter version and rank from the environment, when recorded.
+pub fn read_session(r: &Reader) -> Result<Session, LoadError> {
     let conn = r.open()?;
     let mut start = None;
     let t = "TARGET_INFO_SESSION_START_TIME";
@@ -181,7 +185,49 @@ pub fn read_session(r: &Reader) -> Result<(Option<i64>, Option<String>), LoadErr
             })?;
         }
     }
-    Ok((start, version))
+    let env_rank = read_env_rank(r, &conn)?;
+    Ok((start, version, env_rank))
+}
+
+/// The variables that give a process's rank, by precedence: torchrun / PyTorch, Open MPI, Slurm.
+pub const RANK_VARIABLES: [&str; 3] = ["RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"];
+
+/// The rank in the profiled processes' environment (`META_DATA_CAPTURE` rows
+/// `PROCESS_N:ENVIRONMENT_VARIABLE` = `NAME="value"`, nsys 2023+): the first of
+/// [`RANK_VARIABLES`] that the processes set, when they all set it to the same number (an export
+/// of a launcher and all its workers holds several ranks, and so none).
+fn read_env_rank(
+    r: &Reader,
+    conn: &rusqlite::Connection,
+) -> Result<Option<(String, u32)>, LoadError> {
+    let t = "META_DATA_CAPTURE";
+    if !(r.schema.has_column(t, "name") && r.schema.has_column(t, "value")) {
+        return Ok(None);
+    }
+    let mut seen: Vec<Vec<String>> = vec![Vec::new(); RANK_VARIABLES.len()];
+    r.for_each_row(conn, t, &r.schema.select(t, &["name", "value"]), |row| {
+        let is_env = text(row, 0).is_some_and(|n| n.ends_with(b":ENVIRONMENT_VARIABLE"));
+        let Some(value) = text(row, 1).filter(|_| is_env) else {
+            return;
+        };
+        let value = String::from_utf8_lossy(value);
+        let Some((name, v)) = value.split_once('=') else {
+            return;
+        };
+        if let Some(k) = RANK_VARIABLES.iter().position(|x| *x == name) {
+            let v = v.trim().trim_matches('"').to_string();
+            if !seen[k].contains(&v) {
+                seen[k].push(v);
+            }
+        }
+    })?;
+    Ok(RANK_VARIABLES
+        .iter()
+        .zip(&seen)
+        .find_map(|(name, values)| match values.as_slice() {
+            [one] => one.parse().ok().map(|rank| (name.to_string(), rank)),
+            _ => None,
+        }))
 }
 
 pub const T_MEMORY_USAGE: &str = "CUDA_GPU_MEMORY_USAGE_EVENTS";

@@ -1,0 +1,120 @@
+//! Steps of a run's ranks for the rank × step heatmap: each rank's iterations (`ProfilerStep#N`,
+//! or NVTX / annotation ranges named `step_N`, `step N`, `iteration N`, `iter_N`), matched
+//! across ranks by their number, with the step time and the time the rank waited in the
+//! collectives it arrived at during the step.
+
+use std::collections::BTreeSet;
+
+use regex::Regex;
+
+use super::Run;
+use super::collectives::outermost_ranges;
+use crate::trace::RangeKind;
+
+/// What names a step: the number in the range's name.
+pub const STEP_PATTERN: &str = r"^(?:ProfilerStep#|(?i:step|iteration|iter)[ _#-]?)(\d+)$";
+
+/// One rank's step `number`, on the run's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    pub number: u64,
+    pub start_ns: i64,
+    pub end_ns: i64,
+    /// The time this rank waited for the last rank in the collectives it arrived at in the step.
+    pub wait_ns: i64,
+}
+
+impl Step {
+    pub fn duration_ns(&self) -> i64 {
+        self.end_ns - self.start_ns
+    }
+}
+
+/// The steps of every rank (by rank index) and the step numbers any rank has, ascending.
+#[derive(Debug, Clone, Default)]
+pub struct StepGrid {
+    pub numbers: Vec<u64>,
+    pub per_rank: Vec<Vec<Step>>,
+}
+
+impl StepGrid {
+    /// Rank `r`'s step `number`, if it has one.
+    pub fn cell(&self, r: usize, number: u64) -> Option<&Step> {
+        self.per_rank.get(r)?.iter().find(|s| s.number == number)
+    }
+
+    /// The steps of a run: the outermost ranges on each rank whose name matches [`STEP_PATTERN`];
+    /// a rank's first range of a number counts when it has the number twice.
+    pub fn of_run(run: &Run) -> Self {
+        let Ok(pattern) = Regex::new(STEP_PATTERN) else {
+            return Self::default();
+        };
+        let mut numbers = BTreeSet::new();
+        let per_rank: Vec<Vec<Step>> = run
+            .ranks
+            .iter()
+            .enumerate()
+            .map(|(r, rank)| {
+                let ranges = outermost_ranges(rank.trace, |kind, name| {
+                    matches!(kind, RangeKind::Nvtx | RangeKind::Annotation)
+                        && pattern.is_match(name)
+                });
+                let mut steps: Vec<Step> = Vec::new();
+                for o in ranges {
+                    let Some(number) = pattern
+                        .captures(&o.name)
+                        .and_then(|c| c.get(1))
+                        .and_then(|m| m.as_str().parse::<u64>().ok())
+                    else {
+                        continue;
+                    };
+                    if steps.iter().any(|s| s.number == number) {
+                        continue;
+                    }
+                    let (start_ns, end_ns) =
+                        (rank.on_run_clock(o.start_ns), rank.on_run_clock(o.end_ns));
+                    let wait_ns = run
+                        .collectives
+                        .instances
+                        .iter()
+                        .filter(|i| i.arrivals[r].is_some_and(|a| a >= start_ns && a < end_ns))
+                        .filter_map(|i| i.wait_ns(r))
+                        .sum();
+                    numbers.insert(number);
+                    steps.push(Step {
+                        number,
+                        start_ns,
+                        end_ns,
+                        wait_ns,
+                    });
+                }
+                steps.sort_by_key(|s| s.number);
+                steps
+            })
+            .collect();
+        Self {
+            numbers: numbers.into_iter().collect(),
+            per_rank,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_names_give_their_number() {
+        let re = Regex::new(STEP_PATTERN).unwrap();
+        let n = |s: &str| {
+            re.captures(s)
+                .and_then(|c| c.get(1))
+                .map(|m| m.as_str().to_string())
+        };
+        assert_eq!(n("ProfilerStep#12").as_deref(), Some("12"));
+        assert_eq!(n("step_3").as_deref(), Some("3"));
+        assert_eq!(n("Iteration 7").as_deref(), Some("7"));
+        assert_eq!(n("stepper_3"), None);
+        assert_eq!(n("warmup"), None);
+    }
+}

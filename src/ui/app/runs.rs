@@ -1,0 +1,107 @@
+//! Opening a run of ranks from the app: `--ranks`, a folder, File → Open run…, and the choice
+//! offered when several files are dropped at once (one run, or a tab each).
+
+use std::path::PathBuf;
+
+use egui::{Align2, Id};
+
+use super::SightlineApp;
+use crate::ui::run::{RunTab, traces_in_folder};
+use crate::ui::workspace::{TraceTab, file_name};
+
+impl SightlineApp {
+    /// An app that opens `files` as one run of ranks on its first frame.
+    pub fn with_run(files: Vec<PathBuf>) -> Self {
+        let mut app = Self::with_files(Vec::new(), false);
+        app.pending_runs.push(files);
+        app
+    }
+
+    /// Opens `paths` as one run of ranks in a new tab (or the empty start tab).
+    pub fn open_run(&mut self, paths: Vec<PathBuf>, ctx: Option<&egui::Context>) {
+        // A folder given stands for every trace in it.
+        let paths: Vec<PathBuf> = paths
+            .into_iter()
+            .flat_map(|p| match p.is_dir() {
+                true => traces_in_folder(&p).unwrap_or_default(),
+                false => vec![p],
+            })
+            .collect();
+        let i = self.blank_tab();
+        self.tabs[i].run = Some(Box::new(RunTab::open(paths, ctx)));
+        self.active = i;
+        self.compare = None;
+    }
+
+    /// The empty start tab, or a new tab.
+    pub(super) fn blank_tab(&mut self) -> usize {
+        let reuse = self
+            .tabs
+            .iter()
+            .position(|t| t.is_blank() && t.error.is_none() && t.path.is_none());
+        reuse.unwrap_or_else(|| {
+            self.tabs.push(TraceTab::empty(self.next_id));
+            self.next_id += 1;
+            self.tabs.len() - 1
+        })
+    }
+
+    /// After several files were dropped: open them as one run, or each in a tab.
+    pub(super) fn dropped_choice(&mut self, ctx: &egui::Context) {
+        if self.dropped.is_empty() {
+            return;
+        }
+        let mut choice = None;
+        egui::Window::new(format!("{} files dropped", self.dropped.len()))
+            .id(Id::unique("sightline_dropped_choice"))
+            .collapsible(false)
+            .resizable(false)
+            .anchor(Align2::CENTER_CENTER, [0.0, 0.0])
+            .show(ctx, |ui| {
+                for p in self.dropped.iter().take(8) {
+                    ui.weak(file_name(p));
+                }
+                ui.horizontal(|ui| {
+                    if ui
+                        .button("Open as one run")
+                        .on_hover_text("One tab: the traces as ranks of one job, on one clock")
+                        .clicked()
+                    {
+                        choice = Some(true);
+                    }
+                    if ui.button("Open each in a tab").clicked() {
+                        choice = Some(false);
+                    }
+                });
+            });
+        match choice {
+            Some(true) => {
+                let files = std::mem::take(&mut self.dropped);
+                self.open_run(files, Some(ctx));
+            }
+            Some(false) => {
+                for path in std::mem::take(&mut self.dropped) {
+                    self.open(path, Some(ctx));
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// Opens every trace of the folder `path` as one run (or says in a tab why it cannot).
+    pub(super) fn open_folder(&mut self, path: PathBuf, ctx: Option<&egui::Context>) {
+        match traces_in_folder(&path) {
+            Ok(files) if !files.is_empty() => self.open_run(files, ctx),
+            Ok(_) => {
+                let i = self.blank_tab();
+                self.tabs[i].error = Some(format!("no trace in {}", path.display()));
+                self.active = i;
+            }
+            Err(e) => {
+                let i = self.blank_tab();
+                self.tabs[i].error = Some(format!("{}: {e}", path.display()));
+                self.active = i;
+            }
+        }
+    }
+}

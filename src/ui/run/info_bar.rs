@@ -1,0 +1,112 @@
+//! The run's line above its rows: its loading progress and Cancel, the clock used, the
+//! straggler, search across every rank (Next expands the rank of the next match), expand and
+//! collapse all, show all.
+
+use egui::Ui;
+
+use super::RunTab;
+use super::view::LATE;
+use crate::ui::timeline::EventRef;
+
+/// The run's line above its rows: the clock used, the straggler, search across ranks, expand
+/// and collapse all.
+pub fn show(ui: &mut Ui, run: &mut RunTab) {
+    ui.horizontal_wrapped(|ui| {
+        ui.add_space(6.0);
+        ui.strong(run.title());
+        if run.is_loading() {
+            ui.spinner();
+            ui.label(format!("loading {:.0}%", run.progress() * 100.0));
+            if ui.button("Cancel").clicked() {
+                run.cancel();
+            }
+        } else if run.busy() {
+            ui.spinner();
+            ui.label("matching collectives…");
+        }
+        if let Some(e) = &run.analysis_error {
+            ui.colored_label(ui.visuals().error_fg_color, e);
+        }
+        if let Some(a) = &run.analysis {
+            ui.separator();
+            ui.label(format!("Clock: {}", a.alignment.describe()))
+                .on_hover_text(
+                    "How the ranks' times were put on one clock; shift a rank by hand in the panel",
+                );
+            ui.separator();
+            match a.straggler {
+                Some((k, n)) => ui.colored_label(
+                    LATE,
+                    format!(
+                        "Straggler: rank {} (last at {n} of {} collectives)",
+                        a.ranks.get(k).map_or(0, |r| r.rank),
+                        a.instances().len()
+                    ),
+                ),
+                None => ui.label(format!(
+                    "No straggler ({} collectives matched)",
+                    a.instances().len()
+                )),
+            };
+        }
+        ui.separator();
+        let label = ui.label("Search all ranks");
+        let edit = ui
+            .add(egui::TextEdit::singleline(&mut run.query).desired_width(160.0))
+            .labelled_by(label.id);
+        if edit.changed() {
+            for r in &mut run.ranks {
+                r.search.query = run.query.clone();
+                if let Some(t) = &r.trace {
+                    r.search.refresh(t);
+                }
+            }
+        }
+        if !run.query.is_empty() {
+            let n: usize = run.ranks.iter().map(|r| r.search.matches.len()).sum();
+            ui.weak(format!("{n} matches"));
+            let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            if (ui.button("Next").clicked() || enter) && n > 0 {
+                next_match(run);
+            }
+        }
+        ui.separator();
+        if ui.button("Expand all").clicked() {
+            run.ranks.iter_mut().for_each(|r| r.expanded = true);
+        }
+        if ui.button("Collapse all").clicked() {
+            run.ranks.iter_mut().for_each(|r| r.expanded = false);
+        }
+        if ui.button("Show all").on_hover_text("Home").clicked() {
+            run.show_all();
+        }
+    });
+}
+
+/// The first search match (any rank) starting after the middle of the view: its rank expanded,
+/// the match selected and brought into view.
+fn next_match(run: &mut RunTab) {
+    let mid = (run.view.0 + run.view.1) / 2.0;
+    let mut best: Option<(i64, usize, EventRef)> = None;
+    for (k, r) in run.ranks.iter().enumerate() {
+        let Some(t) = &r.trace else { continue };
+        let o = run.offset_ns(k);
+        let i = r
+            .search
+            .matches
+            .partition_point(|m| ((m.start_ns(t) + o) as f64) <= mid);
+        if let Some(&m) = r.search.matches.get(i) {
+            let at = m.start_ns(t) + o;
+            if best.is_none_or(|(b, _, _)| at < b) {
+                best = Some((at, k, m));
+            }
+        }
+    }
+    let Some((_, k, m)) = best else { return };
+    let r = &mut run.ranks[k];
+    r.expanded = true;
+    if let (Some(t), Some(model)) = (r.trace.clone(), r.model.as_ref()) {
+        r.state.reveal_match(&t, model, m);
+    }
+    run.sync();
+}

@@ -1,0 +1,420 @@
+//! A run of ranks in one tab: several traces of one job (one per rank), each loaded on a thread
+//! of its own, shown as one timeline on the run's clock. No second trace model: every rank keeps
+//! its own [`Trace`], [`TimelineModel`] and [`TimelineState`] (the usual rows, drawn by the usual
+//! timeline when the rank is expanded), and the run keeps one view on its clock that each rank's
+//! view follows with that rank's offset — as the compare view does for two runs.
+//!
+//! Collapsed, a rank is one header row drawn from its summary ([`crate::analysis::ranks::summary`]:
+//! its GPUs' busy time merged, its collectives), built with the run's analysis on a worker thread
+//! ([`analysis`]). [`view`] draws the rows, [`panel`] the per-rank table, the collectives and the
+//! rank × step heatmap.
+
+pub mod analysis;
+pub mod heatmap;
+pub mod info_bar;
+mod paint;
+pub mod panel;
+pub mod view;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::loader::LoadJob;
+use super::panels::search::SearchState;
+use super::timeline::{Ruler, TimelineModel, TimelineState};
+use crate::trace::Trace;
+use analysis::{AnalysisJob, RunAnalysis};
+
+/// One rank of the run: its file, its load, and once loaded its trace with its own rows and view.
+pub struct RankView {
+    pub path: PathBuf,
+    pub job: Option<LoadJob>,
+    pub error: Option<String>,
+    pub trace: Option<Arc<Trace>>,
+    pub model: Option<TimelineModel>,
+    /// The rank's own view (on its own clock), kept on the run's view by [`RunTab::sync`].
+    pub state: TimelineState,
+    /// Its usual rows are shown under its header.
+    pub expanded: bool,
+    /// Added by hand to the offset the alignment found (Shift rank in the panel).
+    pub shift_ns: i64,
+    pub search: SearchState,
+}
+
+impl RankView {
+    fn new(path: PathBuf, ctx: Option<&egui::Context>) -> Self {
+        Self {
+            job: Some(LoadJob::start(path.clone(), ctx.cloned())),
+            path,
+            error: None,
+            trace: None,
+            model: None,
+            state: TimelineState::default(),
+            expanded: false,
+            shift_ns: 0,
+            search: SearchState::default(),
+        }
+    }
+
+    pub fn file_name(&self) -> String {
+        super::workspace::file_name(&self.path)
+    }
+}
+
+/// The run's state in its tab.
+pub struct RunTab {
+    /// By rank once the analysis has sorted them (in the order given before).
+    pub ranks: Vec<RankView>,
+    pub analysis: Option<RunAnalysis>,
+    job: Option<AnalysisJob>,
+    /// Why the analysis could not run.
+    pub analysis_error: Option<String>,
+    /// The visible span on the run's clock.
+    pub view: (f64, f64),
+    /// The whole run on its clock (Home shows it).
+    pub bounds: (i64, i64),
+    /// The selected range on the run's clock.
+    pub range: Option<(i64, i64)>,
+    /// Rulers on the run's clock.
+    pub rulers: Vec<Ruler>,
+    /// The selected collective instance (index into the analysis's instances).
+    pub selected_instance: Option<usize>,
+    /// Top of the rows in view (scrolled with the wheel over the titles).
+    pub scroll_y: f32,
+    pub query: String,
+    /// Which value the heatmap shows.
+    pub heat_metric: heatmap::HeatMetric,
+    /// What the last frame drew, for the app and its tests.
+    pub last: view::Drawn,
+    pub last_heat_cells: Vec<heatmap::HeatCell>,
+    range_drag_from_ns: Option<f64>,
+}
+
+impl RunTab {
+    /// Starts loading every file of the run, each on a thread of its own.
+    pub fn open(paths: Vec<PathBuf>, ctx: Option<&egui::Context>) -> Self {
+        Self {
+            ranks: paths.into_iter().map(|p| RankView::new(p, ctx)).collect(),
+            analysis: None,
+            job: None,
+            analysis_error: None,
+            view: (0.0, 1.0),
+            bounds: (0, 1),
+            range: None,
+            rulers: Vec::new(),
+            selected_instance: None,
+            scroll_y: 0.0,
+            query: String::new(),
+            heat_metric: heatmap::HeatMetric::StepTime,
+            last: view::Drawn::default(),
+            last_heat_cells: Vec::new(),
+            range_drag_from_ns: None,
+        }
+    }
+
+    /// Whether a rank is still loading.
+    pub fn is_loading(&self) -> bool {
+        self.ranks.iter().any(|r| r.job.is_some())
+    }
+
+    /// Whether the loads or the run's analysis are still running.
+    pub fn busy(&self) -> bool {
+        self.is_loading() || self.job.is_some()
+    }
+
+    /// Loaded ranks' count and every rank's load fraction, for the progress bar.
+    pub fn progress(&self) -> f32 {
+        let n = self.ranks.len().max(1) as f32;
+        self.ranks
+            .iter()
+            .map(|r| match &r.job {
+                Some(j) => j.progress().1,
+                None => 1.0,
+            })
+            .sum::<f32>()
+            / n
+    }
+
+    pub fn cancel(&mut self) {
+        for r in &mut self.ranks {
+            if r.job.take().is_some() {
+                r.error = Some("loading cancelled".to_string());
+            }
+        }
+    }
+
+    /// Takes in finished loads, starts the analysis when every rank is in, takes in its result;
+    /// true when something changed.
+    pub fn poll(&mut self, ctx: Option<&egui::Context>) -> bool {
+        let mut changed = false;
+        for r in &mut self.ranks {
+            let Some(outcome) = r.job.as_ref().and_then(LoadJob::poll) else {
+                continue;
+            };
+            r.job = None;
+            changed = true;
+            match outcome {
+                Ok(trace) => {
+                    let model = TimelineModel::new(&trace);
+                    r.state = TimelineState::new(&trace, &model);
+                    r.model = Some(model);
+                    r.trace = Some(Arc::new(trace));
+                }
+                Err(e) => r.error = Some(e),
+            }
+        }
+        if changed && !self.is_loading() {
+            self.start_analysis(ctx);
+        }
+        if let Some(outcome) = self.job.as_ref().and_then(AnalysisJob::poll) {
+            self.job = None;
+            changed = true;
+            match outcome {
+                Ok(a) => self.take_analysis(a),
+                Err(e) => self.analysis_error = Some(e),
+            }
+        }
+        changed
+    }
+
+    /// The loaded ranks' traces, in rank order.
+    pub fn traces(&self) -> Vec<Arc<Trace>> {
+        self.ranks.iter().filter_map(|r| r.trace.clone()).collect()
+    }
+
+    /// (Re)computes the run's analysis with the ranks' hand shifts, on a worker thread.
+    pub fn start_analysis(&mut self, ctx: Option<&egui::Context>) {
+        let loaded: Vec<(Arc<Trace>, i64)> = self
+            .ranks
+            .iter()
+            .filter_map(|r| r.trace.clone().map(|t| (t, r.shift_ns)))
+            .collect();
+        if loaded.len() < 2 {
+            self.analysis_error = Some(format!(
+                "a run needs two traces or more; {} loaded",
+                loaded.len()
+            ));
+            self.arrange();
+            return;
+        }
+        self.job = Some(AnalysisJob::start(loaded, ctx.cloned()));
+    }
+
+    /// Puts the ranks in the analysis's order (by rank; failed loads last) and the views on the
+    /// run's clock.
+    fn take_analysis(&mut self, a: RunAnalysis) {
+        let mut loaded: Vec<RankView> = Vec::new();
+        let mut failed: Vec<RankView> = Vec::new();
+        for r in self.ranks.drain(..) {
+            if r.trace.is_some() {
+                loaded.push(r);
+            } else {
+                failed.push(r);
+            }
+        }
+        let first_time = self.analysis.is_none();
+        let mut slots: Vec<Option<RankView>> = loaded.into_iter().map(Some).collect();
+        self.ranks = a
+            .order
+            .iter()
+            .filter_map(|&i| slots.get_mut(i).and_then(Option::take))
+            .collect();
+        self.ranks.extend(slots.into_iter().flatten());
+        self.ranks.extend(failed);
+        if self
+            .selected_instance
+            .is_some_and(|i| i >= a.instances().len())
+        {
+            self.selected_instance = None;
+        }
+        self.analysis = Some(a);
+        if first_time {
+            self.arrange();
+        } else {
+            self.apply_view();
+        }
+    }
+
+    /// The offset of rank `k` (added to its times to put them on the run's clock).
+    pub fn offset_ns(&self, k: usize) -> i64 {
+        let auto = self
+            .analysis
+            .as_ref()
+            .and_then(|a| a.ranks.get(k))
+            .map_or(0, |r| r.offset_ns);
+        auto + self.ranks.get(k).map_or(0, |r| r.shift_ns)
+    }
+
+    /// Sets the run's bounds and first view (where the GPUs work) from the loaded ranks.
+    fn arrange(&mut self) {
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        let (mut glo, mut ghi) = (i64::MAX, i64::MIN);
+        for (k, r) in self.ranks.iter().enumerate() {
+            let Some(t) = &r.trace else { continue };
+            let o = self.offset_ns(k);
+            lo = lo.min(t.first_ns + o);
+            hi = hi.max(t.last_ns + o);
+            if let Some((a, b)) = t.gpu_span() {
+                glo = glo.min(a + o);
+                ghi = ghi.max(b + o);
+            }
+        }
+        if lo > hi {
+            return;
+        }
+        self.bounds = (lo, hi.max(lo + 1));
+        if glo > ghi {
+            (glo, ghi) = self.bounds;
+        }
+        let margin = (ghi - glo).max(1) as f64 * 0.02;
+        self.view = (glo as f64 - margin, ghi as f64 + margin);
+        self.apply_view();
+    }
+
+    /// Shows the whole run.
+    pub fn show_all(&mut self) {
+        let len = (self.bounds.1 - self.bounds.0).max(1) as f64;
+        self.view = (
+            self.bounds.0 as f64 - len * 0.01,
+            self.bounds.1 as f64 + len * 0.01,
+        );
+        self.apply_view();
+    }
+
+    /// Zooms the run's view to `[start, end)` on its clock (with a margin).
+    pub fn zoom_to(&mut self, start_ns: i64, end_ns: i64) {
+        let len = (end_ns - start_ns).max(1) as f64;
+        self.view = (start_ns as f64 - len * 0.05, end_ns as f64 + len * 0.05);
+        self.apply_view();
+    }
+
+    /// Puts every rank's view, range and rulers on the run's.
+    pub fn apply_view(&mut self) {
+        let offsets: Vec<i64> = (0..self.ranks.len()).map(|k| self.offset_ns(k)).collect();
+        let (bounds, view, range) = (self.bounds, self.view, self.range);
+        for (r, &o) in self.ranks.iter_mut().zip(&offsets) {
+            let v = &mut r.state.view;
+            v.start_ns = view.0 - o as f64;
+            v.end_ns = view.1 - o as f64;
+            v.trace_start_ns = bounds.0 - o;
+            v.trace_end_ns = bounds.1 - o;
+            r.state.axis_origin_ns = bounds.0 - o;
+            r.state.range_selection = range.map(|(a, b)| (a - o, b - o));
+            r.state.ruler.rulers = self
+                .rulers
+                .iter()
+                .map(|u| Ruler {
+                    from_ns: u.from_ns - o as f64,
+                    to_ns: u.to_ns - o as f64,
+                })
+                .collect();
+        }
+    }
+
+    /// After the expanded ranks handled their input: the one that moved (zoom, pan, range,
+    /// rulers) carries the run's view, and with it every other rank.
+    pub fn sync(&mut self) -> bool {
+        let moved = |a: (f64, f64), b: (f64, f64)| {
+            let tol = (b.1 - b.0).abs() * 1e-9 + 1e-6;
+            (a.0 - b.0).abs() > tol || (a.1 - b.1).abs() > tol
+        };
+        let mut changed = false;
+        for k in 0..self.ranks.len() {
+            let o = self.offset_ns(k);
+            let s = &self.ranks[k].state;
+            let rel = (s.view.start_ns + o as f64, s.view.end_ns + o as f64);
+            if !changed && moved(rel, self.view) {
+                self.view = rel;
+                changed = true;
+            }
+            let range = s.range_selection.map(|(a, b)| (a + o, b + o));
+            if range != self.range {
+                self.range = range;
+                changed = true;
+            }
+            let rulers: Vec<Ruler> = s
+                .ruler
+                .rulers
+                .iter()
+                .map(|u| Ruler {
+                    from_ns: u.from_ns + o as f64,
+                    to_ns: u.to_ns + o as f64,
+                })
+                .collect();
+            if rulers.len() != self.rulers.len() {
+                self.rulers = rulers;
+                changed = true;
+            }
+            if changed {
+                break;
+            }
+        }
+        if changed {
+            self.apply_view();
+        }
+        changed
+    }
+
+    /// The tab's title.
+    pub fn title(&self) -> String {
+        format!("Run · {} ranks", self.ranks.len())
+    }
+
+    /// Sets rank `k`'s hand shift and recomputes the collectives with it.
+    pub fn set_shift(&mut self, k: usize, shift_ns: i64, ctx: Option<&egui::Context>) {
+        if let Some(r) = self.ranks.get_mut(k) {
+            r.shift_ns = shift_ns;
+        }
+        self.apply_view();
+        self.start_analysis(ctx);
+    }
+}
+
+/// The traces of a folder, as a run: every `.sqlite`, `.nsys-rep`, `.json` and `.json.gz` in it
+/// (not in its subfolders), by name; a report's `.nsys-rep` is left out when its `.sqlite` export
+/// is beside it.
+pub fn traces_in_folder(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && is_trace_name(p))
+        .collect();
+    found.sort();
+    let exported: Vec<PathBuf> = found
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "sqlite"))
+        .map(|p| p.with_extension("nsys-rep"))
+        .collect();
+    found.retain(|p| !exported.contains(p));
+    Ok(found)
+}
+
+fn is_trace_name(p: &Path) -> bool {
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    [".sqlite", ".nsys-rep", ".json", ".json.gz"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+}
+
+/// The run's tab: its panel on the right (when shown) and its rows.
+pub fn show_tab(
+    ui: &mut egui::Ui,
+    run: &mut RunTab,
+    palette: &super::theme::Palette,
+    show_panel: bool,
+) {
+    if show_panel {
+        egui::Panel::right("sightline_run_panel")
+            .resizable(true)
+            .default_size(540.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::both().show(ui, |ui| panel::show(ui, run));
+            });
+    }
+    egui::CentralPanel::default()
+        .frame(egui::Frame::central_panel(ui.style()).inner_margin(0.0))
+        .show(ui, |ui| view::show(ui, run, palette));
+}

@@ -1,0 +1,136 @@
+//! The run's side panel: the clock and each rank's offset (with a hand shift), the per-rank table
+//! (the columns of `sightline ranks`), the rank × step heatmap, and the collective instances
+//! (click one to select it on every rank).
+
+use egui::Ui;
+
+use super::RunTab;
+use super::view::{LATE, select_instance};
+use crate::analysis::table::Cell;
+use crate::ui::timeline::format_duration;
+
+/// Draws the panel.
+pub fn show(ui: &mut Ui, run: &mut RunTab) {
+    let Some(a) = &run.analysis else {
+        if run.busy() {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("Loading the ranks and matching their collectives…");
+            });
+        } else if let Some(e) = &run.analysis_error {
+            ui.colored_label(ui.visuals().error_fg_color, e);
+        }
+        return;
+    };
+    ui.heading("Run");
+    ui.label(format!("Clock: {}", a.alignment.describe()));
+    let mut shift_to = None;
+    egui::Grid::new("run_ranks_clock")
+        .num_columns(5)
+        .striped(true)
+        .show(ui, |ui| {
+            ui.strong("Rank");
+            ui.strong("Rank from");
+            ui.strong("Collectives from");
+            ui.strong("Offset");
+            ui.strong("Shift (µs)");
+            ui.end_row();
+            for (k, info) in a.ranks.iter().enumerate() {
+                ui.label(info.rank.to_string());
+                ui.label(info.source.label());
+                ui.label(info.collectives_from.map_or("none found", |s| s.label()));
+                ui.label(format_duration(info.offset_ns as f64));
+                let mut us = run.ranks.get(k).map_or(0, |r| r.shift_ns) as f64 / 1000.0;
+                let r = ui
+                    .add(egui::DragValue::new(&mut us).speed(10.0).suffix(" µs"))
+                    .on_hover_text("Moves this rank on the run's clock by hand (collectives are matched again)");
+                if r.drag_stopped() || (r.changed() && !r.dragged()) {
+                    shift_to = Some((k, (us * 1000.0).round() as i64));
+                }
+                ui.end_row();
+            }
+        });
+    ui.separator();
+    ui.strong("Per rank");
+    egui::ScrollArea::horizontal()
+        .id_salt("run_rank_table")
+        .show(ui, |ui| {
+            egui::Grid::new("run_rank_table_grid")
+                .num_columns(a.table.columns.len())
+                .striped(true)
+                .show(ui, |ui| {
+                    for c in &a.table.columns {
+                        ui.strong(c.trim_end_matches(" (ns)"));
+                    }
+                    ui.end_row();
+                    let straggler = a.straggler.map(|(k, _)| k);
+                    for (k, row) in a.table.rows.iter().enumerate() {
+                        for (c, cell) in row.cells.iter().enumerate() {
+                            let text = cell_text(&a.table.columns[c], cell);
+                            if straggler == Some(k) && a.table.columns[c] == "Late Arrivals" {
+                                ui.colored_label(LATE, text);
+                            } else {
+                                ui.label(text);
+                            }
+                        }
+                        ui.end_row();
+                    }
+                });
+        });
+    ui.separator();
+    ui.strong("Rank × step");
+    let zoom = super::heatmap::show(ui, run);
+    if let Some((start, end)) = zoom {
+        run.range = Some((start, end));
+        run.zoom_to(start, end);
+    }
+    ui.separator();
+    let mut select = None;
+    if let Some(a) = &run.analysis {
+        ui.strong(format!(
+            "Collectives ({} matched across ranks)",
+            a.instances().len()
+        ));
+        egui::Grid::new("run_instances")
+            .num_columns(4)
+            .striped(true)
+            .show(ui, |ui| {
+                ui.strong("Collective");
+                ui.strong("#");
+                ui.strong("Last rank");
+                ui.strong("Skew");
+                ui.end_row();
+                for (i, inst) in a.instances().iter().enumerate().take(500) {
+                    let chosen = run.selected_instance == Some(i);
+                    if ui.selectable_label(chosen, &inst.name).clicked() {
+                        select = Some((i, inst.first_arrival(), inst.skew_ns));
+                    }
+                    ui.label(inst.ordinal.to_string());
+                    match inst.last.and_then(|k| a.ranks.get(k)) {
+                        Some(r) => ui.colored_label(LATE, r.rank.to_string()),
+                        None => ui.weak("tie"),
+                    };
+                    ui.label(format_duration(inst.skew_ns as f64));
+                    ui.end_row();
+                }
+            });
+    }
+    if let Some((i, first, skew)) = select {
+        select_instance(run, Some(i));
+        let span = (run.view.1 - run.view.0) as i64;
+        if !((first as f64) >= run.view.0 && ((first + skew) as f64) <= run.view.1) {
+            run.zoom_to(first - span / 2, first + span / 2);
+        }
+    }
+    if let Some((k, ns)) = shift_to {
+        run.set_shift(k, ns, Some(ui.ctx()));
+    }
+}
+
+/// A table cell as the panel shows it: durations for the ns columns.
+fn cell_text(column: &str, cell: &Cell) -> String {
+    match cell {
+        Cell::Int(v) if column.ends_with("(ns)") => format_duration(*v as f64),
+        other => other.csv_text(),
+    }
+}
