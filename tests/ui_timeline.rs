@@ -398,16 +398,13 @@ fn dropping_a_file_opens_a_tab_and_a_bad_file_shows_its_error_in_its_tab() {
     h.step();
     assert!(h.state().tab().timeline.view.span_ns() < span);
 
-    // A directory and a .nsys-rep without nsys give their own messages.
-    drop_file(&mut h, &dir);
-    assert!(
-        h.state()
-            .tab()
-            .error
-            .clone()
-            .unwrap_or_default()
-            .contains("is a directory")
-    );
+    // A folder opens as a run of the traces in it (tests/ui_ranks.rs); one with none says so. A
+    // .nsys-rep without nsys gives its own message.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).expect("mkdir");
+    drop_file(&mut h, &empty);
+    let error = h.state().tab().error.clone().unwrap_or_default();
+    assert!(error.contains("no trace in"), "{error}");
     let rep = dir.join("run.nsys-rep");
     std::fs::write(&rep, b"NSYS-REP not sqlite").expect("write");
     // With no nsys on PATH the message says what command to run.
