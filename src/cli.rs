@@ -117,6 +117,12 @@ pub struct SummaryArgs {
     /// `key_averages(group_by_input_shape=True)`; the same as `torch_ops:group_by_input_shape`.
     #[arg(long)]
     pub group_by_input_shape: bool,
+    /// `iterations`: the family of repeated ranges to list — a family as the trace names it
+    /// (`step_*`, `ProfilerStep*`), else a regex over the range text; the same as
+    /// `iterations:family=REGEX`, without the `:`/`,` the spec splits on. Default: the
+    /// outermost repeated family.
+    #[arg(long, value_name = "REGEX")]
+    pub family: Option<String>,
     /// Print as this Nsight Systems release prints: `2023.4` or `2025.3` (NVTX range names,
     /// SQLite's rounding, empty zero context/stream in cuda_gpu_trace, source columns in
     /// um_cpu_page_faults_sum). Default: the newest of these not newer than the nsys that wrote
@@ -194,6 +200,9 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
     }
     if args.group_by_input_shape {
         report_commands::set_group_by_input_shape(&mut requests);
+    }
+    if let Some(pattern) = &args.family {
+        report_commands::set_family_pattern(&mut requests, pattern)?;
     }
     // Only what the reports read is loaded; warm-up exclusion looks at everything.
     let mut needs = requests

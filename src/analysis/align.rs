@@ -53,7 +53,7 @@ pub fn first_gpu_op_ns(trace: &Trace) -> Option<i64> {
 /// The name a range is aligned and counted by, `None` for ranges that are no candidates: marks,
 /// and in a PyTorch trace everything but its annotations (operators and Python frames repeat by
 /// the thousand). `ProfilerStep#N` is `ProfilerStep*`, as PyTorch merges the steps.
-fn range_key(trace: &Trace, i: usize) -> Option<&str> {
+pub fn range_key(trace: &Trace, i: usize) -> Option<&str> {
     let n = &trace.nvtx;
     if n.style[i] == NvtxStyle::Mark {
         return None;

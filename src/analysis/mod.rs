@@ -12,6 +12,7 @@ pub mod gap_causes;
 pub mod gaps;
 pub mod headline;
 pub mod intervals;
+pub mod iterations;
 pub mod key_averages;
 pub mod nsys_format;
 pub mod overlap;

@@ -70,6 +70,21 @@ pub fn set_comm_pattern(requests: &mut [ReportRequest], pattern: &str) -> Result
     Ok(())
 }
 
+/// `--family REGEX`: every `iterations` request without its own `family=` lists that family.
+pub fn set_family_pattern(requests: &mut [ReportRequest], pattern: &str) -> Result<()> {
+    regex::Regex::new(pattern)
+        .map_err(|e| anyhow::anyhow!("--family '{pattern}' is not a valid regex: {e}"))?;
+    for r in requests
+        .iter_mut()
+        .filter(|r| r.report.name() == "iterations" && !r.options.has("family"))
+    {
+        r.options
+            .values
+            .push(("family".to_string(), pattern.to_string()));
+    }
+    Ok(())
+}
+
 /// `--group-by-input-shape`: every `torch_ops` request splits its rows by input shape.
 pub fn set_group_by_input_shape(requests: &mut [ReportRequest]) {
     for r in requests

@@ -20,12 +20,13 @@ mod cuda_kern_exec_trace;
 mod duration_summary;
 mod gpu_metrics_sum;
 mod idle_causes;
+pub mod iterations;
 mod kern_exec;
 pub mod kernel_names;
 mod nvtx_gpu_proj_sum;
 mod nvtx_gpu_proj_trace;
 mod nvtx_kern_sum;
-mod nvtx_projection;
+pub mod nvtx_projection;
 mod nvtx_pushpop_sum;
 mod nvtx_pushpop_trace;
 mod nvtx_startend_sum;
@@ -146,6 +147,7 @@ pub static REPORTS: &[&dyn StatsReport] = &[
     &thread_states::ThreadStatesReport,
     &cpu_samples_sum::CpuSamplesSum,
     &torch_ops::TorchOps,
+    &iterations::IterationsReport,
     &cuda_gpu_trace::CudaGpuTrace,
     &cuda_api_trace::CudaApiTrace,
     &cuda_kern_exec_trace::CudaKernExecTrace,
@@ -313,6 +315,7 @@ pub fn has_data(report: &dyn StatsReport, trace: &Trace) -> bool {
             .iter()
             .any(|&s| s != crate::trace::NO_STACK),
         "torch_ops" => trace.torch.is_some() && trace.event_count() > 0,
+        "iterations" => crate::analysis::iterations::default_family(trace).is_some(),
         // A report the checks above do not know: computing it says.
         _ => true,
     }
