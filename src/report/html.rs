@@ -91,6 +91,7 @@ pub fn page(report: &Report) -> String {
     h.push_str(&sections::key_metrics(report));
     h.push_str(&sections::findings(run));
     h.push_str(&pictures(report));
+    h.push_str(&sections::iterations(report));
     h.push_str(&sections::top_tables(report));
     h.push_str(&sections::host_threads(run));
     h.push_str(&sections::configuration(report));
@@ -119,6 +120,7 @@ fn contents(report: &Report) -> String {
         ("metrics", "Key metrics"),
         ("findings", "Findings"),
         ("pictures", "Pictures"),
+        ("iterations", "Iterations"),
         ("tops", "Top tables"),
         ("threads", "Host threads"),
         ("configuration", "Configuration"),
@@ -139,7 +141,8 @@ fn pictures(report: &Report) -> String {
     };
     for (who, run) in &runs {
         h.push_str(&format!(
-            "<h3>{who}idle time by cause (gaps ≥ {} µs)</h3>\n",
+            "<h3>{who}{} time by cause (gaps ≥ {} µs)</h3>\n",
+            if who.is_empty() { "Idle" } else { "idle" },
             crate::analysis::DEFAULT_MIN_GAP_NS / 1000
         ));
         match super::pictures::idle_bar_svg(&run.idle_by_cause) {
@@ -186,6 +189,8 @@ const DEFINITIONS: &str = r#"<h2 id="definitions">How the figures are computed</
 <dd>Average of the GPU metric SM Active (% of cycles with at least one warp on an SM) over the GPU's active span; only with GPU metrics. No target in the guides.</dd>
 <dt id="def-gaps">Idle gaps and their causes</dt>
 <dd>Intervals of at least 100 µs where a GPU ran nothing, each with a cause from the call that launched the work after it: launch-late (the host had not begun launching), launch-overhead (the launch was in flight), dependency (queued but waiting), graph-untraced, unknown (<code>sightline gaps --causes</code>, the Gaps tab).</dd>
+<dt id="def-iterations">Iterations</dt>
+<dd>The instances of the outermost repeated range family (<code>step_N</code>, <code>ProfilerStep#N</code>, <code>token_N</code>: names that differ only in their numbers), each with its duration, the kernels launched by CUDA calls inside it on its thread and their union on the GPU; warm-up iterations are those the warm-up exclusion covers (or ranges named warmup), outliers last longer than the median + 3 × MAD of the others (<code>sightline summary --report iterations</code>).</dd>
 <dt id="def-findings">Findings</dt>
 <dd>The <code>nsys analyze</code> rules (as the Findings tab runs them) and the gap causes, ranked by time lost: a rule's rows' durations (for GPU utilisation chunks, the part not in use), a cause's gaps' total.</dd>
 </dl>

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::{Config, Finding, GpuFigures, Report, RunReport};
 use crate::analysis::headline::Figure;
+use crate::analysis::iterations::Iterations;
 use crate::analysis::sync_wait::ThreadSyncWait;
 
 #[derive(Serialize)]
@@ -44,6 +45,48 @@ struct HeadlineFigure<'a> {
 }
 
 #[derive(Serialize)]
+struct IterationJson<'a> {
+    name: &'a str,
+    start_ns: i64,
+    duration_ns: i64,
+    gpu_time_ns: i64,
+    kernels: usize,
+    warmup: bool,
+    outlier: bool,
+}
+
+#[derive(Serialize)]
+struct IterationsJson<'a> {
+    family: &'a str,
+    median_ns: Option<f64>,
+    outlier_threshold_ns: Option<i64>,
+    items: Vec<IterationJson<'a>>,
+}
+
+impl<'a> IterationsJson<'a> {
+    fn of(its: &'a Iterations) -> Self {
+        IterationsJson {
+            family: &its.family,
+            median_ns: super::iterations_chart::steady_median_ns(its),
+            outlier_threshold_ns: its.outlier_threshold_ns,
+            items: its
+                .iterations
+                .iter()
+                .map(|i| IterationJson {
+                    name: &i.name,
+                    start_ns: i.start_ns,
+                    duration_ns: i.duration_ns(),
+                    gpu_time_ns: i.gpu_time_ns,
+                    kernels: i.kernels,
+                    warmup: i.warmup,
+                    outlier: i.outlier,
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Serialize)]
 struct RunJson<'a> {
     config: &'a Config,
     gpus: &'a [GpuFigures],
@@ -51,6 +94,7 @@ struct RunJson<'a> {
     idle_by_cause: &'a [super::CauseShare],
     findings: &'a [Finding],
     headline: Vec<HeadlineFigure<'a>>,
+    iterations: IterationsJson<'a>,
 }
 
 impl<'a> RunJson<'a> {
@@ -61,6 +105,7 @@ impl<'a> RunJson<'a> {
             host_threads: run.threads.iter().map(HostThread::from).collect(),
             idle_by_cause: &run.idle_by_cause,
             findings: &run.findings,
+            iterations: IterationsJson::of(&run.iterations),
             headline: run
                 .headline
                 .iter()

@@ -10,6 +10,7 @@
 pub mod config;
 pub mod findings;
 pub mod html;
+pub mod iterations_chart;
 pub mod json;
 pub mod metrics;
 pub mod pictures;
@@ -20,6 +21,7 @@ use crate::analysis::align::{self, Alignment};
 use crate::analysis::diff::HeadlineRow;
 use crate::analysis::gap_causes::{self, totals_by_cause};
 use crate::analysis::headline::{self, Figure, Iteration};
+use crate::analysis::iterations::{self as iteration_analysis, FamilyChoice, Iterations};
 use crate::analysis::sync_wait::{self, ThreadSyncWait};
 use crate::analysis::{self, Filter, GapOptions, NsysFormat, TimeRange, WarmupExclusion};
 use crate::trace::Trace;
@@ -61,6 +63,8 @@ pub struct RunReport {
     pub headline: Vec<Figure>,
     /// Whole run, then the worst gap zoomed; a picture that could not be drawn says why.
     pub pictures: Vec<Result<Picture, String>>,
+    /// The default family's iterations (the `iterations` report's figures).
+    pub iterations: Iterations,
     /// Where times count from in the page (session start, a PyTorch trace's first event).
     pub time_origin_ns: i64,
 }
@@ -89,7 +93,7 @@ fn run_report(input: RunInput, iteration: Option<&Iteration>, nsys_format: NsysF
         let whole = pictures::whole_run_range(trace, input.range);
         pictures.push(
             pictures::timeline_png(trace, whole).map(|data_uri| Picture {
-                caption: "The whole run (the GPU work), as `sightline render` draws it".into(),
+                caption: "The whole run (the GPU work), as sightline render draws it".into(),
                 data_uri,
             }),
         );
@@ -116,6 +120,12 @@ fn run_report(input: RunInput, iteration: Option<&Iteration>, nsys_format: NsysF
         tops: tables::top_tables(trace, &filter, nsys_format),
         headline: headline::headline(trace, &filter, iteration),
         idle_by_cause: pictures::idle_by_cause(&totals),
+        iterations: iteration_analysis::iterations(
+            trace,
+            input.range,
+            &FamilyChoice::Default,
+            input.exclusion.map(|e| &e.excluded),
+        ),
         gpus,
         threads,
         pictures,

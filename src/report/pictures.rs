@@ -12,7 +12,7 @@ use crate::trace::Trace;
 
 /// Size of the timeline pictures.
 pub const TIMELINE_WIDTH_PX: u32 = 1400;
-pub const TIMELINE_HEIGHT_PX: u32 = 640;
+pub const TIMELINE_HEIGHT_PX: u32 = 480;
 
 /// A rendered timeline picture.
 #[derive(Debug, Clone)]

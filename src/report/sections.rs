@@ -408,3 +408,43 @@ pub fn configuration(report: &Report) -> String {
     }
     h
 }
+
+/// The iterations chart of each run, with the count, median and outliers.
+pub fn iterations(report: &Report) -> String {
+    let mut h = String::from(
+        "<h2 id=\"iterations\">Iterations</h2>\n<p><a href=\"#def-iterations\">What an iteration is</a></p>\n",
+    );
+    let runs: Vec<(&str, &RunReport)> = match &report.baseline {
+        Some(b) => vec![("This run", &report.run), ("Baseline", b)],
+        None => vec![("", &report.run)],
+    };
+    for (who, run) in runs {
+        let its = &run.iterations;
+        let prefix = if who.is_empty() { String::new() } else { format!("{who}: ") };
+        let Some(svg) = super::iterations_chart::iterations_svg(its) else {
+            h.push_str(&format!("<p>{prefix}no repeated range family in this trace.</p>\n"));
+            continue;
+        };
+        let warmup = its.iterations.iter().filter(|i| i.warmup).count();
+        let outliers: Vec<String> = its
+            .iterations
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.outlier)
+            .map(|(k, i)| format!("{k} ({}, {})", esc(&i.name), format_ns(i.duration_ns() as f64)))
+            .collect();
+        h.push_str(&format!(
+            "<h3>{prefix}<code>{}</code> — {} iterations{}, median {}{}</h3>\n<figure>{svg}</figure>\n",
+            esc(&its.family),
+            its.iterations.len(),
+            if warmup > 0 { format!(" ({warmup} warm-up)") } else { String::new() },
+            super::iterations_chart::steady_median_ns(its).map_or("–".into(), format_ns),
+            if outliers.is_empty() {
+                String::new()
+            } else {
+                format!("; outliers: {}", outliers.join(", "))
+            }
+        ));
+    }
+    h
+}
