@@ -73,7 +73,11 @@ fn sql_ops(path: &Path) -> BTreeMap<u32, DeviceOps> {
             .unwrap();
         let rows = stmt
             .query_map([], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                ))
             })
             .unwrap();
         for row in rows {
@@ -100,7 +104,12 @@ fn independent(ops: &BTreeMap<u32, DeviceOps>) -> BTreeMap<u32, (i64, i64, i64, 
             let m = union(o.memory.clone());
             (
                 d,
-                (total(&union(all)), last - first, intersection_ns(&k, &m), total(&m)),
+                (
+                    total(&union(all)),
+                    last - first,
+                    intersection_ns(&k, &m),
+                    total(&m),
+                ),
             )
         })
         .collect()
@@ -214,12 +223,12 @@ fn fixture_or_shared(name: &str) -> Option<PathBuf> {
 fn nsys_exports_of_four_versions_match_the_panel_and_sql() {
     let mut checked = Vec::new();
     for name in [
-        "moe",                                   // 2022.4
-        "moe_export2023",                        // 2023.4
-        "p2p_2gpu",                              // 2022.4, two GPUs
-        "n25_moe",                               // 2025.3
-        "n25_graphs",                            // 2025.3, graph executions
-        "GindaChen_nsys-ai__h100_2gpu_1s",       // 2026.2, NCCL on two GPUs
+        "moe",                             // 2022.4
+        "moe_export2023",                  // 2023.4
+        "p2p_2gpu",                        // 2022.4, two GPUs
+        "n25_moe",                         // 2025.3
+        "n25_graphs",                      // 2025.3, graph executions
+        "GindaChen_nsys-ai__h100_2gpu_1s", // 2026.2, NCCL on two GPUs
     ] {
         let Some(path) = fixture_or_shared(name) else {
             continue;
@@ -267,8 +276,9 @@ fn sync_wait_matches_sql_on_moe() {
         .collect();
     // Synchronising calls, as the guides count them: the synchronize calls and the
     // synchronous (non-Async) memcpy and memset.
-    let sync = Regex::new(r"^cuda(Device|Stream|Event|Ctx)Synchronize|^cuda(Memcpy|Memset)(_v\d+)?$")
-        .unwrap();
+    let sync =
+        Regex::new(r"^cuda(Device|Stream|Event|Ctx)Synchronize|^cuda(Memcpy|Memset)(_v\d+)?$")
+            .unwrap();
     let first = calls.iter().map(|c| c.1).min().unwrap();
     let last = calls.iter().map(|c| c.2).max().unwrap();
     let waits = union(
@@ -314,7 +324,8 @@ fn gpu_metric_averages_match_sql() {
     let sm = g["sm_active_pct"].as_f64().unwrap();
     assert!(close(sm, avg("SM Active [Throughput %]"), 1e-9), "{sm}");
     let dram = g["dram_bandwidth_pct"].as_f64().unwrap();
-    let expected = avg("DRAM Read Bandwidth [Throughput %]") + avg("DRAM Write Bandwidth [Throughput %]");
+    let expected =
+        avg("DRAM Read Bandwidth [Throughput %]") + avg("DRAM Write Bandwidth [Throughput %]");
     assert!(close(dram, expected, 1e-9), "{dram} vs {expected}");
     let dram_check = g["checks"]
         .as_array()
@@ -322,7 +333,10 @@ fn gpu_metric_averages_match_sql() {
         .iter()
         .find(|c| c["id"] == "dram")
         .unwrap();
-    assert_eq!(dram_check["verdict"], if dram > 80.0 { "met" } else { "not_met" });
+    assert_eq!(
+        dram_check["verdict"],
+        if dram > 80.0 { "met" } else { "not_met" }
+    );
     // Without GPU metrics the same check cannot be measured.
     let moe = sightline::load::load_file(&common::fixture("moe")).unwrap();
     let (_, json) = report_of(&moe, None);
@@ -409,13 +423,22 @@ fn a_pytorch_trace_matches_the_panel_and_its_events() {
     check_against_panel_and_file(&trace, &independent(&ops));
     let (html, json) = report_of(&trace, None);
     assert_eq!(json["config"]["format"], "PyTorch profiler trace");
-    assert!(html.contains("torch_ops"), "PyTorch operators are a top table");
-    assert!(json["iterations"]["family"].as_str().unwrap().starts_with("ProfilerStep"));
+    assert!(
+        html.contains("torch_ops"),
+        "PyTorch operators are a top table"
+    );
+    assert!(
+        json["iterations"]["family"]
+            .as_str()
+            .unwrap()
+            .starts_with("ProfilerStep")
+    );
 }
 
 /// Every `src`, `href`, `@import` and `url(` of the page, where they point.
 fn references(html: &str) -> Vec<String> {
-    let re = Regex::new(r#"(?i)(src|href)\s*=\s*["']?([^"'\s>]*)|@import|url\s*\(([^)]*)"#).unwrap();
+    let re =
+        Regex::new(r#"(?i)(src|href)\s*=\s*["']?([^"'\s>]*)|@import|url\s*\(([^)]*)"#).unwrap();
     re.captures_iter(html)
         .map(|c| c.get(0).unwrap().as_str().to_string())
         .collect()
@@ -438,10 +461,17 @@ fn the_page_loads_nothing_from_anywhere() {
         .iter()
         .filter(|r| r.to_ascii_lowercase().starts_with("src"))
         .collect();
-    assert_eq!(images.len(), 2, "the whole run and the longest gap: {images:?}");
+    assert_eq!(
+        images.len(),
+        2,
+        "the whole run and the longest gap: {images:?}"
+    );
     for r in &refs {
         let lower = r.to_ascii_lowercase();
-        assert!(!lower.starts_with("@import") && !lower.starts_with("url"), "{r}");
+        assert!(
+            !lower.starts_with("@import") && !lower.starts_with("url"),
+            "{r}"
+        );
         if lower.starts_with("src") {
             assert!(lower.contains("data:image/png;base64,"), "{r}");
         } else {
@@ -450,7 +480,11 @@ fn the_page_loads_nothing_from_anywhere() {
         }
     }
     assert!(!html.contains("<link"), "no stylesheet or icon is linked");
-    assert!(!Regex::new(r"(?i)<script[^>]*\bsrc").unwrap().is_match(&html));
+    assert!(
+        !Regex::new(r"(?i)<script[^>]*\bsrc")
+            .unwrap()
+            .is_match(&html)
+    );
     // Every script is the data block.
     assert_eq!(html.matches("<script").count(), 1);
     let json = metrics_json(&html);
@@ -478,7 +512,10 @@ fn baseline_shows_overlap_going_from_zero_to_about_81_percent() {
     };
     let (b, n) = (sql(&base_path), sql(&new_path));
     assert_eq!(b, 0.0);
-    assert!((78.0..84.0).contains(&n), "ws_streaming's overlap by SQL: {n}");
+    assert!(
+        (78.0..84.0).contains(&n),
+        "ws_streaming's overlap by SQL: {n}"
+    );
     let got_new = gpu(&json, 0)["copy_compute_overlap_pct"].as_f64().unwrap();
     let got_base = gpu(&json["baseline"], 0)["copy_compute_overlap_pct"]
         .as_f64()
@@ -489,11 +526,19 @@ fn baseline_shows_overlap_going_from_zero_to_about_81_percent() {
         r#"Copy/compute overlap</a></td><td class="num">0\.0 %</td><td class="num">(\d+\.\d) %</td><td class="num"><span class="better">\+(\d+\.\d) pt"#,
     )
     .unwrap();
-    let c = row.captures(&html).expect("the overlap row with baseline, new and change");
+    let c = row
+        .captures(&html)
+        .expect("the overlap row with baseline, new and change");
     assert_eq!(c[1], format!("{n:.1}"));
     assert_eq!(c[2], format!("{n:.1}"));
     let better = html.split("class=\"better\">Better").nth(1).unwrap();
-    assert!(better.split("</div>").next().unwrap().contains("Copy/compute overlap"));
+    assert!(
+        better
+            .split("</div>")
+            .next()
+            .unwrap()
+            .contains("Copy/compute overlap")
+    );
     let comparison = json["comparison"].as_array().unwrap();
     let overlap = comparison
         .iter()

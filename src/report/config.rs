@@ -59,7 +59,10 @@ impl Config {
         add("Kernels", t.kernels.spans.len());
         add("Memory copies", t.memcpys.spans.len());
         add("Memsets", t.memsets.spans.len());
-        add("CUDA graph executions (graph-level trace)", t.graphs.spans.len());
+        add(
+            "CUDA graph executions (graph-level trace)",
+            t.graphs.spans.len(),
+        );
         add(
             "CUDA graph launches (node-level trace)",
             t.graph_launches.spans.len(),

@@ -149,6 +149,10 @@ pub fn findings(
             device: Some(total.device),
         });
     }
-    out.sort_by(|a, b| b.lost_ns.cmp(&a.lost_ns).then_with(|| a.title.cmp(&b.title)));
+    out.sort_by(|a, b| {
+        b.lost_ns
+            .cmp(&a.lost_ns)
+            .then_with(|| a.title.cmp(&b.title))
+    });
     out
 }

@@ -193,7 +193,9 @@ pub fn gpu_figures(
         };
         let mut g = GpuFigures {
             device: a.device,
-            name: trace.gpu(a.device).map_or(String::new(), |g| g.name.clone()),
+            name: trace
+                .gpu(a.device)
+                .map_or(String::new(), |g| g.name.clone()),
             window_start_ns: Some(window.0),
             window_end_ns: Some(window.1),
             measured_ns: a.measured_ns,
@@ -229,7 +231,14 @@ mod tests {
 
     #[test]
     fn verdicts_follow_the_guides_targets() {
-        let pcie = |v| check("pcie", "PCIe", Some(v), Some(("50–70 %", |v| (50.0..=70.0).contains(&v))));
+        let pcie = |v| {
+            check(
+                "pcie",
+                "PCIe",
+                Some(v),
+                Some(("50–70 %", |v| (50.0..=70.0).contains(&v))),
+            )
+        };
         assert_eq!(pcie(49.9).verdict, Verdict::NotMet);
         assert_eq!(pcie(60.0).verdict, Verdict::Met);
         assert_eq!(pcie(70.1).verdict, Verdict::NotMet);

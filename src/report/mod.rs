@@ -80,7 +80,11 @@ pub struct Report {
 }
 
 /// Gathers one run's figures; `iteration` names the headline's iteration range.
-fn run_report(input: RunInput, iteration: Option<&Iteration>, nsys_format: NsysFormat) -> RunReport {
+fn run_report(
+    input: RunInput,
+    iteration: Option<&Iteration>,
+    nsys_format: NsysFormat,
+) -> RunReport {
     let trace = input.trace;
     let filter = input.filter();
     let gaps = analysis::gpu_idle_gaps(trace, &filter, &GapOptions::default());

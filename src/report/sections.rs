@@ -54,7 +54,9 @@ pub fn what_changed(report: &Report) -> String {
             None => {}
         }
     }
-    let mut h = String::from("<h2 id=\"changed\">What changed against the baseline</h2>\n<div class=\"cols\">\n");
+    let mut h = String::from(
+        "<h2 id=\"changed\">What changed against the baseline</h2>\n<div class=\"cols\">\n",
+    );
     for (title, class, lines) in [("Worse", "worse", &worse), ("Better", "better", &better)] {
         h.push_str(&format!("<div><h3 class=\"{class}\">{title}</h3>\n"));
         if lines.is_empty() {
@@ -66,7 +68,11 @@ pub fn what_changed(report: &Report) -> String {
     }
     h.push_str("</div>\n");
     // The kernels that moved most.
-    if let Some(d) = report.diffs.iter().find(|d| d.report == "cuda_gpu_kern_sum") {
+    if let Some(d) = report
+        .diffs
+        .iter()
+        .find(|d| d.report == "cuda_gpu_kern_sum")
+    {
         let moved: Vec<String> = d
             .rows
             .iter()
@@ -261,7 +267,9 @@ pub fn top_tables(report: &Report) -> String {
     let mut h = String::from("<h2 id=\"tops\">Top tables</h2>\n");
     for t in &report.run.tops {
         let cols: Vec<usize> = (0..t.table.columns.len())
-            .filter(|&i| SHOWN.contains(&t.table.columns[i].as_str()) || t.report == "torch_ops" && i < 6)
+            .filter(|&i| {
+                SHOWN.contains(&t.table.columns[i].as_str()) || t.report == "torch_ops" && i < 6
+            })
             .collect();
         h.push_str(&format!(
             "<h3>{} <code>{}</code> — first {} of {} rows</h3>\n<table>\n<tr>",
@@ -279,8 +287,15 @@ pub fn top_tables(report: &Report) -> String {
             for &i in &cols {
                 let col = &t.table.columns[i];
                 let cell = row.cells.get(i).unwrap_or(&Cell::Null);
-                let class = if cell.number().is_some() { "num" } else { "name" };
-                h.push_str(&format!("<td class=\"{class}\">{}</td>", esc(&cell_text(col, cell))));
+                let class = if cell.number().is_some() {
+                    "num"
+                } else {
+                    "name"
+                };
+                h.push_str(&format!(
+                    "<td class=\"{class}\">{}</td>",
+                    esc(&cell_text(col, cell))
+                ));
             }
             h.push_str("</tr>\n");
         }
@@ -302,7 +317,13 @@ pub fn top_tables(report: &Report) -> String {
                 let count = |s: Option<crate::analysis::diff::Side>| {
                     s.map_or("–".to_string(), |s| format!("{}", s.instances))
                 };
-                let class = if delta > 0.0 { "worse" } else if delta < 0.0 { "better" } else { "" };
+                let class = if delta > 0.0 {
+                    "worse"
+                } else if delta < 0.0 {
+                    "better"
+                } else {
+                    ""
+                };
                 h.push_str(&format!(
                     "<tr><td class=\"name\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num {class}\">{}{}</td><td>{}</td></tr>\n",
                     esc(&r.name),
@@ -360,7 +381,11 @@ fn config_table(run: &RunReport) -> String {
         ("Written by".into(), c.profiler.clone()),
         (
             if c.gpus.len() == 1 { "GPU" } else { "GPUs" }.into(),
-            if c.gpus.is_empty() { "none recorded".into() } else { c.gpus.join("; ") },
+            if c.gpus.is_empty() {
+                "none recorded".into()
+            } else {
+                c.gpus.join("; ")
+            },
         ),
         ("Span".into(), format_ns(c.span_ns as f64)),
         (
@@ -386,7 +411,11 @@ fn config_table(run: &RunReport) -> String {
     rows.extend(c.options.iter().cloned());
     let mut h = String::from("<table>\n");
     for (k, v) in rows {
-        h.push_str(&format!("<tr><th>{}</th><td>{}</td></tr>\n", esc(&k), esc(&v)));
+        h.push_str(&format!(
+            "<tr><th>{}</th><td>{}</td></tr>\n",
+            esc(&k),
+            esc(&v)
+        ));
     }
     h.push_str("</table>\n");
     h
@@ -420,9 +449,15 @@ pub fn iterations(report: &Report) -> String {
     };
     for (who, run) in runs {
         let its = &run.iterations;
-        let prefix = if who.is_empty() { String::new() } else { format!("{who}: ") };
+        let prefix = if who.is_empty() {
+            String::new()
+        } else {
+            format!("{who}: ")
+        };
         let Some(svg) = super::iterations_chart::iterations_svg(its) else {
-            h.push_str(&format!("<p>{prefix}no repeated range family in this trace.</p>\n"));
+            h.push_str(&format!(
+                "<p>{prefix}no repeated range family in this trace.</p>\n"
+            ));
             continue;
         };
         let warmup = its.iterations.iter().filter(|i| i.warmup).count();
@@ -431,7 +466,13 @@ pub fn iterations(report: &Report) -> String {
             .iter()
             .enumerate()
             .filter(|(_, i)| i.outlier)
-            .map(|(k, i)| format!("{k} ({}, {})", esc(&i.name), format_ns(i.duration_ns() as f64)))
+            .map(|(k, i)| {
+                format!(
+                    "{k} ({}, {})",
+                    esc(&i.name),
+                    format_ns(i.duration_ns() as f64)
+                )
+            })
             .collect();
         h.push_str(&format!(
             "<h3>{prefix}<code>{}</code> — {} iterations{}, median {}{}</h3>\n<figure>{svg}</figure>\n",

@@ -48,6 +48,8 @@ pub struct SightlineApp {
     title_shown: Option<String>,
     /// What is remembered between runs (recent files, per-trace views); eframe saves it.
     pub settings: Settings,
+    /// File → Save report…'s reports being written.
+    save_report: super::save_report::SaveReport,
 }
 
 impl SightlineApp {
@@ -75,6 +77,7 @@ impl SightlineApp {
             compare_choice: None,
             title_shown: None,
             settings: Settings::default(),
+            save_report: Default::default(),
         }
     }
 
@@ -318,6 +321,7 @@ impl SightlineApp {
         if let Some(path) = file_dialog::take(&ctx, &FilePurpose::OpenTrace) {
             self.open(path, Some(&ctx));
         }
+        self.save_report.poll(&ctx, &mut self.tabs, self.active);
         self.drop_hint(&ctx, &palette);
         if self.is_loading() {
             // Keep polling even if the worker's repaint request raced with this frame.
@@ -528,6 +532,9 @@ impl SightlineApp {
                 }
                 if let Some(path) = recent_files_menu(ui, &mut self.settings) {
                     self.open(path, Some(ui.ctx()));
+                }
+                if let Some(tab) = self.tabs.get(self.active) {
+                    self.save_report.menu_item(ui, tab);
                 }
                 if ui.button("Close tab").clicked() {
                     ui.close();

@@ -18,6 +18,7 @@ pub mod fonts;
 pub mod gap_tooltip;
 pub mod loader;
 pub mod panels;
+pub mod save_report;
 pub mod settings;
 pub mod shortcuts;
 pub mod theme;
