@@ -16,8 +16,8 @@
 //! - **Warm-up**: an iteration whose range the warm-up exclusion excludes (its start lies in a
 //!   chosen warm-up range of its process, or it is one of the first N iterations the rules name);
 //!   without an exclusion, the one [`ExclusionRule::WarmupNames`] makes (ranges named warmup).
-//! - **Outliers** ([`outliers`]): durations above median + 3 × MAD of the iterations that are not
-//!   warm-up.
+//! - **Outliers** ([`outliers`]): durations above median + 3 × MAD (MAD at least 5 % of the
+//!   median) of the iterations that are not warm-up.
 
 pub mod children;
 pub mod outliers;

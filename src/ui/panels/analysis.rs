@@ -17,6 +17,7 @@ mod export;
 mod findings_view;
 mod flame_graph;
 mod gpu_view;
+mod iterations_view;
 mod samples_view;
 mod statistics_view;
 mod stats_table;
@@ -89,17 +90,19 @@ pub enum AnalysisTab {
     Warmup,
     Gaps,
     Overlap,
+    Iterations,
     CpuSamples,
     Export,
 }
 
 impl AnalysisTab {
-    pub const ALL: [AnalysisTab; 7] = [
+    pub const ALL: [AnalysisTab; 8] = [
         AnalysisTab::Statistics,
         AnalysisTab::Findings,
         AnalysisTab::Warmup,
         AnalysisTab::Gaps,
         AnalysisTab::Overlap,
+        AnalysisTab::Iterations,
         AnalysisTab::CpuSamples,
         AnalysisTab::Export,
     ];
@@ -111,6 +114,7 @@ impl AnalysisTab {
             AnalysisTab::Warmup => "Warm-up",
             AnalysisTab::Gaps => "Gaps",
             AnalysisTab::Overlap => "Overlap",
+            AnalysisTab::Iterations => "Iterations",
             AnalysisTab::CpuSamples => "CPU samples",
             AnalysisTab::Export => "Export",
         }
@@ -347,6 +351,8 @@ pub struct AnalysisPanel {
     comm: comm_view::CommState,
     /// The CPU samples tab's choices and jobs, and the gap chosen in the Gaps tab.
     samples: samples_view::SamplesState,
+    /// The Iterations tab's family and jobs.
+    iterations: iterations_view::IterationsState,
 }
 
 impl Default for AnalysisPanel {
@@ -378,6 +384,7 @@ impl Default for AnalysisPanel {
             computations: 0,
             comm: comm_view::CommState::default(),
             samples: samples_view::SamplesState::default(),
+            iterations: iterations_view::IterationsState::default(),
         }
     }
 }
@@ -520,6 +527,7 @@ impl AnalysisPanel {
             + j.overlap.started()
             + self.comm.started()
             + self.samples.started()
+            + self.iterations.started()
     }
 
     /// Is any background job still running?
@@ -533,6 +541,7 @@ impl AnalysisPanel {
             || j.overlap.busy()
             || self.comm.busy()
             || self.samples.busy()
+            || self.iterations.busy()
     }
 
     /// Takes in every finished job, whether or not its tab is shown: a job started by one tab
@@ -548,6 +557,7 @@ impl AnalysisPanel {
         j.overlap.poll();
         self.comm.poll();
         self.samples.poll();
+        self.iterations.poll();
     }
 
     /// Blocks until every running job is done and their follow-ups are started and done (tests
@@ -562,6 +572,7 @@ impl AnalysisPanel {
         j.overlap.wait();
         self.comm.wait();
         self.samples.wait();
+        self.iterations.wait();
     }
 
     /// Draws the panel for `selection` (`TimeRange::ALL` for the whole trace) and returns what
@@ -615,6 +626,9 @@ impl AnalysisPanel {
                 AnalysisTab::Overlap => {
                     self.overlap_ui(ui, trace, selection);
                     self.comm_overlap_ui(ui, trace, selection);
+                }
+                AnalysisTab::Iterations => {
+                    self.iterations_ui(ui, trace, selection, &mut actions);
                 }
                 AnalysisTab::CpuSamples => self.samples_ui(ui, trace, selection, &mut actions),
                 AnalysisTab::Export => self.export_ui(ui, trace, selection),
