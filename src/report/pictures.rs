@@ -10,9 +10,9 @@ use crate::analysis::headline::format_ns;
 use crate::render::{self, RenderOptions};
 use crate::trace::Trace;
 
-/// Size of the timeline pictures.
+/// Size of the timeline pictures (at most: the empty space below the last row is cut).
 pub const TIMELINE_WIDTH_PX: u32 = 1400;
-pub const TIMELINE_HEIGHT_PX: u32 = 480;
+pub const TIMELINE_HEIGHT_PX: u32 = 900;
 
 /// A rendered timeline picture.
 #[derive(Debug, Clone)]
@@ -33,12 +33,33 @@ pub fn timeline_png(trace: &Trace, range: TimeRange) -> Result<String, String> {
         ..Default::default()
     };
     let frame = render::render(trace, &options).map_err(|e| e.to_string())?;
+    let canvas = frame.rasterize();
+    let rgba = canvas.to_rgba8();
+    let width = canvas.width_px;
+    let height = drawn_height(&rgba, width * 4, canvas.height_px);
     let mut png = Vec::new();
-    frame
-        .rasterize()
-        .write_png(&mut png)
+    let mut encoder = png::Encoder::new(&mut png, width as u32, height as u32);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    encoder
+        .write_header()
+        .and_then(|mut w| w.write_image_data(&rgba[..width * 4 * height]))
         .map_err(|e| e.to_string())?;
     Ok(format!("data:image/png;base64,{}", base64(&png)))
+}
+
+/// The picture's height without the empty rows below the timeline's last row: every pixel row
+/// after the last one that differs from the bottom row is the same empty background (and grid
+/// lines), cut but for a margin.
+fn drawn_height(rgba: &[u8], stride: usize, height: usize) -> usize {
+    const MARGIN_PX: usize = 8;
+    let row = |y: usize| rgba.get(y * stride..(y + 1) * stride);
+    let Some(bottom) = height.checked_sub(1).and_then(row) else {
+        return height;
+    };
+    let last_drawn = (0..height).rev().find(|&y| row(y) != Some(bottom));
+    last_drawn.map_or(height, |y| (y + 1 + MARGIN_PX).min(height))
 }
 
 /// The span the whole-run picture shows: the report's range when one was given, else the GPU
@@ -165,6 +186,20 @@ pub fn idle_bar_svg(shares: &[CauseShare]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn empty_rows_below_the_drawing_are_cut() {
+        // 2 px wide, 4 bytes a pixel: rows 0..3 differ, rows 3..20 are the empty pattern.
+        let stride = 8;
+        let mut rgba = vec![0u8; stride * 20];
+        for y in 0..20 {
+            rgba[y * stride] = if y < 3 { y as u8 + 1 } else { 9 };
+        }
+        assert_eq!(drawn_height(&rgba, stride, 20), 3 + 8);
+        let flat = vec![7u8; stride * 20];
+        assert_eq!(drawn_height(&flat, stride, 20), 20, "nothing drawn: kept whole");
+        assert_eq!(drawn_height(&[], stride, 0), 0);
+    }
 
     #[test]
     fn base64_matches_rfc_4648_vectors() {
