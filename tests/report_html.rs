@@ -137,7 +137,7 @@ fn report_of(trace: &Trace, baseline: Option<&Trace>) -> (String, Value) {
     (html, json)
 }
 
-fn gpu<'a>(json: &'a Value, device: u32) -> &'a Value {
+fn gpu(json: &Value, device: u32) -> &Value {
     json["gpus"]
         .as_array()
         .unwrap()

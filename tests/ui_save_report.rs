@@ -39,6 +39,7 @@ fn save_report_writes_the_selection_s_report_where_chosen() {
     h.get_by_label("Save report…").click();
     h.step();
     h.step();
+    h.get_by_label("Save report as HTML");
     let name = h.get_by_label("File name");
     assert_eq!(name.value().as_deref(), Some("ws_streaming.report.html"));
     h.get_by_label("Save").click();

@@ -84,13 +84,16 @@ pub struct Check {
     pub verdict: Verdict,
 }
 
+/// A target as written ("> 85 %") and the test a value must pass.
+type Target = (&'static str, fn(f64) -> bool);
+
 /// The guides' targets (performance-analysis templates): GPU utilisation > 85 %, memory
 /// bandwidth > 80 %, PCIe 50–70 %, copy/compute overlap > 60 %, synchronisation wait < 10 %.
 fn check(
     id: &'static str,
     metric: &'static str,
     value_pct: Option<f64>,
-    target: Option<(&'static str, fn(f64) -> bool)>,
+    target: Option<Target>,
 ) -> Check {
     let (target_text, verdict) = match (target, value_pct) {
         (None, _) => ("", Verdict::NoTarget),

@@ -197,7 +197,11 @@ mod tests {
         }
         assert_eq!(drawn_height(&rgba, stride, 20), 3 + 8);
         let flat = vec![7u8; stride * 20];
-        assert_eq!(drawn_height(&flat, stride, 20), 20, "nothing drawn: kept whole");
+        assert_eq!(
+            drawn_height(&flat, stride, 20),
+            20,
+            "nothing drawn: kept whole"
+        );
         assert_eq!(drawn_height(&[], stride, 0), 0);
     }
 

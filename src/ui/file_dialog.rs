@@ -252,10 +252,10 @@ impl Browser {
     }
 
     fn title(&self) -> &'static str {
-        if self.save {
-            "Export as CSV"
-        } else {
-            "Open an Nsight Systems trace"
+        match (self.save, self.purpose == FilePurpose::SaveReportHtml) {
+            (true, true) => "Save report as HTML",
+            (true, false) => "Export as CSV",
+            (false, _) => "Open an Nsight Systems trace",
         }
     }
 
