@@ -316,7 +316,34 @@ fn pytorch_iterations_are_its_profiler_steps_and_the_kernels_they_launched() {
             it.gpu_time_ns
         );
     }
-    // Record-function phases inside the steps are the heatmap's columns.
+    // Record-function phases inside the steps are the heatmap's columns; the `step_N` annotation
+    // inside each ProfilerStep (one per step) is one column `step_*`, a cell in every row.
+    let numbered = events
+        .iter()
+        .filter(|e| cat(e) == "user_annotation")
+        .filter(|e| {
+            e["name"]
+                .as_str()
+                .and_then(|n| n.strip_prefix("step_"))
+                .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+        })
+        .count();
+    assert_eq!(numbered, steps.len(), "kt_train numbers its steps step_N");
+    let columns = &found.children.columns;
+    let c = columns.iter().position(|c| c == "step_*").unwrap();
+    assert!(
+        found
+            .children
+            .cells
+            .iter()
+            .all(|row| row[c].is_some_and(|cell| cell.count == 1))
+    );
+    assert!(
+        !columns
+            .iter()
+            .any(|c| c.starts_with("step_") && c != "step_*"),
+        "{columns:?}"
+    );
     assert!(!found.children.columns.is_empty());
     assert!(
         found

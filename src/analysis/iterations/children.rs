@@ -4,7 +4,8 @@
 //! Children are the ranges nested in the iteration on its thread (NVTX ranges, or a PyTorch
 //! trace's annotations; operators and Python frames are too many to read), every depth, grouped
 //! by their text: `forward_pass`, `layer_3_forward`, `optimizer_step` — so a slow layer or expert
-//! shows as one bright column. A cell's duration is the sum of that child's instances in the
+//! shows as one bright column (a name found in one iteration only, `step_3` inside
+//! `ProfilerStep#5`, by its family `step_*`). A cell's duration is the sum of that child's instances in the
 //! iteration. A family whose iterations hold no such range gets its top kernels instead: the
 //! kernels it launched grouped by name, a cell being their summed GPU time. At most
 //! [`MAX_COLUMNS`] columns, those with the most time over all iterations; ranges in the order
@@ -120,12 +121,50 @@ fn nested_ranges(trace: &Trace, forest: &RangeForest, p: usize) -> Vec<(String, 
     out
 }
 
+/// Names that number the iterations themselves (`step_3` inside `ProfilerStep#5` only) would
+/// each fill one cell of their own column: a name found in one iteration only, whose family
+/// ([`align::family_of`]) is found in several, is replaced by its family (`step_*`). Names found
+/// in every iteration (`layer_3_forward`) keep their own column.
+fn merge_numbered(mut per_iteration: Vec<Vec<(String, i64, i64)>>) -> Vec<Vec<(String, i64, i64)>> {
+    let mut iterations_of: HashMap<String, usize> = HashMap::new();
+    let mut family_iterations: HashMap<String, usize> = HashMap::new();
+    for list in &per_iteration {
+        let mut names: Vec<&str> = list.iter().map(|(n, _, _)| n.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let mut families: Vec<String> = names
+            .iter()
+            .map(|n| align::family_of(n).into_owned())
+            .collect();
+        families.sort_unstable();
+        families.dedup();
+        for n in names {
+            *iterations_of.entry(n.to_string()).or_default() += 1;
+        }
+        for f in families {
+            *family_iterations.entry(f).or_default() += 1;
+        }
+    }
+    for list in &mut per_iteration {
+        for (name, _, _) in list.iter_mut() {
+            let family = align::family_of(name).into_owned();
+            if iterations_of.get(name.as_str()).copied().unwrap_or(0) <= 1
+                && family_iterations.get(&family).copied().unwrap_or(0) > 1
+            {
+                *name = family;
+            }
+        }
+    }
+    per_iteration
+}
+
 /// Cells from each iteration's (child name, start, end) list.
 fn tabulate(
     kind: ChildKind,
     iterations: &[Iteration],
     per_iteration: Vec<Vec<(String, i64, i64)>>,
 ) -> Children {
+    let per_iteration = merge_numbered(per_iteration);
     // Column id by name; total time; summed offset from the iteration start and its count.
     let mut ids: HashMap<String, usize> = HashMap::new();
     let mut totals: Vec<(i64, i128, i64)> = Vec::new();

@@ -12,7 +12,9 @@
 //!   (a range the family's regex matches inside a matching range is part of that one).
 //! - **Kernels and GPU time**: the kernels launched by CUDA calls that the iteration's range
 //!   encloses on its own thread — nsys's join of `nvtx_kern_sum` ([`Launches`]), one launch per
-//!   correlationId — and the union of their GPU spans.
+//!   correlationId — and the union of their GPU spans. The issue asks for the range's own thread
+//!   (push/pop ranges are per thread); in a PyTorch trace the backward pass runs on an autograd
+//!   thread, so a `ProfilerStep#N` counts the kernels of its forward pass and optimizer only.
 //! - **Warm-up**: an iteration whose range the warm-up exclusion excludes (its start lies in a
 //!   chosen warm-up range of its process, or it is one of the first N iterations the rules name);
 //!   without an exclusion, the one [`ExclusionRule::WarmupNames`] makes (ranges named warmup).
