@@ -299,6 +299,36 @@ fn sync_wait_matches_sql_on_moe() {
     assert_eq!(gpu(&json, 0)["checks"][2]["verdict"], "not_met");
 }
 
+/// The configuration names what the capture traced, as the export's META_DATA_CAPTURE says.
+#[test]
+fn configuration_lists_the_capture_options_the_export_records() {
+    let path = common::fixture("moe_export2023");
+    let trace = sightline::load::load_file(&path).unwrap();
+    let (html, json) = report_of(&trace, None);
+    let conn = common::open_ro(&path);
+    let traced: String = conn
+        .query_row(
+            "SELECT group_concat(value, ', ') FROM (SELECT value FROM META_DATA_CAPTURE \
+             WHERE name = 'CAPTURE_EVENT_TYPE' ORDER BY rowid)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let options = json["config"]["options"].as_array().unwrap();
+    assert_eq!(options[0], serde_json::json!(["Traced", traced]));
+    assert!(html.contains(&format!("<th>Traced</th><td>{traced}</td>")));
+    let mode = options
+        .iter()
+        .find(|o| o[0] == "CUDA_GRAPH_TRACE_OPTIONS:MODE")
+        .unwrap();
+    assert_eq!(mode[1], "Graph");
+    assert!(!html.contains("ENVIRONMENT_VARIABLE"));
+    // A 2022.4 export has no such table: nothing is made up.
+    let moe = sightline::load::load_file(&common::fixture("moe")).unwrap();
+    let (_, json) = report_of(&moe, None);
+    assert_eq!(json["config"]["options"], serde_json::json!([]));
+}
+
 /// GPU metrics (2023.4 tables): SM active and DRAM from the export's own samples.
 #[test]
 fn gpu_metric_averages_match_sql() {

@@ -18,7 +18,8 @@ pub struct Config {
     pub gpus: Vec<String>,
     /// What the capture recorded, as found in the export ("CUDA API calls: 2,781", …).
     pub captured: Vec<String>,
-    /// A PyTorch trace's capture options and versions, as written in it.
+    /// The capture options the file records: an nsys export's `META_DATA_CAPTURE` (2023.x on),
+    /// a PyTorch trace's metadata and versions.
     pub options: Vec<(String, String)>,
     pub first_ns: i64,
     pub last_ns: i64,
@@ -72,17 +73,16 @@ impl Config {
         add("GPU metric samples", t.gpu_metrics.sample_count());
         add("CPU samples", t.cpu_samples.len());
         add("Synchronization events", t.syncs.spans.len());
-        let options = t
-            .torch
-            .as_ref()
-            .map(|i| {
+        let options = match &t.torch {
+            Some(i) => {
                 let mut o = i.metadata.clone();
                 if let (Some(r), Some(w)) = (i.rank, i.world_size) {
                     o.push(("rank".into(), format!("{r} of {w}")));
                 }
                 o
-            })
-            .unwrap_or_default();
+            }
+            None => crate::load::nsys_sqlite::capture_options::capture_options(&t.path),
+        };
         Config {
             trace: t.path.display().to_string(),
             format: t.format.label(),
