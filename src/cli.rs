@@ -13,6 +13,7 @@ use crate::trace::Needs;
 
 mod analysis_commands;
 mod diff_commands;
+mod html_report_command;
 mod ordered_work;
 pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};
 pub use diff_commands::DiffArgs;
@@ -83,6 +84,9 @@ pub enum Command {
     Sql(SqlArgs),
     /// The traces of one run's ranks on one clock: per-rank GPU time, collectives, stragglers.
     Ranks(ranks_command::RanksArgs),
+    /// Write one self-contained HTML page of a run's performance: metrics against targets,
+    /// findings, top tables, pictures; with --baseline, both runs side by side.
+    Report(html_report_command::ReportArgs),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -145,6 +149,7 @@ pub fn run(command: Command) -> Result<i32> {
         Command::Render(args) => render_command::render(&args),
         Command::Sql(args) => sql_command::sql(&args),
         Command::Ranks(args) => ranks_command::ranks(&args),
+        Command::Report(args) => html_report_command::report(&args),
     }
 }
 

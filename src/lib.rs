@@ -10,6 +10,7 @@ pub mod export;
 pub mod index;
 pub mod load;
 pub mod render;
+pub mod report;
 pub mod sql;
 pub mod synth;
 pub mod trace;

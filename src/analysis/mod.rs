@@ -22,6 +22,7 @@ pub mod reports;
 pub mod rounding;
 pub mod rules;
 pub mod stats;
+pub mod sync_wait;
 pub mod table;
 pub mod unreadable;
 pub mod warmup;

@@ -56,6 +56,8 @@ pub struct SightlineApp {
     pub dropped: Vec<PathBuf>,
     /// File → Open run… is waiting for the file dialog.
     picking_run: bool,
+    /// File → Save report…'s reports being written.
+    save_report: super::save_report::SaveReport,
 }
 
 impl SightlineApp {
@@ -86,6 +88,7 @@ impl SightlineApp {
             pending_runs: Vec::new(),
             dropped: Vec::new(),
             picking_run: false,
+            save_report: Default::default(),
         }
     }
 
@@ -348,6 +351,7 @@ impl SightlineApp {
             self.picking_run = false;
         }
         self.dropped_choice(&ctx);
+        self.save_report.poll(&ctx, &mut self.tabs, self.active);
         self.drop_hint(&ctx, &palette);
         if self.is_loading() {
             // Keep polling even if the worker's repaint request raced with this frame.
@@ -578,6 +582,9 @@ impl SightlineApp {
                 }
                 if let Some(path) = recent_files_menu(ui, &mut self.settings) {
                     self.open(path, Some(ui.ctx()));
+                }
+                if let Some(tab) = self.tabs.get(self.active) {
+                    self.save_report.menu_item(ui, tab);
                 }
                 if ui.button("Close tab").clicked() {
                     ui.close();

@@ -67,6 +67,18 @@ pub enum FilePurpose {
     SaveDiffCsv,
     /// The SQL tab's "Export CSV…".
     SaveSqlCsv,
+    /// File → Save report… (an HTML page).
+    SaveReportHtml,
+}
+
+impl FilePurpose {
+    /// The extension of the file saved for this purpose.
+    fn extension(&self) -> &'static str {
+        match self {
+            FilePurpose::SaveReportHtml => "html",
+            _ => "csv",
+        }
+    }
 }
 
 /// Which dialog opens.
@@ -172,7 +184,11 @@ fn on_path(program: &str, path: Option<std::ffi::OsString>) -> bool {
 #[derive(Clone, Debug)]
 enum Request {
     OpenTrace,
-    SaveCsv { file_name: String },
+    SaveCsv {
+        file_name: String,
+        /// `csv`, or `html` for a report.
+        extension: &'static str,
+    },
 }
 
 /// The in-window browser while it is open.
@@ -208,7 +224,18 @@ impl Browser {
     fn new(purpose: FilePurpose, request: &Request, dir: PathBuf) -> Self {
         let (save, extensions, file_name) = match request {
             Request::OpenTrace => (false, TRACE_EXTENSIONS, String::new()),
-            Request::SaveCsv { file_name } => (true, &["csv"][..], file_name.clone()),
+            Request::SaveCsv {
+                file_name,
+                extension,
+            } => (
+                true,
+                if *extension == "html" {
+                    &["html", "htm"][..]
+                } else {
+                    &["csv"][..]
+                },
+                file_name.clone(),
+            ),
         };
         let mut browser = Self {
             purpose,
@@ -227,10 +254,10 @@ impl Browser {
     }
 
     fn title(&self) -> &'static str {
-        if self.save {
-            "Export as CSV"
-        } else {
-            "Open an Nsight Systems trace"
+        match (self.save, self.purpose == FilePurpose::SaveReportHtml) {
+            (true, true) => "Save report as HTML",
+            (true, false) => "Export as CSV",
+            (false, _) => "Open an Nsight Systems trace",
         }
     }
 
@@ -500,10 +527,12 @@ impl FileDialogs {
 
     /// Asks where to save a CSV, suggesting `file_name`; [`Self::take`] of `purpose` gives it.
     pub fn save_csv(&mut self, purpose: FilePurpose, file_name: &str) {
+        let extension = purpose.extension();
         self.ask(
             purpose,
             Request::SaveCsv {
                 file_name: file_name.to_string(),
+                extension,
             },
         );
     }
@@ -556,7 +585,7 @@ impl FileDialogs {
 
     fn choose(&mut self, purpose: FilePurpose, mut path: PathBuf) {
         if purpose != FilePurpose::OpenTrace && path.extension().is_none() {
-            path.set_extension("csv");
+            path.set_extension(purpose.extension());
         }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             let remembered = if purpose == FilePurpose::OpenTrace {
@@ -619,7 +648,15 @@ fn system_dialog(request: &Request, start_dir: Option<&Path>) -> Option<PathBuf>
             .add_filter("Nsight Systems report", &["nsys-rep", "qdrep"])
             .add_filter("All files", &["*"])
             .pick_file(),
-        Request::SaveCsv { file_name } => dialog
+        Request::SaveCsv {
+            file_name,
+            extension: "html",
+        } => dialog
+            .set_title("Save report as HTML")
+            .add_filter("HTML", &["html", "htm"])
+            .set_file_name(file_name)
+            .save_file(),
+        Request::SaveCsv { file_name, .. } => dialog
             .set_title("Export as CSV")
             .add_filter("CSV", &["csv"])
             .set_file_name(file_name)

@@ -20,6 +20,7 @@ pub mod gap_tooltip;
 pub mod loader;
 pub mod panels;
 pub mod run;
+pub mod save_report;
 pub mod settings;
 pub mod shortcuts;
 pub mod theme;

@@ -7,6 +7,7 @@
 
 mod assemble;
 mod callchains;
+pub mod capture_options;
 pub(crate) mod connection;
 mod cpu_calls;
 mod gpu_metrics;

@@ -434,6 +434,11 @@ impl AnalysisPanel {
         self.exclusion.result.as_deref()
     }
 
+    /// [`Self::exclusion`], shared with a worker thread (File → Save report…).
+    pub fn exclusion_arc(&self) -> Option<Arc<WarmupExclusion>> {
+        self.exclusion.result.clone()
+    }
+
     /// The idle gaps listed for the last selection, longest first (for hatching); empty until
     /// the worker has computed them.
     pub fn gaps(&self) -> &[IdleGap] {

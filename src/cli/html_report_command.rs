@@ -1,0 +1,77 @@
+//! `sightline report TRACE [--baseline BASE] --out FILE.html`: the one-page HTML report of a run
+//! ([`crate::report`]), compared with a baseline when given. This file loads, applies the range
+//! and warm-up exclusion, and writes the page.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+
+use super::analysis_commands::apply_exclusion;
+use super::{load_for_cli, parse_range_arg};
+use crate::analysis::ExclusionRule;
+use crate::report::{self, RunInput};
+use crate::trace::Needs;
+
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// The trace (.sqlite export, .nsys-rep when nsys is on PATH, or a PyTorch profiler trace).
+    pub trace: PathBuf,
+    /// A baseline run to compare with: every metric and top table side by side, with deltas.
+    #[arg(long, value_name = "BASE")]
+    pub baseline: Option<PathBuf>,
+    /// Where to write the page (FILE.html).
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Leave out everything attributed to NVTX ranges named warmup / warm-up / warm_up (any
+    /// case), in both runs.
+    #[arg(long)]
+    pub exclude_warmup: bool,
+    /// Only events starting in START:END (ns, or with a unit: 1.2s:1.5s, 100ms:, :20us), in both
+    /// runs. Default: the whole trace.
+    #[arg(long)]
+    pub range: Option<String>,
+}
+
+pub fn report(args: &ReportArgs) -> Result<i32> {
+    let ext = args
+        .out
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    if !matches!(ext.as_deref(), Some("html" | "htm")) {
+        bail!(
+            "--out {}: the file name must end in .html",
+            args.out.display()
+        );
+    }
+    let range = parse_range_arg(args.range.as_deref())?;
+    let rules = if args.exclude_warmup {
+        vec![ExclusionRule::WarmupNames]
+    } else {
+        Vec::new()
+    };
+    let trace = load_for_cli(&args.trace, Needs::ALL)?;
+    let exclusion = apply_exclusion(&trace, &rules);
+    let base = match &args.baseline {
+        Some(path) => {
+            let t = load_for_cli(path, Needs::ALL)?;
+            let e = apply_exclusion(&t, &rules);
+            Some((t, e))
+        }
+        None => None,
+    };
+    let input = |trace, exclusion| RunInput {
+        trace,
+        range,
+        exclusion,
+        pictures: true,
+    };
+    let built = report::build(
+        input(&trace, exclusion.as_ref()),
+        base.as_ref().map(|(t, e)| input(t, e.as_ref())),
+    );
+    let page = report::html::page(&built);
+    std::fs::write(&args.out, page)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    eprintln!("wrote {}", args.out.display());
+    Ok(0)
+}

@@ -1,0 +1,176 @@
+//! The performance report people send: one self-contained HTML page of a run (`sightline
+//! report`, File → Save report… in the window) — configuration, key metrics per GPU against the
+//! guides' targets, findings ranked by time lost, top tables, pictures, and with a baseline the
+//! two runs side by side — plus the same figures as JSON inside the page for scripts and CI.
+//!
+//! Everything is read from the analyses the panel and the command line use ([`metrics`] says
+//! which); this module only gathers them ([`build`]) and writes the page ([`html`]).
+//! A layer above [`crate::render`] (its pictures are the timeline drawn headlessly).
+
+pub mod config;
+pub mod findings;
+pub mod html;
+pub mod iterations_chart;
+pub mod json;
+pub mod metrics;
+pub mod pictures;
+mod sections;
+pub mod tables;
+
+use crate::analysis::align::{self, Alignment};
+use crate::analysis::diff::HeadlineRow;
+use crate::analysis::gap_causes::{self, totals_by_cause};
+use crate::analysis::headline::{self, Figure, Iteration};
+use crate::analysis::iterations::{self as iteration_analysis, FamilyChoice, Iterations};
+use crate::analysis::sync_wait::{self, ThreadSyncWait};
+use crate::analysis::{self, Filter, GapOptions, NsysFormat, TimeRange, WarmupExclusion};
+use crate::trace::Trace;
+
+pub use config::Config;
+pub use findings::Finding;
+pub use metrics::{Check, GpuFigures, Verdict};
+pub use pictures::{CauseShare, Picture};
+pub use tables::{TopDiff, TopTable};
+
+/// One run to report on: the trace, the range and the warm-up exclusion that choose its events.
+#[derive(Clone, Copy)]
+pub struct RunInput<'a> {
+    pub trace: &'a Trace,
+    pub range: TimeRange,
+    pub exclusion: Option<&'a WarmupExclusion>,
+    /// Draw the timeline pictures (the slow part; tests of the figures leave them out).
+    pub pictures: bool,
+}
+
+impl RunInput<'_> {
+    fn filter(&self) -> Filter<'_> {
+        Filter {
+            range: self.range,
+            excluded: self.exclusion.map(|e| &e.excluded),
+        }
+    }
+}
+
+/// Everything the page shows of one run.
+pub struct RunReport {
+    pub config: Config,
+    pub gpus: Vec<GpuFigures>,
+    pub threads: Vec<ThreadSyncWait>,
+    pub idle_by_cause: Vec<CauseShare>,
+    pub findings: Vec<Finding>,
+    pub tops: Vec<TopTable>,
+    /// The compare view's whole-run figures.
+    pub headline: Vec<Figure>,
+    /// Whole run, then the worst gap zoomed; a picture that could not be drawn says why.
+    pub pictures: Vec<Result<Picture, String>>,
+    /// The default family's iterations (the `iterations` report's figures).
+    pub iterations: Iterations,
+    /// Where times count from in the page (session start, a PyTorch trace's first event).
+    pub time_origin_ns: i64,
+}
+
+/// The page's content: a run, and optionally the baseline it is compared with.
+pub struct Report {
+    pub run: RunReport,
+    pub baseline: Option<RunReport>,
+    /// With a baseline: the headline side by side (base, new).
+    pub headline_rows: Vec<HeadlineRow>,
+    /// With a baseline: the top tables' per-name diffs.
+    pub diffs: Vec<TopDiff>,
+}
+
+/// Gathers one run's figures; `iteration` names the headline's iteration range.
+fn run_report(
+    input: RunInput,
+    iteration: Option<&Iteration>,
+    nsys_format: NsysFormat,
+) -> RunReport {
+    let trace = input.trace;
+    let filter = input.filter();
+    let gaps = analysis::gpu_idle_gaps(trace, &filter, &GapOptions::default());
+    let causes = gap_causes::gap_causes(trace, &gaps);
+    let threads = sync_wait::sync_wait(trace, &filter);
+    let gpus = metrics::gpu_figures(trace, &filter, &gaps, &threads);
+    let totals = totals_by_cause(&gaps, &causes);
+    let mut pictures = Vec::new();
+    if input.pictures {
+        let whole = pictures::whole_run_range(trace, input.range);
+        pictures.push(
+            pictures::timeline_png(trace, whole).map(|data_uri| Picture {
+                caption: "The whole run (the GPU work), as sightline render draws it".into(),
+                data_uri,
+            }),
+        );
+        // Gaps come longest first.
+        if let Some(g) = gaps.first() {
+            pictures.push(
+                pictures::timeline_png(trace, pictures::around(g.start_ns, g.end_ns)).map(
+                    |data_uri| Picture {
+                        caption: format!(
+                            "The longest idle gap: GPU {}, {} at {}",
+                            g.device,
+                            headline::format_ns(g.duration_ns() as f64),
+                            headline::format_ns((g.start_ns - trace.time_origin_ns()) as f64)
+                        ),
+                        data_uri,
+                    },
+                ),
+            );
+        }
+    }
+    RunReport {
+        config: Config::of(trace, input.range, input.exclusion),
+        findings: findings::findings(trace, &filter, &gaps, &causes),
+        tops: tables::top_tables(trace, &filter, nsys_format),
+        headline: headline::headline(trace, &filter, iteration),
+        idle_by_cause: pictures::idle_by_cause(&totals),
+        iterations: iteration_analysis::iterations(
+            trace,
+            input.range,
+            &FamilyChoice::Default,
+            input.exclusion.map(|e| &e.excluded),
+        ),
+        gpus,
+        threads,
+        pictures,
+        time_origin_ns: trace.time_origin_ns(),
+    }
+}
+
+/// The headline's iteration range: the outermost repeated NVTX range both runs have, as the
+/// compare view and `sightline diff` choose it.
+fn iteration_of(base: &Trace, new: &Trace) -> Option<Iteration> {
+    let Alignment::Nvtx { name, .. } = align::default_alignment(base, new) else {
+        return None;
+    };
+    let regex = align::instance_regex(&name)?;
+    Some(Iteration { label: name, regex })
+}
+
+/// Gathers the report of `run`, compared with `baseline` when given.
+pub fn build(run: RunInput, baseline: Option<RunInput>) -> Report {
+    let traces: Vec<&Trace> = std::iter::once(run.trace)
+        .chain(baseline.map(|b| b.trace))
+        .collect();
+    let nsys_format = NsysFormat::of_traces(&traces);
+    let base_trace = baseline.map_or(run.trace, |b| b.trace);
+    let iteration = iteration_of(base_trace, run.trace);
+    let new = run_report(run, iteration.as_ref(), nsys_format);
+    let Some(b) = baseline else {
+        return Report {
+            run: new,
+            baseline: None,
+            headline_rows: Vec::new(),
+            diffs: Vec::new(),
+        };
+    };
+    let base = run_report(b, iteration.as_ref(), nsys_format);
+    let headline_rows = headline::headline_rows(&base.headline, &new.headline);
+    let diffs = tables::top_diffs(&base.tops, &new.tops, b.trace.format, run.trace.format);
+    Report {
+        run: new,
+        baseline: Some(base),
+        headline_rows,
+        diffs,
+    }
+}
