@@ -12,6 +12,7 @@ use common::ui::opened;
 use egui::Pos2;
 use egui_kittest::kittest::Queryable;
 use rusqlite::{Connection, OpenFlags};
+use sightline::ui::panels::analysis::AnalysisTab;
 use sightline::ui::timeline::{RowKind, TimeToX, format_duration};
 
 fn conn() -> Connection {
@@ -142,7 +143,12 @@ fn the_panel_gives_each_threads_running_share_of_the_selection() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
+    // Settled first: the tab labels change width as the panel's findings come in ("Findings
+    // (3)"), and nine tabs wrap, so a click aimed before then can land on the next tab.
+    common::ui::settle(&mut h);
     h.get_by_label("CPU samples").click();
+    h.step();
+    assert_eq!(h.state().tab().analysis.tab, AnalysisTab::CpuSamples);
     h.state_mut().set_selection_range(Some((t0, t1)));
     common::ui::settle(&mut h);
     let (tid, running, first, last): (i64, i64, i64, i64) = c
