@@ -38,7 +38,13 @@ use std::time::{Duration, Instant};
 use egui::mutex::Mutex;
 use egui::{Align2, Context, Id};
 
+mod backend;
+mod browser;
 mod new_folder;
+
+use backend::system_dialog;
+pub use backend::{DialogBackend, SystemProbe, choose_backend};
+use browser::{Browser, BrowserOutcome};
 
 /// `builtin` forces the in-window browser, `system` the system dialog; unset or anything else:
 /// the system dialog where one can open.
@@ -81,105 +87,6 @@ impl FilePurpose {
     }
 }
 
-/// Which dialog opens.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DialogBackend {
-    /// The platform's (through `rfd`).
-    System,
-    /// The in-window browser, and why.
-    Builtin { reason: String },
-}
-
-/// What this machine offers for a system file dialog.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SystemProbe {
-    /// xdg-desktop-portal installed and a session bus to reach it on.
-    pub portal: bool,
-    /// `zenity` on `PATH` and a display to show it on.
-    pub zenity: bool,
-    /// A platform whose dialog is part of the OS (macOS, Windows).
-    pub native: bool,
-}
-
-impl SystemProbe {
-    /// Looks at this process's environment and file system (no D-Bus traffic).
-    pub fn of_this_machine() -> Self {
-        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-        let display = var("DISPLAY").is_some() || var("WAYLAND_DISPLAY").is_some();
-        Self {
-            portal: session_bus_reachable(var("DBUS_SESSION_BUS_ADDRESS"), var("XDG_RUNTIME_DIR"))
-                && portal_service_installed(
-                    var("XDG_DATA_HOME"),
-                    var("HOME"),
-                    var("XDG_DATA_DIRS"),
-                ),
-            zenity: display && on_path("zenity", var("PATH")),
-            native: cfg!(any(target_os = "macos", target_os = "windows")),
-        }
-    }
-}
-
-/// The backend for `setting` (the value of [`ENV_VAR`]) on a machine that offers `probe`.
-pub fn choose_backend(setting: Option<&str>, probe: SystemProbe) -> DialogBackend {
-    match setting.map(str::trim) {
-        Some("builtin") => DialogBackend::Builtin {
-            reason: format!("{ENV_VAR}=builtin: using the built-in file browser"),
-        },
-        Some("system") => DialogBackend::System,
-        _ if probe.native || probe.portal || probe.zenity => DialogBackend::System,
-        _ => DialogBackend::Builtin {
-            reason: NO_SYSTEM_DIALOG.to_string(),
-        },
-    }
-}
-
-/// The session bus libdbus would connect to: the address given, or the per-user socket that
-/// libdbus ≥ 1.10 falls back to.
-fn session_bus_reachable(
-    address: Option<std::ffi::OsString>,
-    runtime_dir: Option<std::ffi::OsString>,
-) -> bool {
-    match address {
-        Some(address) => {
-            let address = address.to_string_lossy().into_owned();
-            // `unix:path=/run/user/1000/bus[,guid=…]`: the socket must exist; other transports
-            // (abstract sockets, tcp) cannot be checked without connecting.
-            match address
-                .split(';')
-                .next()
-                .and_then(|a| a.strip_prefix("unix:path="))
-            {
-                Some(rest) => Path::new(rest.split(',').next().unwrap_or(rest)).exists(),
-                None => true,
-            }
-        }
-        None => runtime_dir.is_some_and(|dir| Path::new(&dir).join("bus").exists()),
-    }
-}
-
-/// Whether D-Bus can start xdg-desktop-portal: its service file in the XDG data dirs.
-fn portal_service_installed(
-    data_home: Option<std::ffi::OsString>,
-    home: Option<std::ffi::OsString>,
-    data_dirs: Option<std::ffi::OsString>,
-) -> bool {
-    let home_dir = data_home
-        .map(PathBuf::from)
-        .or_else(|| home.map(|h| PathBuf::from(h).join(".local/share")));
-    let dirs = data_dirs.unwrap_or_else(|| "/usr/local/share:/usr/share".into());
-    home_dir
-        .into_iter()
-        .chain(std::env::split_paths(&dirs))
-        .any(|d| {
-            d.join("dbus-1/services/org.freedesktop.portal.Desktop.service")
-                .is_file()
-        })
-}
-
-fn on_path(program: &str, path: Option<std::ffi::OsString>) -> bool {
-    path.is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
-}
-
 /// What is asked for.
 #[derive(Clone, Debug)]
 enum Request {
@@ -189,244 +96,6 @@ enum Request {
         /// `csv`, or `html` for a report.
         extension: &'static str,
     },
-}
-
-/// The in-window browser while it is open.
-struct Browser {
-    purpose: FilePurpose,
-    /// Save (a new or replaced file) rather than open (an existing one).
-    save: bool,
-    /// The extensions listed unless "Show all files" is on.
-    extensions: &'static [&'static str],
-    show_all: bool,
-    dir: PathBuf,
-    dir_edit: String,
-    /// The folder's sub-folders and listed files, folders first, by name.
-    entries: Result<Vec<Entry>, String>,
-    file_name: String,
-    problem: Option<String>,
-    new_folder: new_folder::NewFolder,
-}
-
-struct Entry {
-    name: String,
-    is_dir: bool,
-}
-
-/// What a frame of the browser ended with.
-enum BrowserOutcome {
-    Browsing,
-    Chosen(PathBuf),
-    Cancelled,
-}
-
-impl Browser {
-    fn new(purpose: FilePurpose, request: &Request, dir: PathBuf) -> Self {
-        let (save, extensions, file_name) = match request {
-            Request::OpenTrace => (false, TRACE_EXTENSIONS, String::new()),
-            Request::SaveCsv {
-                file_name,
-                extension,
-            } => (
-                true,
-                if *extension == "html" {
-                    &["html", "htm"][..]
-                } else {
-                    &["csv"][..]
-                },
-                file_name.clone(),
-            ),
-        };
-        let mut browser = Self {
-            purpose,
-            save,
-            extensions,
-            show_all: false,
-            dir: PathBuf::new(),
-            dir_edit: String::new(),
-            entries: Ok(Vec::new()),
-            file_name,
-            problem: None,
-            new_folder: new_folder::NewFolder::default(),
-        };
-        browser.enter(dir);
-        browser
-    }
-
-    fn title(&self) -> &'static str {
-        match (self.save, self.purpose == FilePurpose::SaveReportHtml) {
-            (true, true) => "Save report as HTML",
-            (true, false) => "Export as CSV",
-            (false, _) => "Open an Nsight Systems trace",
-        }
-    }
-
-    /// Shows `dir`'s contents (an unreadable folder says why in the list).
-    fn enter(&mut self, dir: PathBuf) {
-        self.entries = list_folder(&dir, self.extensions, self.show_all);
-        self.dir_edit = dir.display().to_string();
-        self.dir = dir;
-        self.problem = None;
-    }
-
-    /// The path the name field names: absolute as typed, else in the folder shown.
-    fn target(&self) -> PathBuf {
-        self.dir.join(self.file_name.trim())
-    }
-
-    /// Open / Save pressed: the path when it will do, else a folder entered or a problem said.
-    fn confirm(&mut self) -> Option<PathBuf> {
-        let path = self.target();
-        if self.file_name.trim().is_empty() {
-            self.problem = Some("Choose a file or type its name.".into());
-            return None;
-        }
-        if path.is_dir() {
-            self.file_name.clear();
-            self.enter(path);
-            return None;
-        }
-        if self.save {
-            match path.parent() {
-                Some(parent) if parent.is_dir() => Some(path),
-                _ => {
-                    self.problem = Some(format!("No such folder: {}", path.display()));
-                    None
-                }
-            }
-        } else if path.is_file() {
-            Some(path)
-        } else {
-            self.problem = Some(format!("No such file: {}", path.display()));
-            None
-        }
-    }
-
-    fn ui(&mut self, ui: &mut egui::Ui, reason: Option<&str>) -> BrowserOutcome {
-        let mut outcome = BrowserOutcome::Browsing;
-        if let Some(reason) = reason {
-            ui.label(format!("Built-in file browser: {reason}"));
-            ui.separator();
-        }
-        let mut go_to: Option<PathBuf> = None;
-        ui.horizontal(|ui| {
-            if ui
-                .add_enabled(self.dir.parent().is_some(), egui::Button::new("Up"))
-                .on_hover_text("The parent folder")
-                .clicked()
-            {
-                go_to = self.dir.parent().map(Path::to_path_buf);
-            }
-            let label = ui.label("Folder");
-            let edit = ui
-                .add(egui::TextEdit::singleline(&mut self.dir_edit).desired_width(f32::INFINITY))
-                .labelled_by(label.id);
-            if edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
-                go_to = Some(PathBuf::from(self.dir_edit.trim()));
-            }
-        });
-        if let Some(made) = self.new_folder.ui(ui, &self.dir) {
-            go_to = Some(made);
-        }
-        let mut chosen_by_double_click = false;
-        let list_height = (ui.available_height() - 80.0).max(120.0);
-        egui::ScrollArea::vertical()
-            .max_height(list_height)
-            .auto_shrink([false, false])
-            .show(ui, |ui| match &self.entries {
-                Err(e) => {
-                    ui.colored_label(ui.visuals().error_fg_color, e);
-                }
-                Ok(entries) => {
-                    for entry in entries {
-                        if entry.is_dir {
-                            // Folders open with one click, as in a path bar.
-                            if ui
-                                .selectable_label(false, format!("{}/", entry.name))
-                                .clicked()
-                            {
-                                go_to = Some(self.dir.join(&entry.name));
-                            }
-                        } else {
-                            let on = self.file_name == entry.name;
-                            let r = ui.selectable_label(on, &entry.name);
-                            if r.clicked() {
-                                self.file_name.clone_from(&entry.name);
-                                self.problem = None;
-                            }
-                            if r.double_clicked() {
-                                self.file_name.clone_from(&entry.name);
-                                chosen_by_double_click = true;
-                            }
-                        }
-                    }
-                }
-            });
-        let mut confirm = chosen_by_double_click;
-        ui.horizontal(|ui| {
-            let label = ui.label("File name");
-            let edit = ui
-                .add(egui::TextEdit::singleline(&mut self.file_name).desired_width(f32::INFINITY))
-                .labelled_by(label.id);
-            if edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
-                confirm = true;
-            }
-        });
-        if self.save && self.target().is_file() {
-            ui.colored_label(
-                ui.visuals().warn_fg_color,
-                "A file of this name exists: saving replaces it.",
-            );
-        }
-        if let Some(problem) = &self.problem {
-            ui.colored_label(ui.visuals().error_fg_color, problem);
-        }
-        ui.horizontal(|ui| {
-            if ui.checkbox(&mut self.show_all, "Show all files").changed() {
-                go_to = Some(self.dir.clone());
-            }
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if ui.button("Cancel").clicked() {
-                    outcome = BrowserOutcome::Cancelled;
-                }
-                let action = if self.save { "Save" } else { "Open" };
-                if ui
-                    .add_enabled(!self.file_name.trim().is_empty(), egui::Button::new(action))
-                    .clicked()
-                {
-                    confirm = true;
-                }
-            });
-        });
-        if let Some(dir) = go_to {
-            self.enter(dir);
-        } else if confirm && let Some(path) = self.confirm() {
-            outcome = BrowserOutcome::Chosen(path);
-        }
-        if ui.input(|i| i.key_pressed(egui::Key::Escape)) {
-            outcome = BrowserOutcome::Cancelled;
-        }
-        outcome
-    }
-}
-
-/// `dir`'s folders and the files with one of `extensions` (all files when `show_all`), folders
-/// first, each group by name; hidden entries left out.
-fn list_folder(dir: &Path, extensions: &[&str], show_all: bool) -> Result<Vec<Entry>, String> {
-    let read = std::fs::read_dir(dir).map_err(|e| format!("Cannot read {}: {e}", dir.display()))?;
-    let mut entries: Vec<Entry> = read
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            // Follows symlinks: a link to a folder is a folder.
-            let is_dir = e.path().is_dir();
-            let listed = !name.starts_with('.')
-                && (is_dir || show_all || has_extension(&e.path(), extensions));
-            listed.then_some(Entry { name, is_dir })
-        })
-        .collect();
-    entries.sort_by(|a, b| b.is_dir.cmp(&a.is_dir).then_with(|| a.name.cmp(&b.name)));
-    Ok(entries)
 }
 
 /// The file dialogs of one window: which kind opens, the browser while it is open, and the
@@ -634,36 +303,6 @@ fn has_extension(path: &Path, extensions: &[&str]) -> bool {
         .is_some_and(|e| extensions.iter().any(|x| x.eq_ignore_ascii_case(e)))
 }
 
-/// The system dialog, blocking until it closes (as `rfd`'s own dialogs do).
-fn system_dialog(request: &Request, start_dir: Option<&Path>) -> Option<PathBuf> {
-    let mut dialog = rfd::FileDialog::new();
-    if let Some(dir) = start_dir {
-        dialog = dialog.set_directory(dir);
-    }
-    match request {
-        Request::OpenTrace => dialog
-            .set_title("Open an Nsight Systems trace")
-            .add_filter("Nsight Systems traces", TRACE_EXTENSIONS)
-            .add_filter("SQLite export", &["sqlite"])
-            .add_filter("Nsight Systems report", &["nsys-rep", "qdrep"])
-            .add_filter("All files", &["*"])
-            .pick_file(),
-        Request::SaveCsv {
-            file_name,
-            extension: "html",
-        } => dialog
-            .set_title("Save report as HTML")
-            .add_filter("HTML", &["html", "htm"])
-            .set_file_name(file_name)
-            .save_file(),
-        Request::SaveCsv { file_name, .. } => dialog
-            .set_title("Export as CSV")
-            .add_filter("CSV", &["csv"])
-            .set_file_name(file_name)
-            .save_file(),
-    }
-}
-
 type Shared = Arc<Mutex<FileDialogs>>;
 
 fn shared(ctx: &Context) -> Shared {
@@ -737,6 +376,7 @@ pub fn notice(ctx: &Context) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::backend::{on_path, portal_service_installed, session_bus_reachable};
     use super::*;
 
     const NOTHING: SystemProbe = SystemProbe {

@@ -1,0 +1,243 @@
+//! The built-in file browser, used where no system dialog opens: a window listing a folder's
+//! sub-folders and the files of the asked kind, a typed folder or file name, and "New folder"
+//! ([`new_folder`]).
+
+use super::*;
+
+/// The in-window browser while it is open.
+pub(super) struct Browser {
+    pub(super) purpose: FilePurpose,
+    /// Save (a new or replaced file) rather than open (an existing one).
+    save: bool,
+    /// The extensions listed unless "Show all files" is on.
+    extensions: &'static [&'static str],
+    show_all: bool,
+    dir: PathBuf,
+    dir_edit: String,
+    /// The folder's sub-folders and listed files, folders first, by name.
+    entries: Result<Vec<Entry>, String>,
+    file_name: String,
+    problem: Option<String>,
+    new_folder: new_folder::NewFolder,
+}
+
+struct Entry {
+    name: String,
+    is_dir: bool,
+}
+
+/// What a frame of the browser ended with.
+pub(super) enum BrowserOutcome {
+    Browsing,
+    Chosen(PathBuf),
+    Cancelled,
+}
+
+impl Browser {
+    pub(super) fn new(purpose: FilePurpose, request: &Request, dir: PathBuf) -> Self {
+        let (save, extensions, file_name) = match request {
+            Request::OpenTrace => (false, TRACE_EXTENSIONS, String::new()),
+            Request::SaveCsv {
+                file_name,
+                extension,
+            } => (
+                true,
+                if *extension == "html" {
+                    &["html", "htm"][..]
+                } else {
+                    &["csv"][..]
+                },
+                file_name.clone(),
+            ),
+        };
+        let mut browser = Self {
+            purpose,
+            save,
+            extensions,
+            show_all: false,
+            dir: PathBuf::new(),
+            dir_edit: String::new(),
+            entries: Ok(Vec::new()),
+            file_name,
+            problem: None,
+            new_folder: new_folder::NewFolder::default(),
+        };
+        browser.enter(dir);
+        browser
+    }
+
+    pub(super) fn title(&self) -> &'static str {
+        match (self.save, self.purpose == FilePurpose::SaveReportHtml) {
+            (true, true) => "Save report as HTML",
+            (true, false) => "Export as CSV",
+            (false, _) => "Open an Nsight Systems trace",
+        }
+    }
+
+    /// Shows `dir`'s contents (an unreadable folder says why in the list).
+    fn enter(&mut self, dir: PathBuf) {
+        self.entries = list_folder(&dir, self.extensions, self.show_all);
+        self.dir_edit = dir.display().to_string();
+        self.dir = dir;
+        self.problem = None;
+    }
+
+    /// The path the name field names: absolute as typed, else in the folder shown.
+    fn target(&self) -> PathBuf {
+        self.dir.join(self.file_name.trim())
+    }
+
+    /// Open / Save pressed: the path when it will do, else a folder entered or a problem said.
+    fn confirm(&mut self) -> Option<PathBuf> {
+        let path = self.target();
+        if self.file_name.trim().is_empty() {
+            self.problem = Some("Choose a file or type its name.".into());
+            return None;
+        }
+        if path.is_dir() {
+            self.file_name.clear();
+            self.enter(path);
+            return None;
+        }
+        if self.save {
+            match path.parent() {
+                Some(parent) if parent.is_dir() => Some(path),
+                _ => {
+                    self.problem = Some(format!("No such folder: {}", path.display()));
+                    None
+                }
+            }
+        } else if path.is_file() {
+            Some(path)
+        } else {
+            self.problem = Some(format!("No such file: {}", path.display()));
+            None
+        }
+    }
+
+    pub(super) fn ui(&mut self, ui: &mut egui::Ui, reason: Option<&str>) -> BrowserOutcome {
+        let mut outcome = BrowserOutcome::Browsing;
+        if let Some(reason) = reason {
+            ui.label(format!("Built-in file browser: {reason}"));
+            ui.separator();
+        }
+        let mut go_to: Option<PathBuf> = None;
+        ui.horizontal(|ui| {
+            if ui
+                .add_enabled(self.dir.parent().is_some(), egui::Button::new("Up"))
+                .on_hover_text("The parent folder")
+                .clicked()
+            {
+                go_to = self.dir.parent().map(Path::to_path_buf);
+            }
+            let label = ui.label("Folder");
+            let edit = ui
+                .add(egui::TextEdit::singleline(&mut self.dir_edit).desired_width(f32::INFINITY))
+                .labelled_by(label.id);
+            if edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                go_to = Some(PathBuf::from(self.dir_edit.trim()));
+            }
+        });
+        if let Some(made) = self.new_folder.ui(ui, &self.dir) {
+            go_to = Some(made);
+        }
+        let mut chosen_by_double_click = false;
+        let list_height = (ui.available_height() - 80.0).max(120.0);
+        egui::ScrollArea::vertical()
+            .max_height(list_height)
+            .auto_shrink([false, false])
+            .show(ui, |ui| match &self.entries {
+                Err(e) => {
+                    ui.colored_label(ui.visuals().error_fg_color, e);
+                }
+                Ok(entries) => {
+                    for entry in entries {
+                        if entry.is_dir {
+                            // Folders open with one click, as in a path bar.
+                            if ui
+                                .selectable_label(false, format!("{}/", entry.name))
+                                .clicked()
+                            {
+                                go_to = Some(self.dir.join(&entry.name));
+                            }
+                        } else {
+                            let on = self.file_name == entry.name;
+                            let r = ui.selectable_label(on, &entry.name);
+                            if r.clicked() {
+                                self.file_name.clone_from(&entry.name);
+                                self.problem = None;
+                            }
+                            if r.double_clicked() {
+                                self.file_name.clone_from(&entry.name);
+                                chosen_by_double_click = true;
+                            }
+                        }
+                    }
+                }
+            });
+        let mut confirm = chosen_by_double_click;
+        ui.horizontal(|ui| {
+            let label = ui.label("File name");
+            let edit = ui
+                .add(egui::TextEdit::singleline(&mut self.file_name).desired_width(f32::INFINITY))
+                .labelled_by(label.id);
+            if edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                confirm = true;
+            }
+        });
+        if self.save && self.target().is_file() {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                "A file of this name exists: saving replaces it.",
+            );
+        }
+        if let Some(problem) = &self.problem {
+            ui.colored_label(ui.visuals().error_fg_color, problem);
+        }
+        ui.horizontal(|ui| {
+            if ui.checkbox(&mut self.show_all, "Show all files").changed() {
+                go_to = Some(self.dir.clone());
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui.button("Cancel").clicked() {
+                    outcome = BrowserOutcome::Cancelled;
+                }
+                let action = if self.save { "Save" } else { "Open" };
+                if ui
+                    .add_enabled(!self.file_name.trim().is_empty(), egui::Button::new(action))
+                    .clicked()
+                {
+                    confirm = true;
+                }
+            });
+        });
+        if let Some(dir) = go_to {
+            self.enter(dir);
+        } else if confirm && let Some(path) = self.confirm() {
+            outcome = BrowserOutcome::Chosen(path);
+        }
+        if ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+            outcome = BrowserOutcome::Cancelled;
+        }
+        outcome
+    }
+}
+
+/// `dir`'s folders and the files with one of `extensions` (all files when `show_all`), folders
+/// first, each group by name; hidden entries left out.
+fn list_folder(dir: &Path, extensions: &[&str], show_all: bool) -> Result<Vec<Entry>, String> {
+    let read = std::fs::read_dir(dir).map_err(|e| format!("Cannot read {}: {e}", dir.display()))?;
+    let mut entries: Vec<Entry> = read
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            // Follows symlinks: a link to a folder is a folder.
+            let is_dir = e.path().is_dir();
+            let listed = !name.starts_with('.')
+                && (is_dir || show_all || has_extension(&e.path(), extensions));
+            listed.then_some(Entry { name, is_dir })
+        })
+        .collect();
+    entries.sort_by(|a, b| b.is_dir.cmp(&a.is_dir).then_with(|| a.name.cmp(&b.name)));
+    Ok(entries)
+}
