@@ -261,3 +261,59 @@ fn a_call_without_a_backtrace_shows_no_call_stack() {
         "no call stack for a call without one"
     );
 }
+
+/// A click on the versioned entry point nsys 2023.4 records inside a launch
+/// (`cudaLaunchKernel_v7000`, same correlationId) selects the launch the program made: the call
+/// with the backtrace and the link to its kernel.
+#[test]
+fn a_click_on_the_nested_versioned_entry_selects_the_programs_call() {
+    let c = conn();
+    let (start, end, name, correlation, inner_start, inner_end): (i64, i64, String, i64, i64, i64) =
+        c.query_row(
+            "SELECT o.start, o.end, s.value, o.correlationId, i.start, i.end \
+             FROM CUPTI_ACTIVITY_KIND_RUNTIME o JOIN CUPTI_ACTIVITY_KIND_RUNTIME i \
+             ON i.correlationId = o.correlationId AND i.globalTid = o.globalTid \
+             AND i.start > o.start AND i.end <= o.end \
+             JOIN StringIds s ON s.id = o.nameId JOIN StringIds si ON si.id = i.nameId \
+             WHERE o.callchainId IS NOT NULL AND s.value = 'cudaLaunchKernel' \
+             AND si.value LIKE '%\\_v%' ESCAPE '\\' \
+             ORDER BY o.start LIMIT 1",
+            [],
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            },
+        )
+        .unwrap();
+    let mut h = opened("cpu_side");
+    let outer = find_call(&h, EventKind::ApiCall, start, &name);
+    {
+        let app = h.state();
+        let trace = &app.tab().document.as_ref().unwrap().trace;
+        assert_eq!(
+            i64::from(trace.api_calls.correlation_id[outer.index as usize]),
+            correlation
+        );
+    }
+    // In the middle of the nested call, where a click used to pick it (the shorter one).
+    click_event_at(
+        &mut h,
+        outer,
+        (start - (end - start) / 4, end + (end - start) / 4),
+        (inner_start + inner_end) / 2,
+    );
+    // Its kernel is the partner the details link to.
+    let app = h.state();
+    let d = app.tab().document.as_ref().unwrap();
+    let partners = d.model.partners(&d.trace, outer);
+    assert!(
+        partners.iter().any(|p| p.kind == EventKind::Kernel),
+        "{name} launched a kernel: {partners:?}"
+    );
+}

@@ -548,7 +548,10 @@ pub fn placement_at(rows: &[RowPlacement], rect: Rect, pos: Pos2) -> Option<&Row
 }
 
 /// The event under `pos`, if any: among events within a few pixels of the pointer in the row
-/// under it, the shortest one containing the pointer's time, else the nearest.
+/// under it, the shortest one containing the pointer's time, else the nearest. A CUDA call nested
+/// in a longer call of the same correlationId (nsys 2023.4 records the runtime's versioned entry,
+/// `cudaLaunchKernel_v7000`, inside the `cudaLaunchKernel` the program made) stands for that
+/// outer call, which has the launch link and the backtrace.
 pub fn event_at(
     trace: &Trace,
     model: &TimelineModel,
@@ -571,6 +574,8 @@ pub fn event_at(
     }
     let merge_below = (map.ns_per_px().floor() as i64).max(1);
     let mut best: Option<(f64, i64, EventRef)> = None;
+    // CUDA calls containing the pointer's time, with their durations.
+    let mut calls_here: Vec<(i64, EventRef)> = Vec::new();
     for (slice, kind) in row_lanes(trace, model.rows[placement.row].kind) {
         if slice.is_empty() {
             continue;
@@ -590,6 +595,9 @@ pub fn event_at(
                         (s - t).abs().min((e - t).abs())
                     };
                     let duration = ends[i] - starts[i];
+                    if distance == 0.0 && kind == EventKind::ApiCall {
+                        calls_here.push((duration, EventRef::new(kind, base + i)));
+                    }
                     let better = match best {
                         None => true,
                         Some((d, len, _)) => distance < d || (distance == d && duration < len),
@@ -600,7 +608,18 @@ pub fn event_at(
                 }
             });
     }
-    best.map(|b| b.2)
+    let (distance, _, picked) = best?;
+    if distance == 0.0 && picked.kind == EventKind::ApiCall {
+        let correlation = |e: EventRef| trace.api_calls.correlation_id.get(e.index as usize);
+        let outer = calls_here
+            .iter()
+            .filter(|(_, e)| correlation(*e) == correlation(picked))
+            .max_by_key(|(duration, _)| *duration);
+        if let Some(&(_, e)) = outer {
+            return Some(e);
+        }
+    }
+    Some(picked)
 }
 
 /// Where an event is drawn this frame (its own row, or the header standing for it when its
