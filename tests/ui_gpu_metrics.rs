@@ -14,7 +14,7 @@ use rusqlite::{Connection, OpenFlags};
 use sightline::ui::timeline::{GroupId, RowKind, TimeToX, format_duration};
 
 #[test]
-fn hovering_a_counter_row_shows_the_nearest_sample() {
+fn hovering_a_counter_row_shows_the_sample_its_pixel_is_drawn_from() {
     let mut h = opened("gpu_metrics");
     h.ctx.all_styles_mut(|s| s.interaction.tooltip_delay = 0.0);
     let (metric_rows, sm_active) = {
@@ -79,22 +79,54 @@ fn hovering_a_counter_row_shows_the_nearest_sample() {
     h.step();
     h.step();
 
-    // The nearest sample, from the file.
+    // The sample the pixel column under the pointer is drawn from, from the file: the nearest
+    // to the pointer's time among the column's samples, else the next sample after it.
     let conn = Connection::open_with_flags(
         common::fixture("gpu_metrics"),
         OpenFlags::SQLITE_OPEN_READ_ONLY,
     )
     .expect("open");
+    let (c0, c1) = (
+        map.t(x.floor()).ceil() as i64,
+        map.t(x.floor() + 1.0).ceil() as i64,
+    );
+    let sm_active = "SELECT rawTimestamp t, CAST(json_extract(data, '$.\"SM Active\"') AS \
+                     INTEGER) v FROM GENERIC_EVENTS WHERE v IS NOT NULL";
     let (sample_ns, value): (i64, i64) = conn
         .query_row(
-            "SELECT rawTimestamp, CAST(json_extract(data, '$.\"SM Active\"') AS INTEGER)
-             FROM GENERIC_EVENTS ORDER BY abs(rawTimestamp - ?1), rawTimestamp LIMIT 1",
-            [t_ns],
+            &format!(
+                "SELECT t, v FROM ({sm_active}) WHERE t >= ?2 AND t < ?3 \
+                 ORDER BY abs(t - ?1), t LIMIT 1"
+            ),
+            [t_ns, c0, c1],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
-        .expect("nearest sample");
+        .or_else(|_| {
+            conn.query_row(
+                &format!("SELECT t, v FROM ({sm_active}) WHERE t >= ?1 ORDER BY t LIMIT 1"),
+                [c1],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+        })
+        .expect("the column's sample");
     h.get_by_label("Value");
     h.get_by_label("SM Active");
     h.get_by_label(&format!("{value} %"));
     h.get_by_label(&format_duration(sample_ns as f64));
+    // The value lies in the band the pixel column under the pointer is drawn with: the min and
+    // max of the samples in that column, from the file.
+    let (n, lo, hi): (i64, Option<i64>, Option<i64>) = conn
+        .query_row(
+            "SELECT count(*), min(v), max(v) FROM (SELECT              CAST(json_extract(data, '$.\"SM Active\"') AS INTEGER) v FROM GENERIC_EVENTS              WHERE rawTimestamp >= ?1 AND rawTimestamp < ?2 AND v IS NOT NULL)",
+            [c0, c1],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .expect("column band");
+    if n > 0 {
+        let (lo, hi) = (lo.unwrap(), hi.unwrap());
+        assert!(
+            (lo..=hi).contains(&value),
+            "value {value} outside the pixel's {lo}..{hi} ({n} samples)"
+        );
+    }
 }

@@ -206,11 +206,24 @@ pub fn metric_at(
     if t < first as f64 - slack || t > last as f64 + slack {
         return None;
     }
-    let sample = s.nearest(t.round() as i64)?;
     let column = s.samples_in(
         map.t(pos.x.floor()).ceil() as i64,
         map.t(pos.x.floor() + 1.0).ceil() as i64,
     );
+    // The sample the pixel column is drawn from, as [`paint_metric`] draws it: the one nearest
+    // the pointer among the column's samples, or, in a column with none, the next sample (whose
+    // period covers it). The nearest sample overall could lie in a neighbouring column and show a
+    // value outside the column's band.
+    let nearest = s.nearest(t.round() as i64)?;
+    let sample = if column.is_empty() {
+        if column.end < s.len() {
+            column.end
+        } else {
+            nearest
+        }
+    } else {
+        nearest.clamp(column.start, column.end - 1)
+    };
     Some(MetricHover {
         series,
         sample,
