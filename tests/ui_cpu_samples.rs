@@ -444,4 +444,21 @@ fn a_gap_lists_the_launching_threads_top_functions() {
     for line in lines {
         h.get_by_label(&line);
     }
+    // A range that holds no gap: the list is empty and the chosen gap's samples go with it.
+    let heading = format!(
+        "Gap #1 ({}): the launching thread's CPU samples",
+        sightline::ui::timeline::format_duration(gap.duration_ns() as f64)
+    );
+    h.get_by_label(&heading);
+    h.state_mut()
+        .set_selection_range(Some((gap.start_ns + 1, gap.end_ns - 1)));
+    settle(&mut h);
+    assert!(
+        h.query_by_label(&heading).is_none(),
+        "{heading} still shown"
+    );
+    assert!(
+        h.query_by_label_contains("the launching thread's CPU samples")
+            .is_none()
+    );
 }

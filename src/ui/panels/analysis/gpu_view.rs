@@ -169,7 +169,11 @@ impl AnalysisPanel {
             ui.add_space(4.0);
             host_legend(ui, &palette, &h);
         }
-        self.gap_functions_ui(ui, trace);
+        // The chosen gap's samples while the list shows it: a range holding no gap (or other
+        // gaps) has no such detail to keep showing.
+        if chosen.is_some() {
+            self.gap_functions_ui(ui, trace);
+        }
     }
 
     /// The gaps result to show (fresh, or the last one while the fresh one is computed).
