@@ -32,7 +32,7 @@ pub use painter::{BarLabel, FrameShapes, RowPlacement, build_shapes, event_at, e
 pub use rows::{EventKind, EventRef, GroupId, RowKind, TimelineModel};
 
 use egui::text::{LayoutJob, TextWrapping};
-use egui::{Align2, FontId, Pos2, Rect, Sense, Shape, Stroke, Ui};
+use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Shape, Stroke, Ui};
 
 use crate::trace::Trace;
 use crate::ui::theme::Palette;
@@ -479,15 +479,27 @@ fn paint_labels(painter: &egui::Painter, trace: &Trace, labels: &[BarLabel]) {
         } else {
             name
         };
-        let mut job = LayoutJob::simple_singleline(name.to_string(), font.clone(), label.color);
-        job.wrap = TextWrapping::truncate_at_width(width);
-        let galley = painter.layout_job(job);
-        let pos = Pos2::new(
-            visible.left() + 3.0,
-            visible.center().y - galley.size().y / 2.0,
-        );
-        painter.galley(pos, galley, label.color);
+        paint_bar_text(painter, visible, name.to_string(), &font, label.color);
     }
+}
+
+/// `text` on the visible part of a bar, cut to its width, 3 px in and centred vertically (event
+/// labels and pinned SQL tracks' labels).
+pub(crate) fn paint_bar_text(
+    painter: &egui::Painter,
+    visible: Rect,
+    text: String,
+    font: &FontId,
+    color: Color32,
+) {
+    let mut job = LayoutJob::simple_singleline(text, font.clone(), color);
+    job.wrap = TextWrapping::truncate_at_width(visible.width() - 6.0);
+    let galley = painter.layout_job(job);
+    let pos = Pos2::new(
+        visible.left() + 3.0,
+        visible.center().y - galley.size().y / 2.0,
+    );
+    painter.galley(pos, galley, color);
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use egui::text::{LayoutJob, TextWrapping};
 use egui::{Color32, FontId, Pos2, Rect, Shape, Stroke, Ui};
 
 use super::navigation::{TimeToX, ViewState, format_duration};
@@ -137,14 +136,7 @@ pub fn paint_labels(painter: &egui::Painter, labels: &[SqlLabel]) {
         if width < 12.0 {
             continue;
         }
-        let mut job = LayoutJob::simple_singleline(label.text.clone(), font.clone(), label.color);
-        job.wrap = TextWrapping::truncate_at_width(width);
-        let galley = painter.layout_job(job);
-        let pos = Pos2::new(
-            visible.left() + 3.0,
-            visible.center().y - galley.size().y / 2.0,
-        );
-        painter.galley(pos, galley, label.color);
+        super::paint_bar_text(painter, visible, label.text.clone(), &font, label.color);
     }
 }
 
