@@ -32,7 +32,9 @@ for t in KERNEL MEMCPY MEMSET; do
 done
 cat "$EXPORT" "$COPY" > /dev/null # both in the page cache
 
-wall() { /usr/bin/time -f %e "$@" 2>&1 >/dev/null | tail -1; }
+# Wall time in seconds with milliseconds (bash's `time`; /usr/bin/time gives only hundredths).
+TIMEFORMAT=%3R
+wall() { { time "$@" >/dev/null 2>&1; } 2>&1; }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 echo "export: $EXPORT ($(du -h "$EXPORT" | cut -f1)), $RUNS runs each, load average $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -8,6 +8,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use super::filter::{EventTable, Filter};
 use super::nsys_format::NsysFormat;
 use crate::trace::{NvtxStyle, StrId, Trace};
@@ -254,7 +256,7 @@ fn group_by_name(
     filter: &Filter,
     value: impl Fn(usize) -> (StrId, i64),
 ) -> Vec<Group> {
-    let mut by_id: HashMap<StrId, Vec<i64>> = HashMap::new();
+    let mut by_id: FxHashMap<StrId, Vec<i64>> = FxHashMap::default();
     for i in filter.indices(trace, table) {
         let (id, v) = value(i);
         by_id.entry(id).or_default().push(v);
@@ -271,7 +273,7 @@ fn group_by_name(
 }
 
 fn memory_groups(trace: &Trace, filter: &Filter, by_size: bool) -> Vec<Group> {
-    let mut by_id: HashMap<StrId, Vec<i64>> = HashMap::new();
+    let mut by_id: FxHashMap<StrId, Vec<i64>> = FxHashMap::default();
     let m = &trace.memcpys;
     for i in filter.indices(trace, EventTable::Memcpys) {
         // The report joins ENUM_CUDA_MEMCPY_OPER, whose ids stop at 13.
@@ -308,7 +310,7 @@ fn memory_groups(trace: &Trace, filter: &Filter, by_size: bool) -> Vec<Group> {
 /// NVTX ranges grouped by (printed name, style); marks are not ranges.
 fn nvtx_groups(trace: &Trace, filter: &Filter, format: NsysFormat) -> Vec<Group> {
     let n = &trace.nvtx;
-    let mut by_key: HashMap<(StrId, StrId, NvtxStyle), Vec<i64>> = HashMap::new();
+    let mut by_key: FxHashMap<(StrId, StrId, NvtxStyle), Vec<i64>> = FxHashMap::default();
     for i in filter.indices(trace, EventTable::Nvtx) {
         if n.style[i] == NvtxStyle::Mark {
             continue;

@@ -111,7 +111,9 @@ pub struct Trace {
     /// A PyTorch profiler trace's allocator events and metadata; `None` for nsys exports.
     pub torch: Option<TorchInfo>,
     /// The parts the loader was asked to read ([`Needs::ALL`] for the window): the others are
-    /// empty here whatever the file holds.
+    /// empty here whatever the file holds. A lean load ([`Needs::lean`]) is no timeline: its
+    /// events are in file order, with no place and no tracks (`streams` empty, `threads` only
+    /// for NVTX), and its kernels have only their times and names (the other columns empty).
     pub loaded: Needs,
 }
 

@@ -9,8 +9,12 @@ use std::ops::{BitOr, BitOrAssign};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Needs(u32);
 
+/// The bit of [`Needs::lean`]: set when every part asked for is needed only as times and names.
+const LEAN: u32 = 1 << 31;
+
 impl Needs {
-    pub const NONE: Needs = Needs(0);
+    /// Nothing: the identity of [`Needs::union`] (and lean, as nothing asks for detail).
+    pub const NONE: Needs = Needs(LEAN);
     /// Kernels: times, streams, names (short, demangled, mangled).
     pub const KERNELS: Needs = Needs(1);
     /// The kernels' launch configuration: grid, block, registers, shared memory, green context.
@@ -43,8 +47,22 @@ impl Needs {
     pub const GPU_WORK: Needs =
         Needs(Self::KERNELS.0 | Self::MEMCPYS.0 | Self::MEMSETS.0 | Self::GRAPHS.0);
 
+    /// These parts, read only as what the classic summaries look at: each event's times and name
+    /// (and a copy's kind and size), not where it ran (the GPU work's device, context, stream and
+    /// process, a CUDA call's thread) nor its other attributes (mangled names, return values,
+    /// memory kinds). A union is lean only when both sides are: one report that needs the
+    /// detail gets it read.
+    pub const fn lean(self) -> Needs {
+        Needs(self.0 | LEAN)
+    }
+
+    /// Whether every part is needed only as times and names (see [`Needs::lean`]).
+    pub const fn is_lean(self) -> bool {
+        self.0 & LEAN != 0
+    }
+
     pub const fn union(self, other: Needs) -> Needs {
-        Needs(self.0 | other.0)
+        Needs((self.0 | other.0) & !LEAN | (self.0 & other.0 & LEAN))
     }
 
     pub const fn contains(self, other: Needs) -> bool {
@@ -105,5 +123,17 @@ mod tests {
         assert!(Needs::ALL.is_all());
         assert_eq!(Needs::ALL | Needs::NONE, Needs::ALL);
         assert!(!Needs::KERNELS.is_all());
+    }
+
+    #[test]
+    fn lean_only_when_every_side_is() {
+        let api = Needs::API_CALLS.lean();
+        assert!(api.is_lean() && (Needs::NONE | api).is_lean());
+        assert!((api | Needs::KERNELS.lean()).is_lean());
+        assert!(!(api | Needs::KERNELS).is_lean());
+        assert!(!(Needs::KERNELS | api).is_lean());
+        assert!(!(Needs::ALL | api).is_lean() && (Needs::ALL | api).is_all());
+        assert!(!Needs::ALL.is_lean() && !Needs::KERNELS.is_lean());
+        assert!((api | Needs::KERNELS).contains(Needs::API_CALLS | Needs::KERNELS));
     }
 }

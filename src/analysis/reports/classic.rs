@@ -58,7 +58,11 @@ impl StatsReport for CudaGpuKernSum {
         &["nvtx-name", "base", "mangled"]
     }
     fn needs(&self, options: &ReportOptions) -> Needs {
-        KernelNaming::needs(options)
+        if KernelNaming::options_rename(options) {
+            KernelNaming::needs(options)
+        } else {
+            Needs::KERNELS.lean()
+        }
     }
     fn compute(&self, input: &ReportInput) -> Table {
         if !KernelNaming::options_rename(input.options) {
@@ -75,18 +79,18 @@ impl StatsReport for CudaGpuKernSum {
     }
 }
 
-classic_report!(CudaApiSum, Report::CudaApi, Needs::API_CALLS);
+classic_report!(CudaApiSum, Report::CudaApi, Needs::API_CALLS.lean());
 classic_report!(
     CudaGpuMemTimeSum,
     Report::MemoryTime,
-    Needs::MEMCPYS | Needs::MEMSETS
+    Needs::MEMCPYS.union(Needs::MEMSETS).lean()
 );
 classic_report!(
     CudaGpuMemSizeSum,
     Report::MemorySize,
-    Needs::MEMCPYS | Needs::MEMSETS
+    Needs::MEMCPYS.union(Needs::MEMSETS).lean()
 );
-classic_report!(NvtxSum, Report::Nvtx, Needs::NVTX);
+classic_report!(NvtxSum, Report::Nvtx, Needs::NVTX.lean());
 
 /// Header of each classic report, as nsys prints it.
 pub fn header(report: Report) -> Vec<&'static str> {

@@ -141,15 +141,23 @@ fn order_by_track_and_start(
     (order, ranges)
 }
 
+/// Each track's key with the range of its rows.
+type TrackRows<K> = Vec<(K, Range<usize>)>;
+
 /// Sorts the rows of a table by (track key, start); returns the permutation and each track's
-/// key with its rows.
+/// key with its rows. A lean load ([`Needs::lean`]: the classic summaries of the command line,
+/// which draw nothing) keeps its rows in file order and makes no tracks: no permutation, no runs.
 fn sort_by_track<K: Copy + Eq + Hash + Ord>(
+    lean: bool,
     track_of_row: &[K],
     start_ns: &[i64],
-) -> (Vec<u32>, Vec<(K, Range<usize>)>) {
+) -> (Option<Vec<u32>>, TrackRows<K>) {
+    if lean {
+        return (None, Vec::new());
+    }
     let (ranks, keys) = dense_ranks(track_of_row);
     let (order, ranges) = order_by_track_and_start(&ranks, keys.len(), start_ns);
-    (order, keys.into_iter().zip(ranges).collect())
+    (Some(order), keys.into_iter().zip(ranges).collect())
 }
 
 pub fn assemble(parts: Parts) -> Trace {
@@ -229,19 +237,26 @@ pub fn assemble(parts: Parts) -> Trace {
 
     // The big tables sort side by side: the kernels by (stream, start); the API calls and OS
     // runtime calls by (thread, start), and NVTX by depth.
+    let lean = loaded.is_lean();
     let mut k = kernels.table;
     let (kernel_runs, ((api_runs, osrt_runs), nvtx_keys)) = rayon::join(
         || {
-            let (order, runs) = sort_by_track(&kernels.streams, &k.spans.start_ns);
-            k.permute(&order);
+            let (order, runs) = sort_by_track(lean, &kernels.streams, &k.spans.start_ns);
+            if let Some(order) = &order {
+                k.permute(order);
+            }
             runs
         },
         || {
-            let (order, api_runs) = sort_by_track(&api.global_tid, &api.spans.start_ns);
-            api.permute(&order);
+            let (order, api_runs) = sort_by_track(lean, &api.global_tid, &api.spans.start_ns);
+            if let Some(order) = &order {
+                api.permute(order);
+            }
             drop(order);
-            let (order, osrt_runs) = sort_by_track(&osrt_tids, &osrt.spans.start_ns);
-            osrt.permute(&order);
+            let (order, osrt_runs) = sort_by_track(lean, &osrt_tids, &osrt.spans.start_ns);
+            if let Some(order) = &order {
+                osrt.permute(order);
+            }
             ((api_runs, osrt_runs), sort_nvtx_by_depth(&mut nv))
         },
     );
@@ -257,14 +272,18 @@ pub fn assemble(parts: Parts) -> Trace {
     for (name, kind) in m.spans.name.iter_mut().zip(&m.copy_kind) {
         *name = labels[kind.0 as usize];
     }
-    let (order, memcpy_runs) = sort_by_track(&memcpys.streams, &m.spans.start_ns);
-    m.permute(&order);
+    let (order, memcpy_runs) = sort_by_track(lean, &memcpys.streams, &m.spans.start_ns);
+    if let Some(order) = &order {
+        m.permute(order);
+    }
 
     let mut ms = memsets.table;
     let memset_name = strings.intern("[CUDA memset]");
     ms.spans.name.iter_mut().for_each(|n| *n = memset_name);
-    let (order, memset_runs) = sort_by_track(&memsets.streams, &ms.spans.start_ns);
-    ms.permute(&order);
+    let (order, memset_runs) = sort_by_track(lean, &memsets.streams, &ms.spans.start_ns);
+    if let Some(order) = &order {
+        ms.permute(order);
+    }
 
     let mut gr = graphs.table;
     let mut graph_names: HashMap<u32, StrId> = HashMap::new();
@@ -273,8 +292,10 @@ pub fn assemble(parts: Parts) -> Trace {
             .entry(id)
             .or_insert_with(|| strings.intern(&format!("CUDA graph {id}")));
     }
-    let (order, graph_runs) = sort_by_track(&graphs.streams, &gr.spans.start_ns);
-    gr.permute(&order);
+    let (order, graph_runs) = sort_by_track(lean, &graphs.streams, &gr.spans.start_ns);
+    if let Some(order) = &order {
+        gr.permute(order);
+    }
 
     for (name, &t) in syncs.spans.name.iter_mut().zip(&sync_types) {
         *name = strings.intern(sync_type_label(t));

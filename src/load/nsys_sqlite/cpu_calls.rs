@@ -9,12 +9,13 @@ use crate::trace::{ApiCalls, LoadWarnings, NO_STACK, OsrtCalls, StringTable};
 
 pub const API_TABLES: [&str; 2] = ["CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"];
 pub const T_OSRT: &str = "OSRT_API";
+// What every load reads comes first: a lean load selects only those (see `Schema::select`).
 pub const API_COLUMNS: &[&str] = &[
     "start",
     "end",
+    "nameId",
     "globalTid",
     "correlationId",
-    "nameId",
     "returnValue",
     "callchainId",
 ];
@@ -43,6 +44,10 @@ pub fn read_api_calls(
             continue;
         }
         let sql = r.schema.select(table, API_COLUMNS);
+        // Columns a command left out (see `needs`) read as NULL: skip them rather than read each.
+        let has = |c: &str| r.schema.has_column(table, c);
+        let [has_tid, has_links, has_result, has_stack] =
+            ["globalTid", "correlationId", "returnValue", "callchainId"].map(has);
         let make = |rows: usize| {
             let mut part = ApiCalls::default();
             part.reserve(rows);
@@ -53,20 +58,21 @@ pub fn read_api_calls(
                 return;
             };
             let name = strings
-                .name_or_unknown(int(row, 4), unnamed)
+                .name_or_unknown(int(row, 2), unnamed)
                 .unwrap_or_else(|| {
                     warnings.add(table, "[has|have] no name (shown unnamed)", 1);
                     StringTable::EMPTY
                 });
             part.spans.push(s, e, name);
-            part.global_tid.push(int(row, 2).unwrap_or(0));
+            let read = |present: bool, i: usize| if present { int(row, i) } else { None };
+            part.global_tid.push(read(has_tid, 3).unwrap_or(0));
             part.correlation_id
-                .push(int(row, 3).unwrap_or(0).clamp(0, u32::MAX as i64) as u32);
+                .push(read(has_links, 4).unwrap_or(0).clamp(0, u32::MAX as i64) as u32);
             part.return_value
-                .push(int(row, 5).map_or(ApiCalls::NO_RESULT, |v| {
+                .push(read(has_result, 5).map_or(ApiCalls::NO_RESULT, |v| {
                     v.clamp(ApiCalls::NO_RESULT as i64 + 1, i32::MAX as i64) as i32
                 }));
-            part.callchain.push(callchain_id(int(row, 6)));
+            part.callchain.push(callchain_id(read(has_stack, 6)));
         })?;
         let first_of_table = calls.spans.len();
         let mut unnamed_total = 0u64;

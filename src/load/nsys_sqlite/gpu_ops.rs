@@ -43,7 +43,20 @@ fn join_chunks<T>(
     Some((first, odd))
 }
 
-fn stream_key(row: &rusqlite::Row, first: usize) -> StreamKey {
+/// The stream of every row when a lean load left the place columns out: what NULLs read as.
+fn stream_key_unplaced() -> StreamKey {
+    StreamKey {
+        pid: pid_of(0),
+        ..StreamKey::default()
+    }
+}
+
+/// The stream of a row whose `deviceId, contextId, streamId, globalPid` are read from column
+/// `first` on; the default stream when a lean load left them out (`placed` false).
+fn stream_key(row: &rusqlite::Row, first: usize, placed: bool) -> StreamKey {
+    if !placed {
+        return stream_key_unplaced();
+    }
     StreamKey {
         device: int(row, first).unwrap_or(0) as u32,
         context: int(row, first + 1).unwrap_or(0) as u32,
@@ -93,16 +106,17 @@ pub const T_SYNC: &str = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 pub const T_GRAPH: &str = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
 
 // The columns each reader selects, in the positions it reads them (also scanned by the bench floor).
+// What every load reads comes first: a lean load selects only those (see `Schema::select`).
 pub const KERNEL_COLUMNS: &[&str] = &[
     "start",
     "end",
+    "demangledName",
+    "shortName",
     "deviceId",
     "contextId",
     "streamId",
     "globalPid",
     "correlationId",
-    "demangledName",
-    "shortName",
     "gridX",
     "gridY",
     "gridZ",
@@ -173,15 +187,24 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         return Ok(Read::new());
     }
     let sql = r.schema.select(T_KERNEL, KERNEL_COLUMNS);
+    let placed = r.schema.has_column(T_KERNEL, "streamId");
     // Columns a command left out (see `needs`) read as NULL: skip them rather than read each.
     let has = |c: &str| r.schema.has_column(T_KERNEL, c);
     let (has_config, has_links, has_green) =
         (has("gridX"), has("correlationId"), has("greenContextId"));
-    let has_nodes = has("graphNodeId");
+    let (has_nodes, has_mangled) = (has("graphNodeId"), has("mangledName"));
+    // A lean load (the classic summaries) keeps only the kernels' times and names: the other
+    // columns stay empty rather than be filled with what a row without them reads as.
+    let lean = r.control.needs.closed().is_lean();
     let make = |rows: usize| {
         let mut out: Read<Kernels> = Read::new();
-        out.table.reserve(rows);
-        out.streams.reserve(rows);
+        if lean {
+            out.table.spans.reserve(rows);
+            out.table.short_name.reserve(rows);
+        } else {
+            out.table.reserve(rows);
+            out.streams.reserve(rows);
+        }
         (out, 0u64)
     };
     let chunks = r.read_in_chunks(T_KERNEL, &sql, make, |(out, unknown_names), row| {
@@ -189,8 +212,8 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
             return;
         };
         let k = &mut out.table;
-        let short = strings.get(int(row, 8));
-        let demangled_id = int(row, 7);
+        let short = strings.get(int(row, 3));
+        let demangled_id = int(row, 2);
         let demangled = strings.get(demangled_id);
         // A name id that points at no string shows as `<unknown name #ID>`: the demangled
         // name's id, or the short name's when the row has no demangled one.
@@ -204,7 +227,7 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         let name = match demangled.or(short) {
             Some(name) => name,
             None => strings
-                .name_or_unknown(demangled_id.or(int(row, 8)), unknown_names)
+                .name_or_unknown(demangled_id.or(int(row, 3)), unknown_names)
                 .unwrap_or_else(|| {
                     out.warnings
                         .add(T_KERNEL, "[has|have] no name (shown unnamed)", 1);
@@ -213,11 +236,17 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         };
         k.spans.push(s, e, name);
         k.short_name.push(short.unwrap_or(name));
-        k.mangled_name
-            .push(strings.get(int(row, 18)).unwrap_or(name));
-        out.streams.push(stream_key(row, 2));
-        k.correlation_id
-            .push(if has_links { clamp_u32(int(row, 6)) } else { 0 });
+        // Columns the export or the command leaves out are filled in whole after the loop.
+        if has_mangled {
+            k.mangled_name
+                .push(strings.get(int(row, 18)).unwrap_or(name));
+        }
+        if placed {
+            out.streams.push(stream_key(row, 4, placed));
+        }
+        if has_links {
+            k.correlation_id.push(clamp_u32(int(row, 8)));
+        }
         if has_config {
             k.grid.push([
                 clamp_u32(int(row, 9)),
@@ -232,19 +261,10 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
             k.registers_per_thread.push(clamp_u16(int(row, 15)));
             k.static_shared_bytes.push(clamp_u32(int(row, 16)));
             k.dynamic_shared_bytes.push(clamp_u32(int(row, 17)));
-        } else {
-            k.grid.push([0; 3]);
-            k.block.push([0; 3]);
-            k.registers_per_thread.push(0);
-            k.static_shared_bytes.push(0);
-            k.dynamic_shared_bytes.push(0);
         }
-        k.api_call.push(NO_INDEX);
-        k.green_context.push(if has_green {
-            clamp_u32(int(row, 19))
-        } else {
-            0
-        });
+        if has_green {
+            k.green_context.push(clamp_u32(int(row, 19)));
+        }
         if has_nodes {
             k.graph_node.push(graph_node(int(row, 20)));
         }
@@ -252,7 +272,12 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
     let Some((mut out, unknown_names)) = join_chunks(chunks, Kernels::append) else {
         return Ok(Read::new());
     };
-    out.table.file_order = file_order(out.table.spans.len());
+    if !lean {
+        fill_unread_kernel_columns(
+            &mut out,
+            [has_mangled, placed, has_links, has_config, has_green],
+        );
+    }
     keep_graph_nodes(&mut out.table.graph_node);
     out.warnings.add_about(
         T_KERNEL,
@@ -263,11 +288,41 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
     Ok(out)
 }
 
+/// Gives the kernel columns the export or the command left out the value a row without them
+/// reads as, and every kernel its place in the file and no launching call (yet).
+fn fill_unread_kernel_columns(out: &mut Read<Kernels>, read: [bool; 5]) {
+    let [has_mangled, placed, has_links, has_config, has_green] = read;
+    let n = out.table.spans.len();
+    let k = &mut out.table;
+    k.file_order = file_order(n);
+    k.api_call = vec![NO_INDEX; n];
+    if !has_mangled {
+        k.mangled_name = k.spans.name.clone();
+    }
+    if !placed {
+        out.streams = vec![stream_key_unplaced(); n];
+    }
+    if !has_links {
+        k.correlation_id = vec![0; n];
+    }
+    if !has_config {
+        k.grid = vec![[0; 3]; n];
+        k.block = vec![[0; 3]; n];
+        k.registers_per_thread = vec![0; n];
+        k.static_shared_bytes = vec![0; n];
+        k.dynamic_shared_bytes = vec![0; n];
+    }
+    if !has_green {
+        k.green_context = vec![0; n];
+    }
+}
+
 pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
     if !r.schema.has_table(T_MEMCPY) {
         return Ok(Read::new());
     }
     let sql = r.schema.select(T_MEMCPY, MEMCPY_COLUMNS);
+    let placed = r.schema.has_column(T_MEMCPY, "streamId");
     let has_nodes = r.schema.has_column(T_MEMCPY, "graphNodeId");
     let make = |rows: usize| {
         let mut out: Read<Memcpys> = Read::new();
@@ -286,7 +341,7 @@ pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
         let m = &mut out.table;
         // The name is set from the copy kind once all strings are merged.
         m.spans.push(s, e, StringTable::EMPTY);
-        out.streams.push(stream_key(row, 2));
+        out.streams.push(stream_key(row, 2, placed));
         m.correlation_id.push(clamp_u32(int(row, 6)));
         m.bytes.push(int(row, 7).unwrap_or(0).max(0) as u64);
         m.copy_kind.push(CopyKind(kind.clamp(0, 255) as u8));
@@ -319,6 +374,7 @@ pub fn read_memsets(r: &Reader) -> Result<Read<Memsets>, LoadError> {
         return Ok(Read::new());
     }
     let sql = r.schema.select(T_MEMSET, MEMSET_COLUMNS);
+    let placed = r.schema.has_column(T_MEMSET, "streamId");
     let has_nodes = r.schema.has_column(T_MEMSET, "graphNodeId");
     let make = |rows: usize| {
         let mut out: Read<Memsets> = Read::new();
@@ -332,7 +388,7 @@ pub fn read_memsets(r: &Reader) -> Result<Read<Memsets>, LoadError> {
         };
         let m = &mut out.table;
         m.spans.push(s, e, StringTable::EMPTY);
-        out.streams.push(stream_key(row, 2));
+        out.streams.push(stream_key(row, 2, placed));
         m.correlation_id.push(clamp_u32(int(row, 6)));
         m.bytes.push(int(row, 7).unwrap_or(0).max(0) as u64);
         m.api_call.push(NO_INDEX);
@@ -356,13 +412,14 @@ pub fn read_graphs(r: &Reader) -> Result<Read<GraphExecutions>, LoadError> {
     }
     let conn = r.open()?;
     let sql = r.schema.select(T_GRAPH, GRAPH_COLUMNS);
+    let placed = r.schema.has_column(T_GRAPH, "streamId");
     r.for_each_row(&conn, T_GRAPH, &sql, |row| {
         let Some((s, e)) = span(int(row, 0), int(row, 1), T_GRAPH, &mut out.warnings) else {
             return;
         };
         let g = &mut out.table;
         g.spans.push(s, e, StringTable::EMPTY);
-        out.streams.push(stream_key(row, 2));
+        out.streams.push(stream_key(row, 2, placed));
         g.correlation_id.push(clamp_u32(int(row, 6)));
         g.graph_id.push(clamp_u32(int(row, 7)));
         g.graph_exec_id.push(clamp_u32(int(row, 8)));

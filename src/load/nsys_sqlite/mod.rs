@@ -87,6 +87,7 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         schema: &schema,
         control,
         rows: &rows,
+        idle: Mutex::default(),
     };
     let mut warnings = LoadWarnings::default();
     (control.progress)(&LoadProgress {
@@ -110,13 +111,13 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         (None, None, None, None, None, None);
     let (mut overhead, mut unified_memory, mut openacc, mut openmp) = (None, None, None, None);
     let (mut metrics, mut samples_read, mut sched_read, mut backtraces) = (None, None, None, None);
+    // The kernels go first and the next biggest tables last: a worker steals the oldest job
+    // while the thread that spawns them takes the newest, so on two cores one reads the kernels
+    // and then the small tables while the other reads NVTX and the CUDA calls.
     rayon::scope(|s| {
         let (r, st) = (&reader, &strings);
         let c = &collector;
         s.spawn(|_| kernels = c.keep(gpu_ops::read_kernels(r, st), "kernels"));
-        s.spawn(|_| nvtx_read = c.keep(nvtx::read_nvtx(r, st), "NVTX ranges"));
-        s.spawn(|_| api = c.keep(cpu_calls::read_api_calls(r, st), "CUDA API calls"));
-        s.spawn(|_| memcpys = c.keep(gpu_ops::read_memcpys(r), "memory copies"));
         s.spawn(|_| memsets = c.keep(gpu_ops::read_memsets(r), "memory sets"));
         s.spawn(|_| graphs = c.keep(gpu_ops::read_graphs(r), "CUDA graph executions"));
         s.spawn(|_| osrt = c.keep(cpu_calls::read_osrt(r, st), "OS runtime calls"));
@@ -140,6 +141,9 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         s.spawn(|_| samples_read = c.keep(samples::read_samples(r, st), "CPU samples"));
         s.spawn(|_| sched_read = c.keep(sched::read_sched(r), "thread scheduling"));
         s.spawn(|_| backtraces = c.keep(callchains::read_backtraces(r, st), "backtraces"));
+        s.spawn(|_| memcpys = c.keep(gpu_ops::read_memcpys(r), "memory copies"));
+        s.spawn(|_| api = c.keep(cpu_calls::read_api_calls(r, st), "CUDA API calls"));
+        s.spawn(|_| nvtx_read = c.keep(nvtx::read_nvtx(r, st), "NVTX ranges"));
     });
     if control.is_cancelled() {
         return Err(LoadError::Cancelled);

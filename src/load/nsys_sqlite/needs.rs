@@ -62,10 +62,60 @@ const KERNEL_CONFIG_COLUMNS: &[&str] = &[
     "greenContextId",
 ];
 
+/// The columns a lean load ([`Needs::lean`]) leaves out: where each event ran and what the
+/// classic summaries do not print.
+const DETAIL_COLUMNS: &[(&str, &[&str])] = &[
+    (
+        gpu_ops::T_KERNEL,
+        &[
+            "deviceId",
+            "contextId",
+            "streamId",
+            "globalPid",
+            "mangledName",
+        ],
+    ),
+    (
+        gpu_ops::T_MEMCPY,
+        &[
+            "deviceId",
+            "contextId",
+            "streamId",
+            "globalPid",
+            "srcKind",
+            "dstKind",
+            "srcDeviceId",
+            "dstDeviceId",
+            "greenContextId",
+            "virtualAddress",
+        ],
+    ),
+    (
+        gpu_ops::T_MEMSET,
+        &[
+            "deviceId",
+            "contextId",
+            "streamId",
+            "globalPid",
+            "memKind",
+            "greenContextId",
+        ],
+    ),
+    (cpu_calls::API_TABLES[0], &["globalTid", "returnValue"]),
+    (cpu_calls::API_TABLES[1], &["globalTid", "returnValue"]),
+];
+
 /// Narrows `schema` to what `needs` (closed under [`Needs::closed`]) reads.
 pub fn narrow(schema: &mut Schema, needs: Needs) {
     if needs.is_all() {
         return;
+    }
+    if needs.is_lean() {
+        for (table, columns) in DETAIL_COLUMNS {
+            for column in *columns {
+                schema.forget_column(table, column);
+            }
+        }
     }
     for part in PARTS {
         if !needs.contains(part) {

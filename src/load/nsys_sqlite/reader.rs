@@ -153,6 +153,32 @@ pub struct Reader<'a> {
     pub schema: &'a Schema,
     pub control: &'a LoadControl<'a>,
     pub rows: &'a RowProgress,
+    /// Connections a reader has finished with, for the next: opening one parses the export's
+    /// schema again (about half a millisecond), which the dozen small tables would each pay.
+    pub idle: Mutex<Vec<Connection>>,
+}
+
+/// A connection of one reader at a time, handed back to [`Reader::idle`] when dropped.
+pub struct Pooled<'r> {
+    conn: std::mem::ManuallyDrop<Connection>,
+    idle: &'r Mutex<Vec<Connection>>,
+}
+
+impl std::ops::Deref for Pooled<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+impl Drop for Pooled<'_> {
+    fn drop(&mut self) {
+        // SAFETY: `conn` is taken once, here, and not touched again.
+        let conn = unsafe { std::mem::ManuallyDrop::take(&mut self.conn) };
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.push(conn);
+        }
+    }
 }
 
 /// Rows read so far by all readers together, against the rows the event tables hold, so the
@@ -173,9 +199,18 @@ const READ_FROM: f32 = 0.05;
 const READ_TO: f32 = 0.85;
 
 impl Reader<'_> {
-    /// A connection of this reader's own: SQLite connections are not shared between threads.
-    pub fn open(&self) -> Result<Connection, LoadError> {
-        open_read_only(self.path)
+    /// A connection of this reader's own (SQLite connections are not shared between threads):
+    /// one another reader has finished with, else a new one.
+    pub fn open(&self) -> Result<Pooled<'_>, LoadError> {
+        let reused = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+        let conn = match reused {
+            Some(conn) => conn,
+            None => open_read_only(self.path)?,
+        };
+        Ok(Pooled {
+            conn: std::mem::ManuallyDrop::new(conn),
+            idle: &self.idle,
+        })
     }
 
     /// Runs `sql` and calls `f` on each row, stopping early if the load is cancelled.

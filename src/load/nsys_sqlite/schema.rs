@@ -72,9 +72,16 @@ impl Schema {
         }
     }
 
-    /// `SELECT <cols> FROM <table>` where missing columns read as NULL.
+    /// `SELECT <cols> FROM <table>` where missing columns read as NULL, and missing columns at
+    /// the end are not selected at all: a row then reads them as absent, which the readers'
+    /// helpers (`connection::int`, `connection::text`) take for NULL. A lean load leaves most of
+    /// a wide table's columns out, and SQLite then makes no value for them.
     pub fn select(&self, table: &str, columns: &[&str]) -> String {
-        let list: Vec<String> = columns
+        let present = columns
+            .iter()
+            .rposition(|c| *c == "rowid" || self.has_column(table, c))
+            .map_or(1, |last| last + 1);
+        let list: Vec<String> = columns[..present.min(columns.len())]
             .iter()
             .map(|c| self.column_or_null(table, c))
             .collect();
