@@ -166,15 +166,24 @@ impl Collectives {
     pub fn match_ranks(ranks: &[Rank], pattern: &Regex) -> Self {
         let per_rank: Vec<RankCollectives> =
             ranks.iter().map(|r| of_rank(r.trace, pattern)).collect();
+        let offsets: Vec<i64> = ranks.iter().map(|r| r.offset_ns).collect();
+        Self::match_lists(per_rank, &offsets)
+    }
+
+    /// The instances of ranks' collectives (each on its rank's own clock, by rank index), with
+    /// the ranks' offsets onto the run's clock.
+    pub fn match_lists(per_rank: Vec<RankCollectives>, offsets: &[i64]) -> Self {
+        let n = per_rank.len();
         let mut by_key: HashMap<(&str, usize), Vec<Option<i64>>> = HashMap::new();
-        for (r, (rank, mine)) in ranks.iter().zip(&per_rank).enumerate() {
+        for (r, mine) in per_rank.iter().enumerate() {
+            let offset = offsets.get(r).copied().unwrap_or(0);
             let mut seen: HashMap<&str, usize> = HashMap::new();
             for o in &mine.list {
                 let ordinal = seen.entry(o.name.as_str()).or_default();
                 let arrivals = by_key
                     .entry((o.name.as_str(), *ordinal))
-                    .or_insert_with(|| vec![None; ranks.len()]);
-                arrivals[r] = Some(rank.on_run_clock(o.start_ns));
+                    .or_insert_with(|| vec![None; n]);
+                arrivals[r] = Some(o.start_ns.saturating_add(offset));
                 *ordinal += 1;
             }
         }

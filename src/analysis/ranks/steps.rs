@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use regex::Regex;
 
 use super::Run;
-use super::collectives::outermost_ranges;
-use crate::trace::RangeKind;
+use super::collectives::{Collectives, Occurrence, outermost_ranges};
+use crate::trace::{RangeKind, Trace};
 
 /// What names a step: the number in the range's name.
 pub const STEP_PATTERN: &str = r"^(?:ProfilerStep#|(?i:step|iteration|iter)[ _#-]?)(\d+)$";
@@ -46,19 +46,27 @@ impl StepGrid {
     /// The steps of a run: the outermost ranges on each rank whose name matches [`STEP_PATTERN`];
     /// a rank's first range of a number counts when it has the number twice.
     pub fn of_run(run: &Run) -> Self {
+        let ranges: Vec<Vec<Occurrence>> = run.ranks.iter().map(|r| step_ranges(r.trace)).collect();
+        let offsets: Vec<i64> = run.ranks.iter().map(|r| r.offset_ns).collect();
+        Self::from_ranges(&ranges, &offsets, &run.collectives)
+    }
+
+    /// [`StepGrid::of_run`] from each rank's [`step_ranges`] (own clock, by rank index), the
+    /// ranks' offsets and the run's collectives.
+    pub fn from_ranges(
+        ranges: &[Vec<Occurrence>],
+        offsets: &[i64],
+        collectives: &Collectives,
+    ) -> Self {
         let Ok(pattern) = Regex::new(STEP_PATTERN) else {
             return Self::default();
         };
         let mut numbers = BTreeSet::new();
-        let per_rank: Vec<Vec<Step>> = run
-            .ranks
+        let per_rank: Vec<Vec<Step>> = ranges
             .iter()
             .enumerate()
-            .map(|(r, rank)| {
-                let ranges = outermost_ranges(rank.trace, |kind, name| {
-                    matches!(kind, RangeKind::Nvtx | RangeKind::Annotation)
-                        && pattern.is_match(name)
-                });
+            .map(|(r, ranges)| {
+                let offset = offsets.get(r).copied().unwrap_or(0);
                 let mut steps: Vec<Step> = Vec::new();
                 for o in ranges {
                     let Some(number) = pattern
@@ -71,13 +79,20 @@ impl StepGrid {
                     if steps.iter().any(|s| s.number == number) {
                         continue;
                     }
-                    let (start_ns, end_ns) =
-                        (rank.on_run_clock(o.start_ns), rank.on_run_clock(o.end_ns));
-                    let wait_ns = run
-                        .collectives
+                    let (start_ns, end_ns) = (
+                        o.start_ns.saturating_add(offset),
+                        o.end_ns.saturating_add(offset),
+                    );
+                    let wait_ns = collectives
                         .instances
                         .iter()
-                        .filter(|i| i.arrivals[r].is_some_and(|a| a >= start_ns && a < end_ns))
+                        .filter(|i| {
+                            i.arrivals
+                                .get(r)
+                                .copied()
+                                .flatten()
+                                .is_some_and(|a| a >= start_ns && a < end_ns)
+                        })
                         .filter_map(|i| i.wait_ns(r))
                         .sum();
                     numbers.insert(number);
@@ -97,6 +112,17 @@ impl StepGrid {
             per_rank,
         }
     }
+}
+
+/// A trace's step ranges: its outermost NVTX / annotation ranges named as [`STEP_PATTERN`] says,
+/// on its own clock.
+pub fn step_ranges(trace: &Trace) -> Vec<Occurrence> {
+    let Ok(pattern) = Regex::new(STEP_PATTERN) else {
+        return Vec::new();
+    };
+    outermost_ranges(trace, |kind, name| {
+        matches!(kind, RangeKind::Nvtx | RangeKind::Annotation) && pattern.is_match(name)
+    })
 }
 
 #[cfg(test)]

@@ -65,8 +65,12 @@ pub(super) fn paint_header(
     let mut note = r.file_name();
     if let Some(e) = &r.error {
         note = format!("{note}: {e}");
-    } else if r.job.is_some() {
-        note = format!("{note}: loading…");
+    } else if let Some(f) = run.open_progress(k) {
+        note = format!("{note}: reading {:.0}%", f * 100.0);
+    } else if let Some(f) = run.detail_progress(k) {
+        note = format!("{note}: loading its events {:.0}%", f * 100.0);
+    } else if let Some(e) = &r.detail_error {
+        note = format!("{note}: cannot load its events: {e}");
     }
     let note_color = if straggler { LATE } else { palette.weak_text };
     let note = if straggler {
@@ -97,7 +101,7 @@ pub(super) fn paint_header(
     let px_ns = (map.ns_per_px() as i64).max(1);
     let ep = painter.with_clip_rect(painter.clip_rect().intersect(events));
     let busy_band = Rect::from_x_y_ranges(0.0..=0.0, header.top() + 4.0..=header.bottom() - 4.0);
-    for (s, e) in summary::visible_blocks(&info.busy, from, to, px_ns) {
+    for (s, e) in summary::visible_blocks(&info.digest.busy, from, to, px_ns) {
         let x0 = map.x(s + o);
         let x1 = map.x(e + o).max(x0 + 1.0);
         ep.rect_filled(
