@@ -5,6 +5,7 @@
 //! between ranks, so streams are not compared).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use regex::Regex;
 
@@ -117,7 +118,7 @@ pub(crate) fn outermost_ranges(
 
 /// The first collective (in the first rank's order) that every rank has, with the end of its
 /// first occurrence on each rank.
-pub fn first_common_end(per_rank: &[RankCollectives]) -> Option<(String, Vec<i64>)> {
+pub fn first_common_end(per_rank: &[&RankCollectives]) -> Option<(String, Vec<i64>)> {
     let first = per_rank.first()?;
     first.list.iter().find_map(|o| {
         let ends: Option<Vec<i64>> = per_rank
@@ -158,21 +159,24 @@ impl Instance {
 /// Every rank's collectives and the instances two or more ranks share, by first arrival.
 #[derive(Debug, Clone, Default)]
 pub struct Collectives {
-    pub per_rank: Vec<RankCollectives>,
+    /// Shared with what the run keeps of each rank ([`super::digest::RankDigest`]), not copied.
+    pub per_rank: Vec<Arc<RankCollectives>>,
     pub instances: Vec<Instance>,
 }
 
 impl Collectives {
     pub fn match_ranks(ranks: &[Rank], pattern: &Regex) -> Self {
-        let per_rank: Vec<RankCollectives> =
-            ranks.iter().map(|r| of_rank(r.trace, pattern)).collect();
+        let per_rank: Vec<Arc<RankCollectives>> = ranks
+            .iter()
+            .map(|r| Arc::new(of_rank(r.trace, pattern)))
+            .collect();
         let offsets: Vec<i64> = ranks.iter().map(|r| r.offset_ns).collect();
         Self::match_lists(per_rank, &offsets)
     }
 
     /// The instances of ranks' collectives (each on its rank's own clock, by rank index), with
     /// the ranks' offsets onto the run's clock.
-    pub fn match_lists(per_rank: Vec<RankCollectives>, offsets: &[i64]) -> Self {
+    pub fn match_lists(per_rank: Vec<Arc<RankCollectives>>, offsets: &[i64]) -> Self {
         let n = per_rank.len();
         let mut by_key: HashMap<(&str, usize), Vec<Option<i64>>> = HashMap::new();
         for (r, mine) in per_rank.iter().enumerate() {

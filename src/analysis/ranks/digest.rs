@@ -6,6 +6,8 @@
 //! analysis from digests ([`analyse`]) is the same computation as [`super::Run::new`] on whole
 //! traces.
 
+use std::sync::Arc;
+
 use regex::Regex;
 
 use super::collectives::{self, Collectives, Occurrence, RankCollectives};
@@ -21,6 +23,24 @@ use crate::trace::{Needs, Trace};
 /// these; expanded, it is loaded whole.
 pub const DIGEST_NEEDS: Needs = Needs::GPU_WORK.union(Needs::NVTX);
 
+/// How many pixel columns across its GPU span a digest's busy time keeps apart: 2^20 (a view of
+/// the rank 1,500 px wide shows its gaps exactly down to a 700th of the rank's span; deeper, a
+/// collapsed header merges gaps shorter than the resolution, and an expanded rank shows them).
+pub const BUSY_COLUMNS: i64 = 1 << 20;
+
+/// A trace's GPU busy time ([`summary::gpu_busy`]) with gaps shorter than its GPU span /
+/// [`BUSY_COLUMNS`] merged.
+pub fn busy_at_resolution(trace: &Trace) -> Vec<Interval> {
+    let busy = summary::gpu_busy(trace);
+    let (Some(&(first, _)), Some(&(_, last))) = (busy.first(), busy.last()) else {
+        return busy;
+    };
+    let resolution = ((last - first) / BUSY_COLUMNS).max(1);
+    let mut kept = summary::visible_blocks(&busy, i64::MIN, i64::MAX, resolution);
+    kept.shrink_to_fit();
+    kept
+}
+
 /// One rank reduced to what a run needs while the rank is collapsed.
 #[derive(Debug, Clone)]
 pub struct RankDigest {
@@ -32,11 +52,14 @@ pub struct RankDigest {
     pub last_ns: i64,
     /// First GPU operation's start → last one's end, on its own clock.
     pub gpu_span: Option<(i64, i64)>,
-    /// Its GPUs' busy time merged (all devices), sorted and disjoint, on its own clock.
+    /// Its GPUs' busy time merged (all devices), sorted and disjoint, on its own clock, at the
+    /// resolution of [`BUSY_COLUMNS`] pixel columns across its GPU span: gaps shorter than that
+    /// merged (a 36 s rank keeps its gaps of 35 µs and more).
     pub busy: Vec<Interval>,
     pub gpu_time: GpuTime,
-    /// Its collectives (with the pattern it was made with), on its own clock.
-    pub collectives: RankCollectives,
+    /// Its collectives (with the pattern it was made with), on its own clock; shared with the
+    /// run's analysis.
+    pub collectives: Arc<RankCollectives>,
     /// Its step ranges ([`steps::step_ranges`]), on its own clock.
     pub steps: Vec<Occurrence>,
     /// How many events the trace had (of the parts read).
@@ -53,9 +76,9 @@ impl RankDigest {
             first_ns: trace.first_ns,
             last_ns: trace.last_ns,
             gpu_span: trace.gpu_span(),
-            busy: summary::gpu_busy(trace),
+            busy: busy_at_resolution(trace),
             gpu_time: GpuTime::of(trace),
-            collectives: collectives::of_rank(trace, pattern),
+            collectives: Arc::new(collectives::of_rank(trace, pattern)),
             steps: steps::step_ranges(trace),
             events: trace.kernels.spans.len()
                 + trace.memcpys.spans.len()
@@ -98,18 +121,19 @@ pub struct DigestRun {
 pub fn analyse(digests: &[(&RankDigest, i64)]) -> DigestRun {
     let hints: Vec<RankHints> = digests.iter().map(|(d, _)| d.hints.clone()).collect();
     let origins: Vec<Option<i64>> = digests.iter().map(|(d, _)| d.utc_origin).collect();
-    let per_trace: Vec<RankCollectives> =
-        digests.iter().map(|(d, _)| d.collectives.clone()).collect();
+    let per_trace: Vec<Arc<RankCollectives>> = digests
+        .iter()
+        .map(|(d, _)| Arc::clone(&d.collectives))
+        .collect();
     let (mut placed, alignment) = place(&hints, &origins, &per_trace);
     let auto_offsets: Vec<i64> = placed.iter().map(|p| p.offset_ns).collect();
     for p in &mut placed {
         p.offset_ns += digests.get(p.index).map_or(0, |(_, shift)| *shift);
     }
     let offsets: Vec<i64> = placed.iter().map(|p| p.offset_ns).collect();
-    let mut per_trace = per_trace;
-    let per_rank: Vec<RankCollectives> = placed
+    let per_rank: Vec<Arc<RankCollectives>> = placed
         .iter()
-        .map(|p| std::mem::take(&mut per_trace[p.index]))
+        .map(|p| Arc::clone(&per_trace[p.index]))
         .collect();
     let collectives = Collectives::match_lists(per_rank, &offsets);
     let rows: Vec<(u32, String, GpuTime)> = placed

@@ -9,6 +9,7 @@ pub mod summary;
 pub mod table;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::trace::{Trace, TraceFormat};
 
@@ -163,9 +164,9 @@ impl<'t> Run<'t> {
     pub fn new(traces: &[&'t Trace], pattern: &regex::Regex) -> Self {
         let hints: Vec<RankHints> = traces.iter().map(|t| RankHints::of(t)).collect();
         let origins: Vec<Option<i64>> = traces.iter().map(|t| utc_origin(t)).collect();
-        let mut per_trace: Vec<collectives::RankCollectives> = traces
+        let per_trace: Vec<Arc<collectives::RankCollectives>> = traces
             .iter()
-            .map(|t| collectives::of_rank(t, pattern))
+            .map(|t| Arc::new(collectives::of_rank(t, pattern)))
             .collect();
         let (placed, alignment) = place(&hints, &origins, &per_trace);
         let ranks: Vec<Rank<'t>> = placed
@@ -179,7 +180,7 @@ impl<'t> Run<'t> {
             .collect();
         let per_rank = placed
             .iter()
-            .map(|p| std::mem::take(&mut per_trace[p.index]))
+            .map(|p| Arc::clone(&per_trace[p.index]))
             .collect();
         let offsets: Vec<i64> = placed.iter().map(|p| p.offset_ns).collect();
         let collectives = collectives::Collectives::match_lists(per_rank, &offsets);
@@ -208,7 +209,7 @@ pub struct Placed {
 pub fn place(
     hints: &[RankHints],
     origins: &[Option<i64>],
-    per_trace: &[collectives::RankCollectives],
+    per_trace: &[Arc<collectives::RankCollectives>],
 ) -> (Vec<Placed>, Alignment) {
     let found = ranks_from_hints(hints);
     let utc = origins.iter().all(Option::is_some);
@@ -231,9 +232,10 @@ pub fn place(
     placed.sort_by_key(|p| p.rank);
     let mut alignment = if utc { Alignment::Utc } else { Alignment::None };
     if !utc {
-        let sorted: Vec<collectives::RankCollectives> = placed
+        let none = collectives::RankCollectives::default();
+        let sorted: Vec<&collectives::RankCollectives> = placed
             .iter()
-            .map(|p| per_trace.get(p.index).cloned().unwrap_or_default())
+            .map(|p| per_trace.get(p.index).map_or(&none, |c| c.as_ref()))
             .collect();
         if let Some((name, ends)) = collectives::first_common_end(&sorted) {
             let latest = ends.iter().copied().max().unwrap_or(0);

@@ -38,9 +38,11 @@ pub struct StepGrid {
 }
 
 impl StepGrid {
-    /// Rank `r`'s step `number`, if it has one.
+    /// Rank `r`'s step `number`, if it has one (a rank's steps are sorted by number, one each).
     pub fn cell(&self, r: usize, number: u64) -> Option<&Step> {
-        self.per_rank.get(r)?.iter().find(|s| s.number == number)
+        let steps = self.per_rank.get(r)?;
+        let i = steps.binary_search_by_key(&number, |s| s.number).ok()?;
+        steps.get(i)
     }
 
     /// The steps of a run: the outermost ranges on each rank whose name matches [`STEP_PATTERN`];
@@ -67,6 +69,20 @@ impl StepGrid {
             .enumerate()
             .map(|(r, ranges)| {
                 let offset = offsets.get(r).copied().unwrap_or(0);
+                // This rank's arrivals by time, with the running sum of its waits: a step's
+                // wait is a difference of two sums (thousands of steps × collectives).
+                let mut arrivals: Vec<(i64, i64)> = collectives
+                    .instances
+                    .iter()
+                    .filter_map(|i| Some((i.arrivals.get(r).copied().flatten()?, i.wait_ns(r)?)))
+                    .collect();
+                arrivals.sort_unstable();
+                let mut waited = Vec::with_capacity(arrivals.len() + 1);
+                waited.push(0i64);
+                for &(_, w) in &arrivals {
+                    waited.push(waited.last().copied().unwrap_or(0) + w);
+                }
+                let before = |t: i64| arrivals.partition_point(|&(a, _)| a < t);
                 let mut steps: Vec<Step> = Vec::new();
                 for o in ranges {
                     let Some(number) = pattern
@@ -83,18 +99,8 @@ impl StepGrid {
                         o.start_ns.saturating_add(offset),
                         o.end_ns.saturating_add(offset),
                     );
-                    let wait_ns = collectives
-                        .instances
-                        .iter()
-                        .filter(|i| {
-                            i.arrivals
-                                .get(r)
-                                .copied()
-                                .flatten()
-                                .is_some_and(|a| a >= start_ns && a < end_ns)
-                        })
-                        .filter_map(|i| i.wait_ns(r))
-                        .sum();
+                    let (from, to) = (before(start_ns), before(end_ns).max(before(start_ns)));
+                    let wait_ns = waited[to] - waited[from];
                     numbers.insert(number);
                     steps.push(Step {
                         number,

@@ -57,9 +57,10 @@ impl RunTab {
     pub fn poll_details(&mut self, ctx: Option<&egui::Context>) -> bool {
         let mut changed = false;
         let mut arrived = false;
+        let mut dropped = false;
         for r in &mut self.ranks {
             if !r.expanded {
-                changed |= drop_detail(r);
+                dropped |= drop_detail(r);
                 continue;
             }
             let Some(outcome) = r.job.as_ref().and_then(LoadJob::poll) else {
@@ -81,6 +82,9 @@ impl RunTab {
                 Err(e) => r.detail_error = Some(e),
             }
         }
+        if dropped {
+            give_back_freed_memory();
+        }
         let mut loading = self.ranks.iter().filter(|r| r.job.is_some()).count();
         let most = super::open_job::open_workers();
         for r in &mut self.ranks {
@@ -94,12 +98,24 @@ impl RunTab {
                 changed = true;
             }
         }
+        changed |= dropped;
         if arrived {
             // The new rows take the run's view, range, rulers and selected collective.
             self.apply_view();
             select_instance(self, self.selected_instance);
         }
         changed
+    }
+}
+
+/// Hands the heap's free pages back to the system (glibc keeps what the loading threads freed
+/// in their arenas): after a run opened, its traces dropped once digested, and after a rank's
+/// trace is dropped, so the memory the process holds is what the run keeps.
+pub fn give_back_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free heap pages to the kernel; it touches no live block.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 

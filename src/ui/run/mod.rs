@@ -200,6 +200,7 @@ impl RunTab {
             if over {
                 self.opening = None;
                 changed = true;
+                detail::give_back_freed_memory();
                 self.start_analysis(ctx);
             }
         }

@@ -112,19 +112,35 @@ pub(super) fn paint_header(
     }
     let comm_band = header.top() + RANK_ROW_PX * 0.5..=header.bottom() - 4.0;
     if let Some(mine) = a.collectives.per_rank.get(k) {
+        // Collectives closer than two pixels are drawn as one block (thousands per rank).
         let first = mine.list.partition_point(|c| c.end_ns < from);
-        for c in &mine.list[first..] {
-            if c.start_ns > to {
-                break;
-            }
-            let x0 = map.x(c.start_ns + o);
-            let x1 = map.x(c.end_ns + o).max(x0 + 2.0);
+        let spans = mine.list[first..]
+            .iter()
+            .take_while(|c| c.start_ns <= to)
+            .map(|c| (c.start_ns, c.end_ns));
+        let mut block: Option<(i64, i64)> = None;
+        let mut draw = |(s, e): (i64, i64)| {
+            let x0 = map.x(s + o);
+            let x1 = map.x(e + o).max(x0 + 2.0);
             ep.rect_filled(
                 Rect::from_x_y_ranges(x0..=x1, comm_band.clone()),
                 0.0,
                 palette.comm,
             );
             drawn.collectives_drawn += 1;
+        };
+        for (s, e) in spans {
+            block = match block {
+                Some((bs, be)) if s - be < 2 * px_ns => Some((bs, be.max(e))),
+                Some(b) => {
+                    draw(b);
+                    Some((s, e))
+                }
+                None => Some((s, e)),
+            };
+        }
+        if let Some(b) = block {
+            draw(b);
         }
     }
     // Search matches of this rank, as ticks on its header.

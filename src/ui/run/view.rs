@@ -31,7 +31,7 @@ pub struct Drawn {
     pub late: Option<usize>,
     /// Each expanded rank's rows.
     pub bodies: Vec<(usize, Rect)>,
-    /// Collective blocks drawn in the header rows.
+    /// Collective blocks drawn in the header rows (collectives closer than 2 px make one).
     pub collectives_drawn: usize,
 }
 
