@@ -136,6 +136,54 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_steps_wait_is_the_rank_s_waits_at_collectives_it_arrived_at_in_the_step() {
+        use crate::analysis::ranks::collectives::Instance;
+        let inst = |ordinal: usize, r0: i64, r1: i64| Instance {
+            name: "allreduce".into(),
+            ordinal,
+            arrivals: vec![Some(r0), Some(r1)],
+            last: Some(if r0 > r1 { 0 } else { 1 }),
+            skew_ns: (r0 - r1).abs(),
+        };
+        let collectives = Collectives {
+            per_rank: Vec::new(),
+            // Rank 0 waits 5, 5, 10; rank 1 waits 0, 0, 0 (it is last at each).
+            instances: vec![inst(0, 10, 15), inst(1, 30, 35), inst(2, 50, 60)],
+        };
+        let occ = |name: &str, start_ns: i64, end_ns: i64| Occurrence {
+            name: name.into(),
+            start_ns,
+            end_ns,
+            index: 0,
+        };
+        // On rank 0's own clock, rank 0 placed at +0; rank 1's steps at +0 too.
+        let ranges = vec![
+            vec![
+                occ("step_1", 0, 30),
+                occ("step_3", 50, 100),
+                occ("step_2", 30, 50),
+            ],
+            vec![occ("step_1", 0, 30)],
+        ];
+        let grid = StepGrid::from_ranges(&ranges, &[0, 0], &collectives);
+        assert_eq!(grid.numbers, vec![1, 2, 3]);
+        let wait = |r: usize, n: u64| grid.cell(r, n).map(|s| s.wait_ns);
+        // An arrival at a step's start counts in it, one at its end in the next.
+        assert_eq!(wait(0, 1), Some(5));
+        assert_eq!(wait(0, 2), Some(5));
+        assert_eq!(wait(0, 3), Some(10));
+        assert_eq!(wait(1, 1), Some(0));
+        assert_eq!(wait(1, 2), None);
+        // Arrivals are on the run's clock: moved by -20, step_3 spans [30, 80) there and holds
+        // the arrivals at 30 and 50.
+        let grid = StepGrid::from_ranges(&ranges[..1], &[-20], &collectives);
+        assert_eq!(
+            grid.cell(0, 3).map(|s| (s.start_ns, s.wait_ns)),
+            Some((30, 15))
+        );
+    }
+
+    #[test]
     fn step_names_give_their_number() {
         let re = Regex::new(STEP_PATTERN).unwrap();
         let n = |s: &str| {
