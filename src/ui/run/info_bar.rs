@@ -18,7 +18,7 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
             ui.spinner();
             ui.label(format!("loading {:.0}%", run.progress() * 100.0));
             if ui.button("Cancel").clicked() {
-                run.cancel();
+                run.cancel(Some(ui.ctx()));
             }
         } else if run.analysing() {
             ui.spinner();

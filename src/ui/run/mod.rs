@@ -168,14 +168,14 @@ impl RunTab {
     }
 
     /// Stops opening: the ranks not read yet are left out, the others analysed.
-    pub fn cancel(&mut self) {
+    pub fn cancel(&mut self, ctx: Option<&egui::Context>) {
         if self.opening.take().is_some() {
             for r in &mut self.ranks {
                 if r.digest.is_none() && r.error.is_none() {
                     r.error = Some("loading cancelled".to_string());
                 }
             }
-            self.start_analysis(None);
+            self.start_analysis(ctx);
         }
     }
 
