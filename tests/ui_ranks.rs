@@ -3,8 +3,9 @@
 //! `kt_ranks_rank0/1.pt.trace.json.gz`; one gloo job in which rank 1 computes longer, so it is
 //! the last to arrive at the all-reduces) open as one tab with a row group per rank; clicking a
 //! collective on one rank outlines it on every rank and marks the late one; a heatmap cell zooms
-//! to its step, whose span the test reads from the file itself. Skipped, saying so, without the
-//! shared folder.
+//! to its step, whose span the test reads from the file itself. A collapsed rank holds no trace
+//! (only its digest): expanding it loads the trace, collapsing drops it. Skipped, saying so,
+//! without the shared folder (the NCCL tests use the bundled fixtures).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 
@@ -76,6 +77,12 @@ fn opens_as_one_tab(h: &Harness<'static, SightlineApp>, files: [&str; 2]) {
     assert!(r.ranks.iter().all(|k| !k.expanded));
     assert!(r.last.bodies.is_empty());
     assert!(
+        r.ranks
+            .iter()
+            .all(|k| k.digest.is_some() && k.trace.is_none() && k.model.is_none()),
+        "a collapsed rank holds its digest, not its trace"
+    );
+    assert!(
         r.last.collectives_drawn > 0,
         "collectives drawn on the header rows"
     );
@@ -142,6 +149,10 @@ fn heatmap_cell_zooms_to_its_step(
     common::ui::pause(h);
     common::ui::click_at(h, cell.rect.center());
     let r = run(h);
+    assert!(
+        r.ranks.iter().all(|k| k.trace.is_none()),
+        "from the digests"
+    );
     assert_eq!(r.range, Some(expected), "the step's span is selected");
     let (a, b) = (expected.0 as f64, expected.1 as f64);
     assert!(r.view.0 <= a && r.view.1 >= b, "the step is in view");
@@ -204,10 +215,10 @@ fn pytorch_pair_opens_as_one_run() {
         ],
     );
     selecting_a_collective_outlines_it_on_every_rank(&mut h);
-    // ProfilerStep#3 of rank 1, from its trace as loaded, on the run's clock.
+    // ProfilerStep#3 of rank 1, from its file loaded here, on the run's clock.
     let expected = {
         let r = run(&h);
-        let t = r.ranks[1].trace.as_ref().unwrap();
+        let t = &sightline::load::load_file(&r.ranks[1].path).unwrap();
         let n = &t.nvtx;
         let i = (0..n.spans.len())
             .find(|&i| t.str(n.spans.name[i]) == "ProfilerStep#3")
@@ -229,6 +240,9 @@ fn expanding_a_rank_shows_its_rows_on_the_run_clock() {
         Pos2::new(header.left() + 40.0, header.center().y)
     };
     common::ui::click_at(&mut h, title);
+    common::ui::settle_with(&mut h, |app| {
+        app.tab().run.as_ref().is_none_or(|r| r.busy())
+    });
     h.step();
     let r = run(&h);
     assert!(r.ranks[1].expanded);
@@ -352,31 +366,42 @@ fn a_rank_shifted_by_hand_and_search_across_ranks() {
     let v = &r.ranks[1].state.view;
     assert!((v.start_ns + r.offset_ns(1) as f64 - r.view.0).abs() < 1.0);
 
-    // Search: "allreduce_grads" is an NVTX range on both ranks.
-    h.get_by_role_and_label(Role::TextInput, "Search all ranks")
-        .focus();
+    // Search reads events: it covers the expanded ranks. "allreduce_grads" is an NVTX range on
+    // both ranks; only rank 1 is expanded.
+    let label = "Search expanded ranks";
+    h.get_by_role_and_label(Role::TextInput, label).focus();
     h.step();
-    h.get_by_role_and_label(Role::TextInput, "Search all ranks")
+    h.get_by_role_and_label(Role::TextInput, label)
         .type_text("allreduce_grads");
     h.step();
+    assert!(run(&h).ranks.iter().all(|k| k.search.matches.is_empty()));
+    h.state_mut()
+        .tab_mut()
+        .run
+        .as_deref_mut()
+        .unwrap()
+        .set_expanded(1, true);
+    common::ui::settle_with(&mut h, |app| {
+        app.tab().run.as_ref().is_none_or(|r| r.busy())
+    });
     h.step();
     let r = run(&h);
     assert!(
-        r.ranks.iter().all(|k| !k.search.matches.is_empty()),
-        "matches on every rank"
+        !r.ranks[1].search.matches.is_empty(),
+        "matches on the expanded rank"
     );
-    assert!(r.ranks.iter().all(|k| !k.expanded));
+    assert!(
+        r.ranks[0].search.matches.is_empty(),
+        "none on the collapsed one"
+    );
     h.get_by_label("Next").click();
     h.step();
     h.step();
     let r = run(&h);
-    let shown: Vec<usize> = (0..2).filter(|&k| r.ranks[k].expanded).collect();
-    assert_eq!(shown.len(), 1, "Next expands the rank of the next match");
-    let k = shown[0];
-    let selected = r.ranks[k].state.selection.expect("the match is selected");
-    assert!(r.ranks[k].search.matches.contains(&selected));
-    let t = r.ranks[k].trace.as_ref().unwrap();
-    let at = (selected.start_ns(t) + r.offset_ns(k)) as f64;
+    let selected = r.ranks[1].state.selection.expect("the match is selected");
+    assert!(r.ranks[1].search.matches.contains(&selected));
+    let t = r.ranks[1].trace.as_ref().unwrap();
+    let at = (selected.start_ns(t) + r.offset_ns(1)) as f64;
     assert!(
         at >= r.view.0 && at <= r.view.1,
         "the match is in the run's view"
@@ -451,4 +476,96 @@ fn nccl_run_ranks_come_from_the_process_environment() {
     assert_eq!(outlined, vec![0, 1]);
     let instance = &r.analysis.as_ref().unwrap().instances()[inst];
     assert_eq!(r.last.late, instance.last);
+}
+
+/// Summaries first, detail when expanded, on the bundled 2-GPU NCCL run: after opening, no rank
+/// holds its trace (only its digest) while the run's table equals `sightline ranks`'s computation
+/// on the whole traces; clicking rank 1's title loads its whole trace (as many kernels as its
+/// export has, counted by SQL) and shows its rows; a worker can get a collapsed rank's trace from
+/// its file; clicking the title again drops the trace (freed: no one else holds it).
+#[test]
+fn a_collapsed_rank_holds_no_trace_and_expanding_loads_it() {
+    use sightline::analysis::ranks::{Run, collectives, table};
+    let dir = common::fixtures().join("nccl");
+    let paths: Vec<PathBuf> = ["n25_ddp_rank0.sqlite", "n25_ddp_rank1.sqlite"]
+        .iter()
+        .map(|f| dir.join(f))
+        .collect();
+    let mut h = run_app(paths.clone());
+    let r = run(&h);
+    assert!(
+        r.ranks
+            .iter()
+            .all(|k| k.digest.is_some() && k.trace.is_none() && k.model.is_none())
+    );
+    assert!(r.traces().is_empty(), "no trace held after opening");
+    // The window's analysis (from digests) = the command line's (from whole traces).
+    let whole: Vec<_> = paths
+        .iter()
+        .map(|p| sightline::load::load_file(p).unwrap())
+        .collect();
+    let refs: Vec<_> = whole.iter().collect();
+    let pattern = regex::Regex::new(collectives::DEFAULT_PATTERN).unwrap();
+    let cli = Run::new(&refs, &pattern);
+    let a = r.analysis.as_ref().unwrap();
+    let cells = |t: &sightline::analysis::table::Table| -> Vec<Vec<String>> {
+        t.rows
+            .iter()
+            .map(|row| row.cells.iter().map(|c| c.csv_text()).collect())
+            .collect()
+    };
+    assert_eq!(cells(&a.table), cells(&table::rank_table(&cli)));
+    assert_eq!(a.instances().len(), cli.collectives.instances.len());
+    assert!(!a.instances().is_empty());
+
+    // A collapsed rank's trace for a worker: loaded from its file.
+    let source = r.ranks[1].trace_source();
+    assert!(!source.is_held());
+    let kernels = |p: &Path| sql_i64(p, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+    let from_file = source.get_whole().unwrap();
+    assert_eq!(
+        from_file.kernels.spans.len() as i64,
+        kernels(&r.ranks[1].path)
+    );
+    drop(from_file);
+
+    // Expand rank 1 by its title.
+    let title = {
+        let header = r.last.headers[1].1;
+        Pos2::new(header.left() + 40.0, header.center().y)
+    };
+    common::ui::click_at(&mut h, title);
+    common::ui::settle_with(&mut h, |app| {
+        app.tab().run.as_ref().is_none_or(|r| r.busy())
+    });
+    h.step();
+    let r = run(&h);
+    assert!(
+        r.ranks[0].trace.is_none(),
+        "rank 0 stays collapsed, no trace"
+    );
+    let t = r.ranks[1].trace.clone().expect("expanding loads the trace");
+    assert_eq!(t.kernels.spans.len() as i64, kernels(&r.ranks[1].path));
+    assert!(r.ranks[1].model.is_some());
+    assert_eq!(
+        r.last.bodies.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+        vec![1]
+    );
+    assert!(!r.ranks[1].state.last_rows.is_empty(), "its rows are drawn");
+    let held = r.ranks[1].trace_source();
+    assert!(held.is_held());
+    assert!(std::sync::Arc::ptr_eq(&held.get_whole().unwrap(), &t));
+    let weak = std::sync::Arc::downgrade(&t);
+    drop((t, held));
+
+    // Collapse it: the trace and rows are dropped, the header still draws from the digest.
+    common::ui::click_at(&mut h, title);
+    h.step();
+    h.step();
+    let r = run(&h);
+    assert!(!r.ranks[1].expanded);
+    assert!(r.ranks[1].trace.is_none() && r.ranks[1].model.is_none());
+    assert!(weak.upgrade().is_none(), "the trace is freed");
+    assert!(r.last.bodies.is_empty());
+    assert!(r.last.collectives_drawn > 0);
 }

@@ -5,6 +5,7 @@
 //! between ranks, so streams are not compared).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use regex::Regex;
 
@@ -117,7 +118,7 @@ pub(crate) fn outermost_ranges(
 
 /// The first collective (in the first rank's order) that every rank has, with the end of its
 /// first occurrence on each rank.
-pub fn first_common_end(per_rank: &[RankCollectives]) -> Option<(String, Vec<i64>)> {
+pub fn first_common_end(per_rank: &[&RankCollectives]) -> Option<(String, Vec<i64>)> {
     let first = per_rank.first()?;
     first.list.iter().find_map(|o| {
         let ends: Option<Vec<i64>> = per_rank
@@ -158,23 +159,35 @@ impl Instance {
 /// Every rank's collectives and the instances two or more ranks share, by first arrival.
 #[derive(Debug, Clone, Default)]
 pub struct Collectives {
-    pub per_rank: Vec<RankCollectives>,
+    /// Shared with what the run keeps of each rank ([`super::digest::RankDigest`]), not copied.
+    pub per_rank: Vec<Arc<RankCollectives>>,
     pub instances: Vec<Instance>,
 }
 
 impl Collectives {
     pub fn match_ranks(ranks: &[Rank], pattern: &Regex) -> Self {
-        let per_rank: Vec<RankCollectives> =
-            ranks.iter().map(|r| of_rank(r.trace, pattern)).collect();
+        let per_rank: Vec<Arc<RankCollectives>> = ranks
+            .iter()
+            .map(|r| Arc::new(of_rank(r.trace, pattern)))
+            .collect();
+        let offsets: Vec<i64> = ranks.iter().map(|r| r.offset_ns).collect();
+        Self::match_lists(per_rank, &offsets)
+    }
+
+    /// The instances of ranks' collectives (each on its rank's own clock, by rank index), with
+    /// the ranks' offsets onto the run's clock.
+    pub fn match_lists(per_rank: Vec<Arc<RankCollectives>>, offsets: &[i64]) -> Self {
+        let n = per_rank.len();
         let mut by_key: HashMap<(&str, usize), Vec<Option<i64>>> = HashMap::new();
-        for (r, (rank, mine)) in ranks.iter().zip(&per_rank).enumerate() {
+        for (r, mine) in per_rank.iter().enumerate() {
+            let offset = offsets.get(r).copied().unwrap_or(0);
             let mut seen: HashMap<&str, usize> = HashMap::new();
             for o in &mine.list {
                 let ordinal = seen.entry(o.name.as_str()).or_default();
                 let arrivals = by_key
                     .entry((o.name.as_str(), *ordinal))
-                    .or_insert_with(|| vec![None; ranks.len()]);
-                arrivals[r] = Some(rank.on_run_clock(o.start_ns));
+                    .or_insert_with(|| vec![None; n]);
+                arrivals[r] = Some(o.start_ns.saturating_add(offset));
                 *ordinal += 1;
             }
         }

@@ -3,11 +3,13 @@
 //! clock; per-rank GPU time, collectives matched across ranks, and who arrives last.
 
 pub mod collectives;
+pub mod digest;
 pub mod steps;
 pub mod summary;
 pub mod table;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::trace::{Trace, TraceFormat};
 
@@ -85,19 +87,44 @@ pub fn rank_in_file_name(path: &Path) -> Option<u32> {
     head[head.len() - digits..].parse().ok()
 }
 
+/// What a trace says about its rank: `distributedInfo.rank`, the rank in its processes'
+/// environment, and its file (for the last number of its name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RankHints {
+    pub distributed: Option<u32>,
+    pub environment: Option<u32>,
+    pub path: std::path::PathBuf,
+}
+
+impl RankHints {
+    pub fn of(trace: &Trace) -> Self {
+        Self {
+            distributed: trace.torch.as_ref().and_then(|t| t.rank),
+            environment: trace.env_rank.as_ref().map(|(_, r)| *r),
+            path: trace.path.clone(),
+        }
+    }
+}
+
 /// Each trace's rank: `distributedInfo.rank`, else the rank in its processes' environment
 /// (`RANK` / `OMPI_COMM_WORLD_RANK` / `SLURM_PROCID`), else the last number in its file name, else its
 /// place in the order given — the order for all when two traces would share a rank.
 pub fn find_ranks(traces: &[&Trace]) -> Vec<(u32, RankSource)> {
-    let found: Vec<(u32, RankSource)> = traces
+    let hints: Vec<RankHints> = traces.iter().map(|t| RankHints::of(t)).collect();
+    ranks_from_hints(&hints)
+}
+
+/// [`find_ranks`] from what each trace says about its rank.
+pub fn ranks_from_hints(hints: &[RankHints]) -> Vec<(u32, RankSource)> {
+    let found: Vec<(u32, RankSource)> = hints
         .iter()
         .enumerate()
-        .map(|(i, t)| {
-            if let Some(r) = t.torch.as_ref().and_then(|t| t.rank) {
+        .map(|(i, h)| {
+            if let Some(r) = h.distributed {
                 (r, RankSource::Distributed)
-            } else if let Some((_, r)) = &t.env_rank {
-                (*r, RankSource::Environment)
-            } else if let Some(r) = rank_in_file_name(&t.path) {
+            } else if let Some(r) = h.environment {
+                (r, RankSource::Environment)
+            } else if let Some(r) = rank_in_file_name(&h.path) {
                 (r, RankSource::FileName)
             } else {
                 (i as u32, RankSource::Order)
@@ -110,7 +137,7 @@ pub fn find_ranks(traces: &[&Trace]) -> Vec<(u32, RankSource)> {
     if ranks.len() == found.len() {
         found
     } else {
-        (0..traces.len() as u32)
+        (0..hints.len() as u32)
             .map(|i| (i, RankSource::Order))
             .collect()
     }
@@ -135,47 +162,90 @@ impl<'t> Run<'t> {
     /// Finds ranks, clock and collectives (`pattern`: the NVTX/annotation ranges that count as
     /// collectives where a rank has neither NCCL kernels nor `c10d::` operators).
     pub fn new(traces: &[&'t Trace], pattern: &regex::Regex) -> Self {
-        let found = find_ranks(traces);
+        let hints: Vec<RankHints> = traces.iter().map(|t| RankHints::of(t)).collect();
         let origins: Vec<Option<i64>> = traces.iter().map(|t| utc_origin(t)).collect();
-        let utc = origins.iter().all(Option::is_some);
-        let earliest = origins.iter().flatten().copied().min().unwrap_or(0);
-        let mut ranks: Vec<Rank<'t>> = traces
+        let per_trace: Vec<Arc<collectives::RankCollectives>> = traces
             .iter()
-            .zip(&found)
-            .zip(&origins)
-            .map(|((&trace, &(rank, source)), origin)| Rank {
-                rank,
-                source,
-                trace,
-                offset_ns: if utc {
-                    origin.unwrap_or(0) - earliest
-                } else {
-                    0
-                },
+            .map(|t| Arc::new(collectives::of_rank(t, pattern)))
+            .collect();
+        let (placed, alignment) = place(&hints, &origins, &per_trace);
+        let ranks: Vec<Rank<'t>> = placed
+            .iter()
+            .map(|p| Rank {
+                rank: p.rank,
+                source: p.source,
+                trace: traces[p.index],
+                offset_ns: p.offset_ns,
             })
             .collect();
-        ranks.sort_by_key(|r| r.rank);
-        let mut alignment = if utc { Alignment::Utc } else { Alignment::None };
-        if !utc {
-            let per_rank: Vec<_> = ranks
-                .iter()
-                .map(|r| collectives::of_rank(r.trace, pattern))
-                .collect();
-            if let Some((name, ends)) = collectives::first_common_end(&per_rank) {
-                let latest = ends.iter().copied().max().unwrap_or(0);
-                for (r, end) in ranks.iter_mut().zip(ends) {
-                    r.offset_ns = latest - end;
-                }
-                alignment = Alignment::FirstCollective(name);
-            }
-        }
-        let collectives = collectives::Collectives::match_ranks(&ranks, pattern);
+        let per_rank = placed
+            .iter()
+            .map(|p| Arc::clone(&per_trace[p.index]))
+            .collect();
+        let offsets: Vec<i64> = placed.iter().map(|p| p.offset_ns).collect();
+        let collectives = collectives::Collectives::match_lists(per_rank, &offsets);
         Self {
             ranks,
             alignment,
             collectives,
         }
     }
+}
+
+/// One trace's place in a run: its index among the traces given, its rank and its offset onto
+/// the run's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placed {
+    pub index: usize,
+    pub rank: u32,
+    pub source: RankSource,
+    pub offset_ns: i64,
+}
+
+/// The traces of a run by rank, on one clock: each trace's UTC origin when all have one, else
+/// the end of the first collective every rank has (`per_trace`: each trace's collectives, on its
+/// own clock, in the order given). What [`Run::new`] does with whole traces, from what the
+/// window keeps of a collapsed rank ([`digest::RankDigest`]).
+pub fn place(
+    hints: &[RankHints],
+    origins: &[Option<i64>],
+    per_trace: &[Arc<collectives::RankCollectives>],
+) -> (Vec<Placed>, Alignment) {
+    let found = ranks_from_hints(hints);
+    let utc = origins.iter().all(Option::is_some);
+    let earliest = origins.iter().flatten().copied().min().unwrap_or(0);
+    let mut placed: Vec<Placed> = found
+        .iter()
+        .zip(origins)
+        .enumerate()
+        .map(|(index, (&(rank, source), origin))| Placed {
+            index,
+            rank,
+            source,
+            offset_ns: if utc {
+                origin.unwrap_or(0) - earliest
+            } else {
+                0
+            },
+        })
+        .collect();
+    placed.sort_by_key(|p| p.rank);
+    let mut alignment = if utc { Alignment::Utc } else { Alignment::None };
+    if !utc {
+        let none = collectives::RankCollectives::default();
+        let sorted: Vec<&collectives::RankCollectives> = placed
+            .iter()
+            .map(|p| per_trace.get(p.index).map_or(&none, |c| c.as_ref()))
+            .collect();
+        if let Some((name, ends)) = collectives::first_common_end(&sorted) {
+            let latest = ends.iter().copied().max().unwrap_or(0);
+            for (p, end) in placed.iter_mut().zip(ends) {
+                p.offset_ns = latest - end;
+            }
+            alignment = Alignment::FirstCollective(name);
+        }
+    }
+    (placed, alignment)
 }
 
 #[cfg(test)]

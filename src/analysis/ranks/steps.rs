@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use regex::Regex;
 
 use super::Run;
-use super::collectives::outermost_ranges;
-use crate::trace::RangeKind;
+use super::collectives::{Collectives, Occurrence, outermost_ranges};
+use crate::trace::{RangeKind, Trace};
 
 /// What names a step: the number in the range's name.
 pub const STEP_PATTERN: &str = r"^(?:ProfilerStep#|(?i:step|iteration|iter)[ _#-]?)(\d+)$";
@@ -38,27 +38,51 @@ pub struct StepGrid {
 }
 
 impl StepGrid {
-    /// Rank `r`'s step `number`, if it has one.
+    /// Rank `r`'s step `number`, if it has one (a rank's steps are sorted by number, one each).
     pub fn cell(&self, r: usize, number: u64) -> Option<&Step> {
-        self.per_rank.get(r)?.iter().find(|s| s.number == number)
+        let steps = self.per_rank.get(r)?;
+        let i = steps.binary_search_by_key(&number, |s| s.number).ok()?;
+        steps.get(i)
     }
 
     /// The steps of a run: the outermost ranges on each rank whose name matches [`STEP_PATTERN`];
     /// a rank's first range of a number counts when it has the number twice.
     pub fn of_run(run: &Run) -> Self {
+        let ranges: Vec<Vec<Occurrence>> = run.ranks.iter().map(|r| step_ranges(r.trace)).collect();
+        let offsets: Vec<i64> = run.ranks.iter().map(|r| r.offset_ns).collect();
+        Self::from_ranges(&ranges, &offsets, &run.collectives)
+    }
+
+    /// [`StepGrid::of_run`] from each rank's [`step_ranges`] (own clock, by rank index), the
+    /// ranks' offsets and the run's collectives.
+    pub fn from_ranges(
+        ranges: &[Vec<Occurrence>],
+        offsets: &[i64],
+        collectives: &Collectives,
+    ) -> Self {
         let Ok(pattern) = Regex::new(STEP_PATTERN) else {
             return Self::default();
         };
         let mut numbers = BTreeSet::new();
-        let per_rank: Vec<Vec<Step>> = run
-            .ranks
+        let per_rank: Vec<Vec<Step>> = ranges
             .iter()
             .enumerate()
-            .map(|(r, rank)| {
-                let ranges = outermost_ranges(rank.trace, |kind, name| {
-                    matches!(kind, RangeKind::Nvtx | RangeKind::Annotation)
-                        && pattern.is_match(name)
-                });
+            .map(|(r, ranges)| {
+                let offset = offsets.get(r).copied().unwrap_or(0);
+                // This rank's arrivals by time, with the running sum of its waits: a step's
+                // wait is a difference of two sums (thousands of steps × collectives).
+                let mut arrivals: Vec<(i64, i64)> = collectives
+                    .instances
+                    .iter()
+                    .filter_map(|i| Some((i.arrivals.get(r).copied().flatten()?, i.wait_ns(r)?)))
+                    .collect();
+                arrivals.sort_unstable();
+                let mut waited = Vec::with_capacity(arrivals.len() + 1);
+                waited.push(0i64);
+                for &(_, w) in &arrivals {
+                    waited.push(waited.last().copied().unwrap_or(0) + w);
+                }
+                let before = |t: i64| arrivals.partition_point(|&(a, _)| a < t);
                 let mut steps: Vec<Step> = Vec::new();
                 for o in ranges {
                     let Some(number) = pattern
@@ -71,15 +95,12 @@ impl StepGrid {
                     if steps.iter().any(|s| s.number == number) {
                         continue;
                     }
-                    let (start_ns, end_ns) =
-                        (rank.on_run_clock(o.start_ns), rank.on_run_clock(o.end_ns));
-                    let wait_ns = run
-                        .collectives
-                        .instances
-                        .iter()
-                        .filter(|i| i.arrivals[r].is_some_and(|a| a >= start_ns && a < end_ns))
-                        .filter_map(|i| i.wait_ns(r))
-                        .sum();
+                    let (start_ns, end_ns) = (
+                        o.start_ns.saturating_add(offset),
+                        o.end_ns.saturating_add(offset),
+                    );
+                    let (from, to) = (before(start_ns), before(end_ns).max(before(start_ns)));
+                    let wait_ns = waited[to] - waited[from];
                     numbers.insert(number);
                     steps.push(Step {
                         number,
@@ -99,9 +120,68 @@ impl StepGrid {
     }
 }
 
+/// A trace's step ranges: its outermost NVTX / annotation ranges named as [`STEP_PATTERN`] says,
+/// on its own clock.
+pub fn step_ranges(trace: &Trace) -> Vec<Occurrence> {
+    let Ok(pattern) = Regex::new(STEP_PATTERN) else {
+        return Vec::new();
+    };
+    outermost_ranges(trace, |kind, name| {
+        matches!(kind, RangeKind::Nvtx | RangeKind::Annotation) && pattern.is_match(name)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_steps_wait_is_the_rank_s_waits_at_collectives_it_arrived_at_in_the_step() {
+        use crate::analysis::ranks::collectives::Instance;
+        let inst = |ordinal: usize, r0: i64, r1: i64| Instance {
+            name: "allreduce".into(),
+            ordinal,
+            arrivals: vec![Some(r0), Some(r1)],
+            last: Some(if r0 > r1 { 0 } else { 1 }),
+            skew_ns: (r0 - r1).abs(),
+        };
+        let collectives = Collectives {
+            per_rank: Vec::new(),
+            // Rank 0 waits 5, 5, 10; rank 1 waits 0, 0, 0 (it is last at each).
+            instances: vec![inst(0, 10, 15), inst(1, 30, 35), inst(2, 50, 60)],
+        };
+        let occ = |name: &str, start_ns: i64, end_ns: i64| Occurrence {
+            name: name.into(),
+            start_ns,
+            end_ns,
+            index: 0,
+        };
+        // On rank 0's own clock, rank 0 placed at +0; rank 1's steps at +0 too.
+        let ranges = vec![
+            vec![
+                occ("step_1", 0, 30),
+                occ("step_3", 50, 100),
+                occ("step_2", 30, 50),
+            ],
+            vec![occ("step_1", 0, 30)],
+        ];
+        let grid = StepGrid::from_ranges(&ranges, &[0, 0], &collectives);
+        assert_eq!(grid.numbers, vec![1, 2, 3]);
+        let wait = |r: usize, n: u64| grid.cell(r, n).map(|s| s.wait_ns);
+        // An arrival at a step's start counts in it, one at its end in the next.
+        assert_eq!(wait(0, 1), Some(5));
+        assert_eq!(wait(0, 2), Some(5));
+        assert_eq!(wait(0, 3), Some(10));
+        assert_eq!(wait(1, 1), Some(0));
+        assert_eq!(wait(1, 2), None);
+        // Arrivals are on the run's clock: moved by -20, step_3 spans [30, 80) there and holds
+        // the arrivals at 30 and 50.
+        let grid = StepGrid::from_ranges(&ranges[..1], &[-20], &collectives);
+        assert_eq!(
+            grid.cell(0, 3).map(|s| (s.start_ns, s.wait_ns)),
+            Some((30, 15))
+        );
+    }
 
     #[test]
     fn step_names_give_their_number() {

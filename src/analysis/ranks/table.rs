@@ -3,6 +3,7 @@
 //! instances with each rank's arrival.
 
 use super::Run;
+use super::collectives::Collectives;
 use crate::analysis::comm_overlap::{CommTimeline, DEFAULT_COMM_PATTERN, default_comm_regex};
 use crate::analysis::filter::Filter;
 use crate::analysis::gaps::{GpuOpKind, measured_time};
@@ -68,25 +69,37 @@ pub fn rank_table(run: &Run) -> Table {
         use rayon::prelude::*;
         run.ranks.par_iter().map(|r| GpuTime::of(r.trace)).collect()
     };
-    let c = &run.collectives;
+    let rows: Vec<(u32, String, GpuTime)> = run
+        .ranks
+        .iter()
+        .zip(times)
+        .map(|(rank, t)| (rank.rank, file_name(&rank.trace.path), t))
+        .collect();
+    rank_table_of(&rows, &run.collectives)
+}
+
+/// A path's file name, as the table shows it.
+pub fn file_name(path: &std::path::Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default()
+}
+
+/// [`rank_table`] from each rank's number, trace name and GPU time (by rank index) and the run's
+/// collectives.
+pub fn rank_table_of(rows: &[(u32, String, GpuTime)], c: &Collectives) -> Table {
     let mut table = Table::new(&RANK_COLUMNS);
-    for (i, (rank, t)) in run.ranks.iter().zip(times).enumerate() {
+    for (i, (rank, name, t)) in rows.iter().enumerate() {
         let taken = c
             .instances
             .iter()
-            .filter(|inst| inst.arrivals[i].is_some())
+            .filter(|inst| inst.arrivals.get(i).is_some_and(Option::is_some))
             .count();
         let wait: i64 = c.instances.iter().filter_map(|inst| inst.wait_ns(i)).sum();
-        let name = rank
-            .trace
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default();
         table.push(
             vec![
-                Cell::Int(i64::from(rank.rank)),
-                Cell::Text(name),
+                Cell::Int(i64::from(*rank)),
+                Cell::Text(name.clone()),
                 Cell::Int(t.span_ns),
                 Cell::Int(t.busy_ns),
                 Cell::Int(t.span_ns - t.busy_ns),

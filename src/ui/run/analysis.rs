@@ -1,17 +1,17 @@
 //! The run's analysis off the UI thread: ranks, clock, collectives matched across ranks, the
-//! per-rank table, the steps and each rank's summary (busy time, collectives), computed by
-//! [`crate::analysis::ranks`] on a thread of its own once every rank is loaded, and again when a
-//! rank is shifted by hand.
+//! per-rank table and the steps, computed from the ranks' digests
+//! ([`crate::analysis::ranks::digest::analyse`], the same computation `sightline ranks` makes on
+//! whole traces) on a thread of its own once every rank is read, and again when a rank is
+//! shifted by hand.
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
-use crate::analysis::intervals::Interval;
-use crate::analysis::ranks::collectives::{self, Collectives, Instance, Source};
+use crate::analysis::ranks::collectives::{Collectives, Instance, Source};
+use crate::analysis::ranks::digest::{self, RankDigest};
 use crate::analysis::ranks::steps::StepGrid;
-use crate::analysis::ranks::{Alignment, RankSource, Run, summary, table};
+use crate::analysis::ranks::{Alignment, RankSource, summary};
 use crate::analysis::table::Table;
-use crate::trace::Trace;
 
 /// What the run's analysis found about one rank.
 pub struct RankInfo {
@@ -19,14 +19,14 @@ pub struct RankInfo {
     pub source: RankSource,
     /// The alignment's offset (without the hand shift).
     pub offset_ns: i64,
-    /// Its GPUs' busy time merged, on its own clock.
-    pub busy: Vec<Interval>,
+    /// Its digest (its GPUs' busy time merged, on its own clock, is what its header draws).
+    pub digest: Arc<RankDigest>,
     pub collectives_from: Option<Source>,
 }
 
 /// The run's analysis, its ranks by rank.
 pub struct RunAnalysis {
-    /// For each rank (by rank), its place among the traces handed in.
+    /// For each rank (by rank), its place among the digests handed in.
     pub order: Vec<usize>,
     pub ranks: Vec<RankInfo>,
     pub alignment: Alignment,
@@ -47,49 +47,31 @@ impl RunAnalysis {
         &self.collectives.instances
     }
 
-    /// Computes it for `traces` with their hand shifts (in the order given).
-    pub fn compute(traces: &[(Arc<Trace>, i64)]) -> Result<Self, String> {
-        let pattern = regex::Regex::new(collectives::DEFAULT_PATTERN).map_err(|e| e.to_string())?;
-        let refs: Vec<&Trace> = traces.iter().map(|(t, _)| t.as_ref()).collect();
-        let mut run = Run::new(&refs, &pattern);
-        let order: Vec<usize> = run
-            .ranks
-            .iter()
-            .map(|r| {
-                refs.iter()
-                    .position(|t| std::ptr::eq(*t, r.trace))
-                    .unwrap_or(0)
-            })
-            .collect();
-        let auto: Vec<i64> = run.ranks.iter().map(|r| r.offset_ns).collect();
-        let shifted = order.iter().any(|&i| traces[i].1 != 0);
-        if shifted {
-            for (r, &i) in run.ranks.iter_mut().zip(&order) {
-                r.offset_ns += traces[i].1;
-            }
-            run.collectives = Collectives::match_ranks(&run.ranks, &pattern);
-        }
+    /// Computes it for the ranks' digests with their hand shifts (in the order given).
+    pub fn compute(digests: &[(Arc<RankDigest>, i64)]) -> Result<Self, String> {
+        let refs: Vec<(&RankDigest, i64)> = digests.iter().map(|(d, s)| (d.as_ref(), *s)).collect();
+        let run = digest::analyse(&refs);
         let ranks = run
             .ranks
             .iter()
-            .zip(&auto)
+            .zip(&run.auto_offsets)
             .enumerate()
-            .map(|(k, (r, &offset_ns))| RankInfo {
-                rank: r.rank,
-                source: r.source,
+            .map(|(k, (p, &offset_ns))| RankInfo {
+                rank: p.rank,
+                source: p.source,
                 offset_ns,
-                busy: summary::gpu_busy(r.trace),
+                digest: Arc::clone(&digests[p.index].0),
                 collectives_from: run.collectives.per_rank.get(k).and_then(|c| c.source),
             })
             .collect();
         Ok(Self {
-            order,
+            order: run.ranks.iter().map(|p| p.index).collect(),
             ranks,
-            table: table::rank_table(&run),
-            steps: StepGrid::of_run(&run),
             occurrence_instance: summary::instance_of_occurrences(&run.collectives),
             straggler: run.collectives.straggler(run.ranks.len()),
-            alignment: run.alignment.clone(),
+            table: run.table,
+            steps: run.steps,
+            alignment: run.alignment,
             collectives: run.collectives,
         })
     }
@@ -101,12 +83,12 @@ pub struct AnalysisJob {
 }
 
 impl AnalysisJob {
-    pub fn start(traces: Vec<(Arc<Trace>, i64)>, repaint: Option<egui::Context>) -> Self {
+    pub fn start(digests: Vec<(Arc<RankDigest>, i64)>, repaint: Option<egui::Context>) -> Self {
         let (tx, done) = channel();
         let spawned = std::thread::Builder::new()
             .name("sightline-run".to_string())
             .spawn(move || {
-                let _ = tx.send(RunAnalysis::compute(&traces));
+                let _ = tx.send(RunAnalysis::compute(&digests));
                 if let Some(ctx) = repaint {
                     ctx.request_repaint();
                 }

@@ -75,7 +75,17 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) -> Option<(i64, i64)> {
     let mut cells = Vec::new();
     let mut hovered = None;
     let mut clicked = None;
-    for (c, n) in grid.numbers.iter().enumerate() {
+    // Only the columns in view (a run of 1 M-event ranks has thousands of steps).
+    let clip = ui.clip_rect();
+    let col_at = |x: f32| ((x - rect.left() - LABEL_W) / cell_w).max(0.0) as usize;
+    let shown = col_at(clip.left()).min(cols)..(col_at(clip.right()) + 1).min(cols);
+    for (c, n) in grid
+        .numbers
+        .iter()
+        .enumerate()
+        .take(shown.end)
+        .skip(shown.start)
+    {
         let x = rect.left() + LABEL_W + cell_w * c as f32;
         if cell_w >= 22.0 || c % ((28.0 / cell_w).ceil() as usize).max(1) == 0 {
             painter.text(
@@ -96,7 +106,13 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) -> Option<(i64, i64)> {
             FontId::proportional(11.0),
             text,
         );
-        for (c, &n) in grid.numbers.iter().enumerate() {
+        for (c, &n) in grid
+            .numbers
+            .iter()
+            .enumerate()
+            .take(shown.end)
+            .skip(shown.start)
+        {
             let x = rect.left() + LABEL_W + cell_w * c as f32;
             let cell = Rect::from_min_size(Pos2::new(x, y), Vec2::new(cell_w, CELL_H)).shrink(0.5);
             match grid.cell(k, n) {

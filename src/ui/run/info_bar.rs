@@ -18,9 +18,9 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
             ui.spinner();
             ui.label(format!("loading {:.0}%", run.progress() * 100.0));
             if ui.button("Cancel").clicked() {
-                run.cancel();
+                run.cancel(Some(ui.ctx()));
             }
-        } else if run.busy() {
+        } else if run.analysing() {
             ui.spinner();
             ui.label("matching collectives…");
         }
@@ -50,7 +50,9 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
             };
         }
         ui.separator();
-        let label = ui.label("Search all ranks");
+        let label = ui
+            .label("Search expanded ranks")
+            .on_hover_text("Search reads events: it covers the expanded ranks (a collapsed rank holds only its summary)");
         let edit = ui
             .add(egui::TextEdit::singleline(&mut run.query).desired_width(160.0))
             .labelled_by(label.id);
@@ -71,11 +73,15 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
             }
         }
         ui.separator();
-        if ui.button("Expand all").clicked() {
-            run.ranks.iter_mut().for_each(|r| r.expanded = true);
+        let expand = ui.button("Expand all").on_hover_text(format!(
+            "Loads the ranks' events (at most {} ranks: each expanded rank holds its whole trace)",
+            super::detail::EXPAND_ALL_MAX
+        ));
+        if expand.clicked() {
+            run.expand_all();
         }
         if ui.button("Collapse all").clicked() {
-            run.ranks.iter_mut().for_each(|r| r.expanded = false);
+            run.collapse_all();
         }
         if ui.button("Show all").on_hover_text("Home").clicked() {
             run.show_all();

@@ -1,19 +1,26 @@
-//! A run of ranks in one tab: several traces of one job (one per rank), each loaded on a thread
-//! of its own, shown as one timeline on the run's clock. No second trace model: every rank keeps
-//! its own [`Trace`], [`TimelineModel`] and [`TimelineState`] (the usual rows, drawn by the usual
-//! timeline when the rank is expanded), and the run keeps one view on its clock that each rank's
-//! view follows with that rank's offset — as the compare view does for two runs.
+//! A run of ranks in one tab: several traces of one job (one per rank), shown as one timeline on
+//! the run's clock. Summaries first, detail when expanded: opening reads every rank on a few
+//! worker threads ([`open_job`], at most as many at once as there are cores) and keeps only its
+//! [`RankDigest`] (busy time, collectives, steps, the table's numbers); the run's analysis is
+//! computed from the digests ([`analysis`]). Expanding a rank loads its whole [`Trace`] again on a
+//! thread of its own and builds its [`TimelineModel`] (the usual rows, drawn by the usual
+//! timeline); collapsing it drops both ([`detail`]). No second trace model: an expanded rank has
+//! its own trace, model and [`TimelineState`], and the run keeps one view on its clock that each
+//! rank's view follows with that rank's offset — as the compare view does for two runs.
 //!
-//! Collapsed, a rank is one header row drawn from its summary ([`crate::analysis::ranks::summary`]:
-//! its GPUs' busy time merged, its collectives), built with the run's analysis on a worker thread
-//! ([`analysis`]). [`view`] draws the rows, [`panel`] the per-rank table, the collectives and the
-//! rank × step heatmap.
+//! Collapsed, a rank is one header row drawn from its digest (its GPUs' busy time merged, its
+//! collectives). [`view`] draws the rows, [`panel`] the per-rank table, the collectives and the
+//! rank × step heatmap. Whatever needs a rank's events (search, clicking an event) works on the
+//! expanded ranks; [`rank_trace`] gives any rank's trace to a worker, loading it if not held.
 
 pub mod analysis;
+pub mod detail;
 pub mod heatmap;
 pub mod info_bar;
+pub mod open_job;
 mod paint;
 pub mod panel;
+pub mod rank_trace;
 pub mod view;
 
 use std::path::PathBuf;
@@ -22,14 +29,24 @@ use std::sync::Arc;
 use super::loader::LoadJob;
 use super::panels::search::SearchState;
 use super::timeline::{Ruler, TimelineModel, TimelineState};
+use crate::analysis::ranks::digest::RankDigest;
 use crate::trace::Trace;
 use analysis::{AnalysisJob, RunAnalysis};
+use open_job::OpenJob;
 
-/// One rank of the run: its file, its load, and once loaded its trace with its own rows and view.
+/// One rank of the run: its file, its digest once read, and while it is expanded its whole trace
+/// with its own rows and view.
 pub struct RankView {
     pub path: PathBuf,
+    /// Loading its whole trace (it was expanded).
     pub job: Option<LoadJob>,
+    /// Why the rank could not be read when the run opened (it has no digest).
     pub error: Option<String>,
+    /// Why its whole trace could not be loaded when expanded (its digest still draws it).
+    pub detail_error: Option<String>,
+    /// What the run keeps of it, expanded or not.
+    pub digest: Option<Arc<RankDigest>>,
+    /// Its whole trace and rows: held while it is expanded only.
     pub trace: Option<Arc<Trace>>,
     pub model: Option<TimelineModel>,
     /// The rank's own view (on its own clock), kept on the run's view by [`RunTab::sync`].
@@ -42,11 +59,13 @@ pub struct RankView {
 }
 
 impl RankView {
-    fn new(path: PathBuf, ctx: Option<&egui::Context>) -> Self {
+    fn new(path: PathBuf) -> Self {
         Self {
-            job: Some(LoadJob::start(path.clone(), ctx.cloned())),
+            job: None,
             path,
             error: None,
+            detail_error: None,
+            digest: None,
             trace: None,
             model: None,
             state: TimelineState::default(),
@@ -65,6 +84,8 @@ impl RankView {
 pub struct RunTab {
     /// By rank once the analysis has sorted them (in the order given before).
     pub ranks: Vec<RankView>,
+    /// Reading the ranks' digests (the run is opening).
+    opening: Option<OpenJob>,
     pub analysis: Option<RunAnalysis>,
     job: Option<AnalysisJob>,
     /// Why the analysis could not run.
@@ -91,10 +112,13 @@ pub struct RunTab {
 }
 
 impl RunTab {
-    /// Starts loading every file of the run, each on a thread of its own.
+    /// Starts reading every file of the run for its digest, on [`open_job::open_workers`]
+    /// threads.
     pub fn open(paths: Vec<PathBuf>, ctx: Option<&egui::Context>) -> Self {
+        let opening = OpenJob::start(paths.clone(), open_job::open_workers(), ctx.cloned());
         Self {
-            ranks: paths.into_iter().map(|p| RankView::new(p, ctx)).collect(),
+            ranks: paths.into_iter().map(RankView::new).collect(),
+            opening: Some(opening),
             analysis: None,
             job: None,
             analysis_error: None,
@@ -112,59 +136,73 @@ impl RunTab {
         }
     }
 
-    /// Whether a rank is still loading.
+    /// Whether the run is still opening (ranks being read for their digests).
     pub fn is_loading(&self) -> bool {
-        self.ranks.iter().any(|r| r.job.is_some())
+        self.opening.is_some()
     }
 
-    /// Whether the loads or the run's analysis are still running.
+    /// Whether the opening, the run's analysis or an expanded rank's load is still running.
     pub fn busy(&self) -> bool {
-        self.is_loading() || self.job.is_some()
+        self.is_loading() || self.analysing() || self.ranks.iter().any(|r| r.job.is_some())
     }
 
-    /// Loaded ranks' count and every rank's load fraction, for the progress bar.
+    /// Whether the run's analysis is running.
+    pub fn analysing(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// The opening's progress: every rank's read fraction, averaged.
     pub fn progress(&self) -> f32 {
         let n = self.ranks.len().max(1) as f32;
-        self.ranks
-            .iter()
-            .map(|r| match &r.job {
-                Some(j) => j.progress().1,
-                None => 1.0,
-            })
+        (0..self.ranks.len())
+            .map(|k| self.open_progress(k).unwrap_or(1.0))
             .sum::<f32>()
             / n
     }
 
-    pub fn cancel(&mut self) {
-        for r in &mut self.ranks {
-            if r.job.take().is_some() {
-                r.error = Some("loading cancelled".to_string());
+    /// Rank `k`'s read fraction while the run opens and it has no digest yet.
+    pub fn open_progress(&self, k: usize) -> Option<f32> {
+        let r = self.ranks.get(k)?;
+        let job = self.opening.as_ref()?;
+        (r.digest.is_none() && r.error.is_none()).then(|| job.progress(k))
+    }
+
+    /// Stops opening: the ranks not read yet are left out, the others analysed.
+    pub fn cancel(&mut self, ctx: Option<&egui::Context>) {
+        if self.opening.take().is_some() {
+            for r in &mut self.ranks {
+                if r.digest.is_none() && r.error.is_none() {
+                    r.error = Some("loading cancelled".to_string());
+                }
             }
+            self.start_analysis(ctx);
         }
     }
 
-    /// Takes in finished loads, starts the analysis when every rank is in, takes in its result;
-    /// true when something changed.
+    /// Takes in the ranks' digests, starts the analysis when every rank is in, takes in its
+    /// result; loads the expanded ranks' traces and drops the collapsed ones'
+    /// ([`RunTab::poll_details`]); true when something changed.
     pub fn poll(&mut self, ctx: Option<&egui::Context>) -> bool {
         let mut changed = false;
-        for r in &mut self.ranks {
-            let Some(outcome) = r.job.as_ref().and_then(LoadJob::poll) else {
-                continue;
-            };
-            r.job = None;
-            changed = true;
-            match outcome {
-                Ok(trace) => {
-                    let model = TimelineModel::new(&trace);
-                    r.state = TimelineState::new(&trace, &model);
-                    r.model = Some(model);
-                    r.trace = Some(Arc::new(trace));
+        if let Some(job) = &mut self.opening {
+            let outcomes = job.poll();
+            let over = job.pending == 0;
+            for (k, outcome) in outcomes {
+                changed = true;
+                let Some(r) = self.ranks.get_mut(k) else {
+                    continue;
+                };
+                match outcome {
+                    Ok(d) => r.digest = Some(Arc::new(d)),
+                    Err(e) => r.error = Some(e),
                 }
-                Err(e) => r.error = Some(e),
             }
-        }
-        if changed && !self.is_loading() {
-            self.start_analysis(ctx);
+            if over {
+                self.opening = None;
+                changed = true;
+                detail::give_back_freed_memory();
+                self.start_analysis(ctx);
+            }
         }
         if let Some(outcome) = self.job.as_ref().and_then(AnalysisJob::poll) {
             self.job = None;
@@ -174,20 +212,25 @@ impl RunTab {
                 Err(e) => self.analysis_error = Some(e),
             }
         }
+        if self.analysis.is_some() {
+            changed |= self.poll_details(ctx);
+        }
         changed
     }
 
-    /// The loaded ranks' traces, in rank order.
+    /// The traces held now (the expanded ranks'), in rank order; [`RunTab::rank_traces`] gives
+    /// every rank's, loading those not held.
     pub fn traces(&self) -> Vec<Arc<Trace>> {
         self.ranks.iter().filter_map(|r| r.trace.clone()).collect()
     }
 
-    /// (Re)computes the run's analysis with the ranks' hand shifts, on a worker thread.
+    /// (Re)computes the run's analysis from the digests with the ranks' hand shifts, on a
+    /// worker thread.
     pub fn start_analysis(&mut self, ctx: Option<&egui::Context>) {
-        let loaded: Vec<(Arc<Trace>, i64)> = self
+        let loaded: Vec<(Arc<RankDigest>, i64)> = self
             .ranks
             .iter()
-            .filter_map(|r| r.trace.clone().map(|t| (t, r.shift_ns)))
+            .filter_map(|r| r.digest.clone().map(|d| (d, r.shift_ns)))
             .collect();
         if loaded.len() < 2 {
             self.analysis_error = Some(format!(
@@ -206,7 +249,7 @@ impl RunTab {
         let mut loaded: Vec<RankView> = Vec::new();
         let mut failed: Vec<RankView> = Vec::new();
         for r in self.ranks.drain(..) {
-            if r.trace.is_some() {
+            if r.digest.is_some() {
                 loaded.push(r);
             } else {
                 failed.push(r);
@@ -245,16 +288,16 @@ impl RunTab {
         auto + self.ranks.get(k).map_or(0, |r| r.shift_ns)
     }
 
-    /// Sets the run's bounds and first view (where the GPUs work) from the loaded ranks.
+    /// Sets the run's bounds and first view (where the GPUs work) from the ranks' digests.
     fn arrange(&mut self) {
         let (mut lo, mut hi) = (i64::MAX, i64::MIN);
         let (mut glo, mut ghi) = (i64::MAX, i64::MIN);
         for (k, r) in self.ranks.iter().enumerate() {
-            let Some(t) = &r.trace else { continue };
+            let Some(t) = &r.digest else { continue };
             let o = self.offset_ns(k);
             lo = lo.min(t.first_ns + o);
             hi = hi.max(t.last_ns + o);
-            if let Some((a, b)) = t.gpu_span() {
+            if let Some((a, b)) = t.gpu_span {
                 glo = glo.min(a + o);
                 ghi = ghi.max(b + o);
             }

@@ -65,8 +65,12 @@ pub(super) fn paint_header(
     let mut note = r.file_name();
     if let Some(e) = &r.error {
         note = format!("{note}: {e}");
-    } else if r.job.is_some() {
-        note = format!("{note}: loading…");
+    } else if let Some(f) = run.open_progress(k) {
+        note = format!("{note}: reading {:.0}%", f * 100.0);
+    } else if let Some(f) = run.detail_progress(k) {
+        note = format!("{note}: loading its events {:.0}%", f * 100.0);
+    } else if let Some(e) = &r.detail_error {
+        note = format!("{note}: cannot load its events: {e}");
     }
     let note_color = if straggler { LATE } else { palette.weak_text };
     let note = if straggler {
@@ -97,7 +101,7 @@ pub(super) fn paint_header(
     let px_ns = (map.ns_per_px() as i64).max(1);
     let ep = painter.with_clip_rect(painter.clip_rect().intersect(events));
     let busy_band = Rect::from_x_y_ranges(0.0..=0.0, header.top() + 4.0..=header.bottom() - 4.0);
-    for (s, e) in summary::visible_blocks(&info.busy, from, to, px_ns) {
+    for (s, e) in summary::visible_blocks(&info.digest.busy, from, to, px_ns) {
         let x0 = map.x(s + o);
         let x1 = map.x(e + o).max(x0 + 1.0);
         ep.rect_filled(
@@ -108,19 +112,35 @@ pub(super) fn paint_header(
     }
     let comm_band = header.top() + RANK_ROW_PX * 0.5..=header.bottom() - 4.0;
     if let Some(mine) = a.collectives.per_rank.get(k) {
+        // Collectives closer than two pixels are drawn as one block (thousands per rank).
         let first = mine.list.partition_point(|c| c.end_ns < from);
-        for c in &mine.list[first..] {
-            if c.start_ns > to {
-                break;
-            }
-            let x0 = map.x(c.start_ns + o);
-            let x1 = map.x(c.end_ns + o).max(x0 + 2.0);
+        let spans = mine.list[first..]
+            .iter()
+            .take_while(|c| c.start_ns <= to)
+            .map(|c| (c.start_ns, c.end_ns));
+        let mut block: Option<(i64, i64)> = None;
+        let mut draw = |(s, e): (i64, i64)| {
+            let x0 = map.x(s + o);
+            let x1 = map.x(e + o).max(x0 + 2.0);
             ep.rect_filled(
                 Rect::from_x_y_ranges(x0..=x1, comm_band.clone()),
                 0.0,
                 palette.comm,
             );
             drawn.collectives_drawn += 1;
+        };
+        for (s, e) in spans {
+            block = match block {
+                Some((bs, be)) if s - be < 2 * px_ns => Some((bs, be.max(e))),
+                Some(b) => {
+                    draw(b);
+                    Some((s, e))
+                }
+                None => Some((s, e)),
+            };
+        }
+        if let Some(b) = block {
+            draw(b);
         }
     }
     // Search matches of this rank, as ticks on its header.

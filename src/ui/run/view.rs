@@ -31,7 +31,7 @@ pub struct Drawn {
     pub late: Option<usize>,
     /// Each expanded rank's rows.
     pub bodies: Vec<(usize, Rect)>,
-    /// Collective blocks drawn in the header rows.
+    /// Collective blocks drawn in the header rows (collectives closer than 2 px make one).
     pub collectives_drawn: usize,
 }
 
@@ -99,7 +99,8 @@ pub fn show(ui: &mut Ui, run: &mut RunTab, palette: &Palette) {
         let events = Rect::from_x_y_ranges(events_x, visible.y_range());
         let t = ui.interact(title, id.with(("title", k)), Sense::click());
         if t.clicked() {
-            run.ranks[k].expanded = !run.ranks[k].expanded;
+            run.set_expanded(k, !run.ranks[k].expanded);
+            ui.ctx().request_repaint();
         }
         let e = ui.interact(events, id.with(("events", k)), Sense::click_and_drag());
         header_input(ui, run, &e, &map, k, header, &mut zoom_to_event);
