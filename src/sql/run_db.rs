@@ -153,3 +153,37 @@ fn copy_rows(
     }
     Ok(())
 }
+
+/// The rows of a run's `result` that belong to `rank` (every row when it has no `rank` column),
+/// their times (`start`, `end`, `ts`) moved back from the run's clock onto the rank's own: how a
+/// result pinned on a run's tab is drawn on each rank's rows.
+pub fn rows_of_rank(result: &super::QueryResult, rank: u32, offset_ns: i64) -> super::QueryResult {
+    let rank_col = result.columns.iter().position(|c| c == "rank");
+    let shifted: Vec<bool> = result
+        .columns
+        .iter()
+        .map(|c| TIME_COLUMNS.contains(&c.as_str()))
+        .collect();
+    let rows = result
+        .rows
+        .iter()
+        .filter(|row| {
+            rank_col.is_none_or(|c| row.get(c) == Some(&Value::Integer(i64::from(rank))))
+        })
+        .map(|row| {
+            row.iter()
+                .zip(&shifted)
+                .map(|(v, &shift)| match v {
+                    Value::Integer(t) if shift => Value::Integer(t.saturating_sub(offset_ns)),
+                    Value::Real(t) if shift => Value::Real(t - offset_ns as f64),
+                    other => other.clone(),
+                })
+                .collect()
+        })
+        .collect();
+    super::QueryResult {
+        columns: result.columns.clone(),
+        rows,
+        truncated: result.truncated,
+    }
+}

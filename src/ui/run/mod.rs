@@ -14,12 +14,14 @@ pub mod heatmap;
 pub mod info_bar;
 mod paint;
 pub mod panel;
+pub mod sql;
 pub mod view;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::loader::LoadJob;
+use super::panels::analysis::SqlTab;
 use super::panels::search::SearchState;
 use super::timeline::{Ruler, TimelineModel, TimelineState};
 use crate::trace::Trace;
@@ -88,6 +90,10 @@ pub struct RunTab {
     pub last: view::Drawn,
     pub last_heat_cells: Vec<heatmap::HeatCell>,
     range_drag_from_ns: Option<f64>,
+    /// What the panel shows: the ranks' tables, or SQL over the run ([`sql`]).
+    pub page: sql::RunPage,
+    /// SQL over the run: its query, answer and pinned results.
+    pub sql: SqlTab,
 }
 
 impl RunTab {
@@ -109,6 +115,8 @@ impl RunTab {
             last: view::Drawn::default(),
             last_heat_cells: Vec::new(),
             range_drag_from_ns: None,
+            page: sql::RunPage::default(),
+            sql: SqlTab::default(),
         }
     }
 
@@ -146,6 +154,7 @@ impl RunTab {
     /// Takes in finished loads, starts the analysis when every rank is in, takes in its result;
     /// true when something changed.
     pub fn poll(&mut self, ctx: Option<&egui::Context>) -> bool {
+        self.sql.poll();
         let mut changed = false;
         for r in &mut self.ranks {
             let Some(outcome) = r.job.as_ref().and_then(LoadJob::poll) else {
@@ -228,6 +237,8 @@ impl RunTab {
             self.selected_instance = None;
         }
         self.analysis = Some(a);
+        // Offsets may have moved: the pinned results follow them onto each rank's rows.
+        self.pin_rank_tracks();
         if first_time {
             self.arrange();
         } else {

@@ -1,5 +1,6 @@
 //! The SQL tab's worker: one thread per trace that opens the trace's views (over the export
-//! file, or the loaded PyTorch trace copied into memory) on its first query and runs every
+//! file, or the loaded PyTorch trace copied into memory; for a run of ranks, the run's database
+//! filled rank by rank) on its first query and runs every
 //! query, so the window never waits for SQLite. A shared flag cancels the query running (SQLite's
 //! progress handler checks it every few thousand steps); dropping the session cancels and lets
 //! the thread end.
@@ -42,6 +43,18 @@ pub struct SqlSession {
 impl SqlSession {
     /// Starts the thread for `trace`; `repaint` is called when an answer is ready.
     pub fn start(trace: Arc<Trace>, repaint: impl Fn() + Send + 'static) -> Self {
+        Self::start_with(
+            move || SqlTrace::for_loaded(&trace).map_err(|e| e.to_string()),
+            repaint,
+        )
+    }
+
+    /// Starts the thread with the database `open` makes (on the thread, before the first
+    /// query: a run's database is filled there).
+    pub fn start_with(
+        open: impl FnOnce() -> Result<SqlTrace, String> + Send + 'static,
+        repaint: impl Fn() + Send + 'static,
+    ) -> Self {
         let (requests, inbox) = mpsc::channel::<SqlRequest>();
         let (outbox, answers) = mpsc::channel();
         let cancel = Arc::new(AtomicBool::new(false));
@@ -50,10 +63,12 @@ impl SqlSession {
             .name("sightline-sql".into())
             .spawn(move || {
                 let mut db: Option<Result<SqlTrace, String>> = None;
+                let mut open = Some(open);
                 while let Ok(req) = inbox.recv() {
                     let started = Instant::now();
-                    let opened = db.get_or_insert_with(|| {
-                        SqlTrace::for_loaded(&trace).map_err(|e| e.to_string())
+                    let opened = db.get_or_insert_with(|| match open.take() {
+                        Some(open) => open(),
+                        None => Err("the SQL views could not be made".into()),
                     });
                     let result = match opened {
                         Ok(db) => db
