@@ -115,7 +115,12 @@ fn check_run(paths: &[PathBuf]) -> Vec<(u32, i64, Arc<Trace>)> {
         Some(total_kernels)
     );
     let found = run
-        .query("SELECT DISTINCT rank FROM kernels ORDER BY rank", None, LIMIT, None)
+        .query(
+            "SELECT DISTINCT rank FROM kernels ORDER BY rank",
+            None,
+            LIMIT,
+            None,
+        )
         .unwrap();
     let expected: Vec<Vec<Value>> = ranks
         .iter()
@@ -152,7 +157,11 @@ fn check_nsys_against_raw(ranks: &[(u32, i64, Arc<Trace>)]) {
             &run,
             &format!("SELECT count(*), sum(dur), min(start) FROM kernels WHERE rank = {rank}"),
         );
-        assert_eq!(got, [Some(n), Some(sum), Some(first + offset)], "rank {rank}");
+        assert_eq!(
+            got,
+            [Some(n), Some(sum), Some(first + offset)],
+            "rank {rank}"
+        );
     }
 }
 
@@ -164,7 +173,11 @@ fn nsys_run_views_are_each_ranks_views_on_the_runs_clock() {
     };
     let ranks = check_run(&[b, a]);
     // Rank 1's session started 20 ms after rank 0's: the shift is real, not zero.
-    assert!(ranks[1].1 - ranks[0].1 > 1_000_000, "offsets {:?}", ranks[1].1);
+    assert!(
+        ranks[1].1 - ranks[0].1 > 1_000_000,
+        "offsets {:?}",
+        ranks[1].1
+    );
     check_nsys_against_raw(&ranks);
 }
 
@@ -182,7 +195,11 @@ fn pytorch_run_views_are_each_ranks_views_on_the_runs_clock() {
         .iter()
         .map(|(_, _, t)| t.torch.as_ref().and_then(|t| t.rank))
         .collect();
-    assert_eq!(torch_ranks, [Some(0), Some(1)], "ranks from distributedInfo");
+    assert_eq!(
+        torch_ranks,
+        [Some(0), Some(1)],
+        "ranks from distributedInfo"
+    );
 }
 
 #[test]
@@ -197,7 +214,10 @@ fn bundled_nccl_runs_in_both_formats() {
 
 #[test]
 fn the_runs_database_only_reads_and_a_collapsed_rank_is_loaded_when_asked() {
-    let paths = [nccl("n25_moe_a2a_rank0.sqlite"), nccl("n25_moe_a2a_rank1.sqlite")];
+    let paths = [
+        nccl("n25_moe_a2a_rank0.sqlite"),
+        nccl("n25_moe_a2a_rank1.sqlite"),
+    ];
     let ranks = run_of(&paths);
     let list: Vec<sightline::sql::run_db::RunRank> = ranks
         .iter()
@@ -236,11 +256,8 @@ fn the_runs_database_only_reads_and_a_collapsed_rank_is_loaded_when_asked() {
         }
     }
     // A rank whose trace cannot be had stops the filling with its error.
-    let failed = SqlTrace::for_run_with(
-        &list,
-        |_| Err(SqlError::Refused("not loaded".into())),
-        None,
-    );
+    let failed =
+        SqlTrace::for_run_with(&list, |_| Err(SqlError::Refused("not loaded".into())), None);
     assert!(failed.is_err());
 }
 

@@ -449,7 +449,10 @@ fn next_steps_to_pinned_matches_in_time_order() {
             }
             None => {
                 assert_eq!(tab.timeline.selection, None, "match {k}: no event selected");
-                let hit = tab.timeline.sql_selection.expect("a pinned interval selected");
+                let hit = tab
+                    .timeline
+                    .sql_selection
+                    .expect("a pinned interval selected");
                 let model = &tab.document.as_ref().expect("loaded").model;
                 let iv = &model.sql_tracks[hit.track].intervals[hit.interval];
                 assert_eq!((iv.start_ns, &iv.name), (*start, name), "match {k}");
@@ -475,5 +478,7 @@ fn next_steps_to_pinned_matches_in_time_order() {
     h.get_by_label("Prev").click();
     h.step();
     assert_eq!(h.state().tab().search.current, Some(expected.len() - 1));
-    assert!(h.state().tab().timeline.sql_selection.is_some() == expected.last().unwrap().2.is_none());
+    assert!(
+        h.state().tab().timeline.sql_selection.is_some() == expected.last().unwrap().2.is_none()
+    );
 }

@@ -42,7 +42,11 @@ fn run<'h>(h: &'h Harness<'static, SightlineApp>) -> &'h RunTab {
 }
 
 fn run_mut<'h>(h: &'h mut Harness<'static, SightlineApp>) -> &'h mut RunTab {
-    h.state_mut().tab_mut().run.as_deref_mut().expect("the tab is a run")
+    h.state_mut()
+        .tab_mut()
+        .run
+        .as_deref_mut()
+        .expect("the tab is a run")
 }
 
 /// (start, end) of the NCCL kernels of one export, by its own tables, and its session start.
@@ -76,7 +80,8 @@ fn sql_on_a_run_tab_answers_per_rank_on_the_runs_clock_and_pins_on_each_rank() {
         .iter()
         .map(|f| common::fixtures().join("nccl").join(f))
         .collect();
-    let by_sql: Vec<(Vec<(i64, i64)>, i64)> = files.iter().map(|f| nccl_kernels_by_sql(f)).collect();
+    let by_sql: Vec<(Vec<(i64, i64)>, i64)> =
+        files.iter().map(|f| nccl_kernels_by_sql(f)).collect();
     let earliest = by_sql.iter().map(|(_, utc)| *utc).min().unwrap();
     let mut h = run_app(files.clone());
     assert!(run(&h).analysis.is_some(), "the run's analysis is in");
@@ -115,7 +120,10 @@ fn sql_on_a_run_tab_answers_per_rank_on_the_runs_clock_and_pins_on_each_rank() {
             })
             .collect();
         got.sort_unstable();
-        let want: Vec<(i64, i64)> = spans.iter().map(|(s, e)| (s + offset, e + offset)).collect();
+        let want: Vec<(i64, i64)> = spans
+            .iter()
+            .map(|(s, e)| (s + offset, e + offset))
+            .collect();
         assert!(!want.is_empty());
         assert_eq!(got, want, "rank {rank}");
     }
@@ -143,7 +151,10 @@ fn sql_on_a_run_tab_answers_per_rank_on_the_runs_clock_and_pins_on_each_rank() {
             .map(|iv| (iv.start_ns, iv.end_ns))
             .collect();
         spans.sort_unstable();
-        assert_eq!(spans, by_sql[file].0, "rank {k}: its own kernels, its own clock");
+        assert_eq!(
+            spans, by_sql[file].0,
+            "rank {k}: its own kernels, its own clock"
+        );
         let row = model
             .row_index(RowKind::SqlTrack { track: 0, lane: 0 })
             .expect("a pinned row");

@@ -10,8 +10,8 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 
 use super::Format;
-use crate::export::text_table;
 use crate::analysis::ranks::{Run, collectives};
+use crate::export::text_table;
 use crate::sql::{SqlTrace, cell_text, views};
 use crate::trace::{Needs, Trace};
 

@@ -75,7 +75,11 @@ impl SqlTrace {
                 copy_rows(&one.conn, &tx, name, *r, None).map_err(views_error)?;
             }
             for name in OPTIONAL {
-                if one.conn.prepare(&format!("SELECT 1 FROM {name} LIMIT 0")).is_err() {
+                if one
+                    .conn
+                    .prepare(&format!("SELECT 1 FROM {name} LIMIT 0"))
+                    .is_err()
+                {
                     continue;
                 }
                 let fresh = !made.iter().any(|m| m == name);
@@ -167,9 +171,7 @@ pub fn rows_of_rank(result: &super::QueryResult, rank: u32, offset_ns: i64) -> s
     let rows = result
         .rows
         .iter()
-        .filter(|row| {
-            rank_col.is_none_or(|c| row.get(c) == Some(&Value::Integer(i64::from(rank))))
-        })
+        .filter(|row| rank_col.is_none_or(|c| row.get(c) == Some(&Value::Integer(i64::from(rank)))))
         .map(|row| {
             row.iter()
                 .zip(&shifted)

@@ -45,11 +45,7 @@ impl RunTab {
 
     /// Draws the pinned results on every loaded rank's rows (see the module's note).
     pub fn pin_rank_tracks(&mut self) {
-        let ranks: Vec<(u32, i64)> = self
-            .sql_ranks()
-            .iter()
-            .map(|(r, o, _)| (*r, *o))
-            .collect();
+        let ranks: Vec<(u32, i64)> = self.sql_ranks().iter().map(|(r, o, _)| (*r, *o)).collect();
         let pinned: Vec<(Arc<SqlTrack>, Arc<crate::sql::QueryResult>)> = self
             .sql
             .pinned()
