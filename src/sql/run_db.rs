@@ -34,7 +34,35 @@ pub struct RunRank {
     pub offset_ns: i64,
 }
 
+/// A rank as the SQL thread gets it from a run's tab: its trace when the run holds it, else the
+/// file to load it from (a run that loads ranks lazily keeps no trace for a collapsed rank).
+#[derive(Clone)]
+pub struct RankTrace {
+    pub rank: RunRank,
+    pub path: std::path::PathBuf,
+    pub trace: Option<Arc<Trace>>,
+}
+
 impl SqlTrace {
+    /// The run's views over `ranks`, each trace held or loaded from its file in turn (and let
+    /// go once its rows are in); `cancel` stops the filling and the loading.
+    pub fn for_run_traces(ranks: &[RankTrace], cancel: &AtomicBool) -> Result<Self, SqlError> {
+        let list: Vec<RunRank> = ranks.iter().map(|r| r.rank).collect();
+        let load = |i: usize| -> Result<Arc<Trace>, SqlError> {
+            let r = &ranks[i];
+            if let Some(t) = &r.trace {
+                return Ok(t.clone());
+            }
+            let control = crate::load::LoadControl {
+                progress: &|_| {},
+                cancel,
+                needs: crate::trace::Needs::ALL,
+            };
+            Ok(Arc::new(crate::load::load_file_with(&r.path, &control)?))
+        };
+        Self::for_run_with(&list, load, Some(cancel))
+    }
+
     /// The run's views over ranks whose traces are held: `(rank, offset_ns, trace)`.
     pub fn for_run(ranks: &[(u32, i64, Arc<Trace>)]) -> Result<Self, SqlError> {
         let list: Vec<RunRank> = ranks

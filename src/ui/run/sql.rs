@@ -1,6 +1,7 @@
 //! The SQL page of a run's panel: the SQL tab of a single trace ([`SqlTab`]) over the run's views
 //! ([`crate::sql::run_db`]: every rank's rows with a `rank` column, times on the run's clock),
-//! filled on the SQL thread at the first query. A pinned result is drawn on each rank's rows
+//! filled on the SQL thread at the first query (a rank whose trace the run does not hold is loaded
+//! there from its file). A pinned result is drawn on each rank's rows
 //! (shown when the rank is expanded): the rows of that rank when the result has a `rank` column,
 //! else every row, moved back onto the rank's own clock so that they sit at their run time.
 
@@ -10,9 +11,8 @@ use std::sync::Arc;
 use egui::Ui;
 
 use super::RunTab;
-use crate::sql::run_db::rows_of_rank;
+use crate::sql::run_db::{RankTrace, RunRank, rows_of_rank};
 use crate::sql::track::SqlTrack;
-use crate::trace::Trace;
 use crate::ui::panels::analysis::PanelAction;
 use crate::ui::panels::analysis::SqlSource;
 
@@ -27,25 +27,37 @@ pub enum RunPage {
 }
 
 impl RunTab {
-    /// Each loaded rank's (rank, offset onto the run's clock, trace), in the run's order; empty
-    /// until the run's analysis has found the ranks.
-    pub fn sql_ranks(&self) -> Vec<(u32, i64, Arc<Trace>)> {
-        let Some(a) = &self.analysis else {
-            return Vec::new();
-        };
+    /// Rank `k`'s number and offset onto the run's clock, once the run's analysis has them.
+    fn rank_and_offset(&self, k: usize) -> Option<RunRank> {
+        let info = self.analysis.as_ref()?.ranks.get(k)?;
+        Some(RunRank {
+            rank: info.rank,
+            offset_ns: self.offset_ns(k),
+        })
+    }
+
+    /// What SQL over the run needs of each rank the analysis found: rank, offset, and its trace
+    /// where the run holds it, else its file (loaded on the SQL thread). Empty until the run's
+    /// analysis is in.
+    pub fn sql_ranks(&self) -> Vec<RankTrace> {
         self.ranks
             .iter()
             .enumerate()
             .filter_map(|(k, r)| {
-                let info = a.ranks.get(k)?;
-                Some((info.rank, self.offset_ns(k), r.trace.clone()?))
+                Some(RankTrace {
+                    rank: self.rank_and_offset(k)?,
+                    path: r.path.clone(),
+                    trace: r.trace.clone(),
+                })
             })
             .collect()
     }
 
     /// Draws the pinned results on every loaded rank's rows (see the module's note).
     pub fn pin_rank_tracks(&mut self) {
-        let ranks: Vec<(u32, i64)> = self.sql_ranks().iter().map(|(r, o, _)| (*r, *o)).collect();
+        let places: Vec<Option<RunRank>> = (0..self.ranks.len())
+            .map(|k| self.rank_and_offset(k))
+            .collect();
         let pinned: Vec<(Arc<SqlTrack>, Arc<crate::sql::QueryResult>)> = self
             .sql
             .pinned()
@@ -53,22 +65,21 @@ impl RunTab {
             .cloned()
             .zip(self.sql.pinned_results().iter().cloned())
             .collect();
-        for (k, r) in self.ranks.iter_mut().enumerate() {
+        for (r, place) in self.ranks.iter_mut().zip(places) {
             let Some(model) = r.model.as_mut() else {
                 continue;
             };
-            let Some(&(rank, offset)) = ranks.get(k) else {
-                model.set_sql_tracks(Vec::new());
-                continue;
+            let tracks = match place {
+                Some(RunRank { rank, offset_ns }) => pinned
+                    .iter()
+                    .filter_map(|(track, result)| {
+                        let own = rows_of_rank(result, rank, offset_ns);
+                        SqlTrack::from_result(&track.title, &track.query, &own).ok()
+                    })
+                    .map(Arc::new)
+                    .collect(),
+                None => Vec::new(),
             };
-            let tracks = pinned
-                .iter()
-                .filter_map(|(track, result)| {
-                    let own = rows_of_rank(result, rank, offset);
-                    SqlTrack::from_result(&track.title, &track.query, &own).ok()
-                })
-                .map(Arc::new)
-                .collect();
             model.set_sql_tracks(tracks);
         }
     }
@@ -83,8 +94,8 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
     }
     // A new set of ranks or offsets (a hand shift) is a new database.
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    for (rank, offset, trace) in &ranks {
-        (rank, offset, Arc::as_ptr(trace) as usize).hash(&mut hasher);
+    for r in &ranks {
+        (r.rank.rank, r.rank.offset_ns, &r.path).hash(&mut hasher);
     }
     let mut actions = Vec::new();
     run.sql.follow_trace(hasher.finish(), &mut actions);

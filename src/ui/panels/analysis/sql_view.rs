@@ -34,8 +34,8 @@ pub fn editor_id() -> egui::Id {
 pub enum SqlSource<'a> {
     /// One trace's views.
     Trace(&'a Arc<Trace>),
-    /// A run's views: each rank's (rank, offset onto the run's clock, trace).
-    Run(&'a [(u32, i64, Arc<Trace>)]),
+    /// A run's views: each rank with its offset onto the run's clock and its trace (or file).
+    Run(&'a [crate::sql::run_db::RankTrace]),
 }
 
 impl SqlSource<'_> {
@@ -43,7 +43,7 @@ impl SqlSource<'_> {
     fn example(&self) -> Option<&Trace> {
         match self {
             SqlSource::Trace(t) => Some(t),
-            SqlSource::Run(ranks) => ranks.first().map(|(_, _, t)| t.as_ref()),
+            SqlSource::Run(ranks) => ranks.iter().find_map(|r| r.trace.as_deref()),
         }
     }
 }
@@ -195,7 +195,10 @@ impl SqlTab {
             SqlSource::Run(ranks) => {
                 let ranks = ranks.to_vec();
                 SqlSession::start_with(
-                    move || crate::sql::SqlTrace::for_run(&ranks).map_err(|e| e.to_string()),
+                    move |cancel| {
+                        crate::sql::SqlTrace::for_run_traces(&ranks, cancel)
+                            .map_err(|e| e.to_string())
+                    },
                     repaint,
                 )
             }

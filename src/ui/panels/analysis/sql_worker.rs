@@ -44,15 +44,16 @@ impl SqlSession {
     /// Starts the thread for `trace`; `repaint` is called when an answer is ready.
     pub fn start(trace: Arc<Trace>, repaint: impl Fn() + Send + 'static) -> Self {
         Self::start_with(
-            move || SqlTrace::for_loaded(&trace).map_err(|e| e.to_string()),
+            move |_| SqlTrace::for_loaded(&trace).map_err(|e| e.to_string()),
             repaint,
         )
     }
 
-    /// Starts the thread with the database `open` makes (on the thread, before the first
-    /// query: a run's database is filled there).
+    /// Starts the thread with the database `open` makes on it before the first query (a run's
+    /// database is filled there; the cancel flag it is given stops the filling). A database
+    /// that could not be made is tried again at the next query.
     pub fn start_with(
-        open: impl FnOnce() -> Result<SqlTrace, String> + Send + 'static,
+        open: impl Fn(&AtomicBool) -> Result<SqlTrace, String> + Send + 'static,
         repaint: impl Fn() + Send + 'static,
     ) -> Self {
         let (requests, inbox) = mpsc::channel::<SqlRequest>();
@@ -63,13 +64,12 @@ impl SqlSession {
             .name("sightline-sql".into())
             .spawn(move || {
                 let mut db: Option<Result<SqlTrace, String>> = None;
-                let mut open = Some(open);
                 while let Ok(req) = inbox.recv() {
                     let started = Instant::now();
-                    let opened = db.get_or_insert_with(|| match open.take() {
-                        Some(open) => open(),
-                        None => Err("the SQL views could not be made".into()),
-                    });
+                    if db.as_ref().is_some_and(Result::is_err) {
+                        db = None;
+                    }
+                    let opened = db.get_or_insert_with(|| open(&flag));
                     let result = match opened {
                         Ok(db) => db
                             .query_with(
