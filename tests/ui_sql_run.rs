@@ -176,3 +176,94 @@ fn sql_on_a_run_tab_answers_per_rank_on_the_runs_clock_and_pins_on_each_rank() {
     let again = db.query(q, None, Duration::from_secs(30), None).unwrap();
     assert_eq!(again.rows, answer.rows);
 }
+
+/// Types `query` on the run's SQL page, runs it, waits for the answer and pins it.
+fn query_and_pin(h: &mut Harness<'static, SightlineApp>, query: &str) -> Vec<Vec<Value>> {
+    run_mut(h).page = RunPage::Sql;
+    run_mut(h).sql.query = query.into();
+    h.step();
+    h.step();
+    h.get_by_label("Run").click();
+    h.step();
+    let started = Instant::now();
+    while run(h).sql.is_running() || run(h).sql.answer().is_none() {
+        assert!(started.elapsed() < Duration::from_secs(60), "no answer");
+        std::thread::sleep(Duration::from_millis(10));
+        h.step();
+    }
+    h.step();
+    let rows = run(h)
+        .sql
+        .answer()
+        .unwrap()
+        .result
+        .clone()
+        .expect("rows")
+        .rows
+        .clone();
+    h.get_by_label("Pin as track").click();
+    h.step();
+    h.step();
+    rows
+}
+
+/// The run's search finds pinned intervals by name, and Next goes to the first one after the
+/// middle of the view, on the run's clock, expanding its rank and selecting it as a click does.
+#[test]
+fn the_runs_search_steps_to_pinned_intervals() {
+    let files: Vec<PathBuf> = ["n25_ddp_rank0.sqlite", "n25_ddp_rank1.sqlite"]
+        .iter()
+        .map(|f| common::fixtures().join("nccl").join(f))
+        .collect();
+    let mut h = run_app(files);
+    let rows = query_and_pin(
+        &mut h,
+        "SELECT rank, start, \"end\", 'wait_' || rank AS name FROM kernels \
+         WHERE name LIKE 'ncclDevKernel_All%'",
+    );
+    // Rank 1's intervals on the run's clock, from the answer.
+    let mut starts: Vec<i64> = rows
+        .iter()
+        .filter(|r| r[0] == Value::Integer(1))
+        .map(|r| match r[1] {
+            Value::Integer(s) => s,
+            _ => panic!("start"),
+        })
+        .collect();
+    starts.sort_unstable();
+    assert!(starts.len() > 4);
+    run_mut(&mut h).query = "wait_1".into();
+    run_mut(&mut h).refresh_search();
+    h.step();
+    let label = format!("{} matches", starts.len());
+    assert!(h.query_by_label(&label).is_some(), "{label}");
+    // The middle of the view just before rank 1's fourth interval: Next goes to it.
+    let target = starts[3];
+    {
+        let r = run_mut(&mut h);
+        r.view = ((target - 1_000_001) as f64, (target + 999_999) as f64);
+        r.apply_view();
+    }
+    h.step();
+    h.get_by_label("Next").click();
+    h.step();
+    h.step();
+    let r = run(&h);
+    let k = r
+        .analysis
+        .as_ref()
+        .unwrap()
+        .ranks
+        .iter()
+        .position(|i| i.rank == 1)
+        .unwrap();
+    let rv = &r.ranks[k];
+    assert!(rv.expanded, "rank 1 expanded");
+    assert_eq!(rv.state.selection, None);
+    let hit = rv.state.sql_selection.expect("a pinned interval selected");
+    let iv = &rv.model.as_ref().unwrap().sql_tracks[hit.track].intervals[hit.interval];
+    assert_eq!(iv.name, "wait_1");
+    assert_eq!(iv.start_ns + r.offset_ns(k), target);
+    // Rank 0's rank has none of them: nothing selected there.
+    assert!(r.ranks[1 - k].state.sql_selection.is_none());
+}

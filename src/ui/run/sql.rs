@@ -82,6 +82,8 @@ impl RunTab {
             };
             model.set_sql_tracks(tracks);
         }
+        // The run's search finds the new intervals too.
+        self.refresh_search();
     }
 }
 
