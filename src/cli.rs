@@ -21,6 +21,7 @@ mod perf_commands;
 mod ranks_command;
 mod render_command;
 mod report_commands;
+mod run_files;
 mod samples_export;
 mod sql_command;
 pub use perf_commands::{BenchArgs, GenTraceArgs};

@@ -164,8 +164,49 @@ pub fn headline(trace: &Trace, filter: &Filter, iteration: Option<&Iteration>) -
     out
 }
 
-/// The two runs' figures side by side: every metric of either run, base's order first.
+/// The device of a per-GPU figure (`GPU 3 busy time (ns)` → 3).
+fn gpu_of(metric: &str) -> Option<&str> {
+    let rest = metric.strip_prefix("GPU ")?;
+    let (device, what) = rest.split_once(' ')?;
+    what.starts_with("busy").then_some(device)
+}
+
+/// Two runs that each kept one GPU busy, but not the same one (two ranks of a run, or a run moved
+/// to another GPU), compare those GPUs with each other: their figures are named `GPU busy …`.
+fn one_gpu_each(base: &[Figure], new: &[Figure]) -> Option<(Vec<Figure>, Vec<Figure>)> {
+    let only = |figures: &[Figure]| -> Option<String> {
+        let mut devices = figures.iter().filter_map(|f| gpu_of(&f.metric));
+        let first = devices.next()?;
+        devices.all(|d| d == first).then(|| first.to_string())
+    };
+    let (b, n) = (only(base)?, only(new)?);
+    if b == n {
+        return None;
+    }
+    let rename = |figures: &[Figure], device: &str| -> Vec<Figure> {
+        let prefix = format!("GPU {device} ");
+        figures
+            .iter()
+            .map(|f| match f.metric.strip_prefix(&prefix) {
+                Some(what) if gpu_of(&f.metric).is_some() => Figure {
+                    metric: format!("GPU {what}"),
+                    ..f.clone()
+                },
+                _ => f.clone(),
+            })
+            .collect()
+    };
+    Some((rename(base, &b), rename(new, &n)))
+}
+
+/// The two runs' figures side by side: every metric of either run, base's order first;
+/// runs on one GPU each, not the same, compare those two GPUs ([`one_gpu_each`]).
 pub fn headline_rows(base: &[Figure], new: &[Figure]) -> Vec<HeadlineRow> {
+    let renamed = one_gpu_each(base, new);
+    let (base, new) = match &renamed {
+        Some((b, n)) => (b.as_slice(), n.as_slice()),
+        None => (base, new),
+    };
     let mut metrics: Vec<&Figure> = base.iter().collect();
     for f in new {
         if !metrics.iter().any(|m| m.metric == f.metric) {
@@ -300,6 +341,26 @@ pub fn judged(change: Option<f64>, better: Better) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_gpu_each_compares_the_two_gpus() {
+        let fig = |m: &str, v: f64| Figure::new(m.to_string(), v, Unit::Ns, Better::Lower);
+        let base = [fig("GPU 1 busy time (ns)", 5.0), fig("Kernels", 3.0)];
+        let new = [fig("GPU 0 busy time (ns)", 7.0), fig("Kernels", 4.0)];
+        let rows = headline_rows(&base, &new);
+        assert_eq!(rows[0].metric, "GPU busy time (ns)");
+        assert_eq!((rows[0].base, rows[0].new), (Some(5.0), Some(7.0)));
+        assert_eq!(rows.len(), 2);
+        // The same GPU, or several, keep their ids.
+        let same = headline_rows(&base, &base);
+        assert_eq!(same[0].metric, "GPU 1 busy time (ns)");
+        let two = [
+            fig("GPU 0 busy time (ns)", 1.0),
+            fig("GPU 1 busy time (ns)", 2.0),
+        ];
+        assert_eq!(headline_rows(&two, &new)[0].metric, "GPU 0 busy time (ns)");
+        assert_eq!(headline_rows(&two, &new).len(), 3);
+    }
 
     #[test]
     fn durations_read_with_units() {

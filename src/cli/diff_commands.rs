@@ -22,10 +22,15 @@ use crate::trace::Trace;
 
 #[derive(clap::Args, Debug)]
 pub struct DiffArgs {
-    /// The baseline trace.
+    /// The baseline trace; with `--run`, a rank of the run (`0`, `rank:0` or `rank0`).
     pub base: PathBuf,
-    /// The new (optimised) trace.
+    /// The new (optimised) trace; with `--run`, a rank of the run.
     pub new: PathBuf,
+    /// The traces of one run (files or folders, as `sightline ranks` takes them): BASE and NEW
+    /// are then two of its ranks, found as `sightline ranks` finds them (distributedInfo, the
+    /// process environment, the file name).
+    #[arg(long, num_args = 1.., value_name = "TRACE")]
+    pub run: Vec<PathBuf>,
     /// Report to compare per name (`cuda_gpu_kern_sum`, `cuda_api_sum`, `cuda_gpu_mem_time_sum`,
     /// `cuda_gpu_mem_size_sum`, `nvtx_sum`, `nvtx_gpu_proj_sum`, …), or `headline`.
     #[arg(long, default_value = "cuda_gpu_kern_sum")]
@@ -113,7 +118,22 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
         let exclusion = apply_exclusion(&trace, &rules);
         Ok(Run { trace, exclusion })
     };
-    let (base, new) = (load(&args.base)?, load(&args.new)?);
+    let (base_path, new_path) = if args.run.is_empty() {
+        (args.base.clone(), args.new.clone())
+    } else {
+        super::run_files::two_ranks(&args.run, &args.base, &args.new)?
+    };
+    // What the table's title calls each: the paths given, or with `--run` the rank and its file.
+    let label = |given: &PathBuf, path: &PathBuf| -> String {
+        if args.run.is_empty() {
+            given.display().to_string()
+        } else {
+            let file = path.file_name().map(|f| f.to_string_lossy().into_owned());
+            format!("{} ({})", given.display(), file.unwrap_or_default())
+        }
+    };
+    let (base_label, new_label) = (label(&args.base, &base_path), label(&args.new, &new_path));
+    let (base, new) = (load(&base_path)?, load(&new_path)?);
 
     let table = if let Some(request) = request {
         let nsys_format = args
@@ -177,12 +197,7 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
         let rows = headline::headline_rows(&b, &n);
         if args.format == Format::Table {
             let mut out = std::io::stdout().lock();
-            writeln!(
-                out,
-                "\n {} vs {} (headline):\n",
-                args.base.display(),
-                args.new.display()
-            )?;
+            writeln!(out, "\n {base_label} vs {new_label} (headline):\n")?;
             out.write_all(headline_text_table(&rows).as_bytes())?;
             return Ok(0);
         }
@@ -194,13 +209,7 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
     match args.format {
         Format::Csv => nsys_csv::write_table_csv(&table, &mut out)?,
         Format::Table => {
-            writeln!(
-                out,
-                "\n {} vs {} ({}):\n",
-                args.base.display(),
-                args.new.display(),
-                args.report
-            )?;
+            writeln!(out, "\n {base_label} vs {new_label} ({}):\n", args.report)?;
             let header: Vec<&str> = table.columns.iter().map(String::as_str).collect();
             let text = text_table::render(&header, &nsys_csv::table_text_rows(&table));
             out.write_all(text.as_bytes())?;

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use super::Format;
 use super::report_commands::write_table;
@@ -13,7 +13,8 @@ use crate::trace::Needs;
 
 #[derive(clap::Args, Debug)]
 pub struct RanksArgs {
-    /// The traces of one run, one per rank (nsys exports and PyTorch traces, mixed or not).
+    /// The traces of one run, one per rank (nsys exports and PyTorch traces, mixed or not), or
+    /// folders of them.
     #[arg(required = true, num_args = 1..)]
     pub traces: Vec<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -30,22 +31,7 @@ pub struct RanksArgs {
 pub fn ranks(args: &RanksArgs) -> Result<i32> {
     let pattern = regex::Regex::new(&args.collectives)
         .map_err(|e| anyhow::anyhow!("--collectives '{}': {e}", args.collectives))?;
-    if args.traces.len() < 2 {
-        bail!("a run needs two traces or more (one per rank)");
-    }
-    // Each trace on a thread of its own (a loader blocks on its own rayon work, so loads must
-    // not sit on rayon's threads themselves).
-    let traces = std::thread::scope(|s| {
-        let loads: Vec<_> = args
-            .traces
-            .iter()
-            .map(|p| s.spawn(move || super::load_for_cli(p, Needs::ALL)))
-            .collect();
-        loads
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| bail!("a trace failed to load")))
-            .collect::<Result<Vec<_>>>()
-    })?;
+    let traces = super::run_files::load_run(&args.traces, Needs::ALL)?;
     let refs: Vec<_> = traces.iter().collect();
     let run = Run::new(&refs, &pattern);
 

@@ -110,30 +110,7 @@ pub fn sql(args: &SqlArgs) -> Result<i32> {
 /// The run's views: the traces (a folder stands for every trace in it) loaded, aligned as
 /// `sightline ranks` aligns them, and copied rank by rank into one database.
 fn open_run(paths: &[PathBuf]) -> Result<SqlTrace> {
-    let mut files = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let found = crate::ui::run::traces_in_folder(p)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
-            files.extend(found);
-        } else {
-            files.push(p.clone());
-        }
-    }
-    if files.len() < 2 {
-        bail!("a run needs two traces or more (one per rank)");
-    }
-    // Each trace on a thread of its own, as `sightline ranks` loads them.
-    let traces = std::thread::scope(|s| {
-        let loads: Vec<_> = files
-            .iter()
-            .map(|p| s.spawn(move || super::load_for_cli(p, Needs::ALL)))
-            .collect();
-        loads
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| bail!("a trace failed to load")))
-            .collect::<Result<Vec<_>>>()
-    })?;
+    let traces = super::run_files::load_run(paths, Needs::ALL)?;
     let traces: Vec<Arc<Trace>> = traces.into_iter().map(Arc::new).collect();
     let pattern = regex::Regex::new(collectives::DEFAULT_PATTERN)?;
     let refs: Vec<&Trace> = traces.iter().map(Arc::as_ref).collect();

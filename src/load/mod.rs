@@ -3,6 +3,7 @@
 //! [`nsys_rep`] converts to that export first, and PyTorch profiler traces ([`kineto`]). The format
 //! is told by the file's first bytes, not its name.
 
+pub mod folder;
 pub mod kineto;
 pub mod nsys_rep;
 pub mod nsys_sqlite;

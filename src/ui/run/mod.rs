@@ -17,7 +17,7 @@ pub mod panel;
 pub mod sql;
 pub mod view;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::loader::LoadJob;
@@ -381,34 +381,7 @@ impl RunTab {
     }
 }
 
-/// The traces of a folder, as a run: every `.sqlite`, `.nsys-rep`, `.json` and `.json.gz` in it
-/// (not in its subfolders), by name; a report's `.nsys-rep` is left out when its `.sqlite` export
-/// is beside it.
-pub fn traces_in_folder(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && is_trace_name(p))
-        .collect();
-    found.sort();
-    let exported: Vec<PathBuf> = found
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "sqlite"))
-        .map(|p| p.with_extension("nsys-rep"))
-        .collect();
-    found.retain(|p| !exported.contains(p));
-    Ok(found)
-}
-
-fn is_trace_name(p: &Path) -> bool {
-    let name = p
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    [".sqlite", ".nsys-rep", ".json", ".json.gz"]
-        .iter()
-        .any(|ext| name.ends_with(ext))
-}
+pub use crate::load::folder::traces_in_folder;
 
 /// The run's tab: its panel on the right (when shown) and its rows.
 pub fn show_tab(

@@ -8,8 +8,10 @@
 
 pub mod counters;
 pub mod cpu_row;
+pub mod event_facts;
 pub mod event_menu;
 pub mod graph_brackets;
+pub mod graph_facts;
 pub mod history;
 mod input;
 pub mod launch_arrows;

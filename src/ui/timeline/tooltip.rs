@@ -3,9 +3,9 @@
 
 use egui::Ui;
 
+use super::event_facts as details;
 use super::rows::{EventRef, TimelineModel};
 use crate::trace::Trace;
-use crate::ui::panels::details;
 
 pub fn event_tooltip(ui: &mut Ui, trace: &Trace, model: &TimelineModel, event: EventRef) {
     facts_grid(
