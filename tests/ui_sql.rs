@@ -397,3 +397,88 @@ fn a_wrong_query_shows_sqlites_message_and_queries_are_remembered_for_the_trace(
         history.as_slice()
     );
 }
+
+/// Next steps through the search's matches in time order, the pinned intervals among the
+/// trace's own events, and a pinned match is selected as a click selects it and shown.
+#[test]
+fn next_steps_to_pinned_matches_in_time_order() {
+    let steps = step_ranges_by_sql();
+    let mut h = sql_tab("transformer");
+    // The steps, each moved by half its length: pinned intervals between the NVTX events.
+    set_query(
+        &mut h,
+        "SELECT start + dur / 2 AS start, \"end\" + dur / 2 AS \"end\", name FROM ranges \
+         WHERE name LIKE 'step\\_%' ESCAPE '\\'",
+    );
+    run(&mut h);
+    h.get_by_label("Pin as track").click();
+    h.step();
+    h.step();
+    h.state_mut().tab_mut().search.query = "step_".into();
+    h.step();
+    h.step();
+    // What the order must be: the trace's matching events and the SQL steps moved, by start
+    // (an event first where both start together).
+    let tab = h.state().tab();
+    let trace = tab.document.as_ref().expect("loaded").trace.clone();
+    let events = tab.search.matches.clone();
+    assert!(!events.is_empty(), "the NVTX steps match");
+    let mut expected: Vec<(i64, u8, Option<sightline::ui::timeline::EventRef>, String)> = events
+        .iter()
+        .map(|&e| (e.start_ns(&trace), 0, Some(e), String::new()))
+        .collect();
+    for (start, end, name) in &steps {
+        let moved = start + (end - start) / 2;
+        expected.push((moved, 1, None, name.clone()));
+    }
+    expected.sort_by_key(|e| (e.0, e.1));
+    assert!(
+        expected.windows(2).any(|w| w[0].1 != w[1].1),
+        "events and pinned intervals interleave"
+    );
+    for (k, (start, _, event, name)) in expected.iter().enumerate() {
+        h.get_by_label("Next").click();
+        h.step();
+        h.step();
+        let tab = h.state().tab();
+        assert_eq!(tab.search.current, Some(k));
+        match event {
+            Some(e) => {
+                assert_eq!(tab.timeline.selection, Some(*e), "match {k}");
+                assert_eq!(tab.timeline.sql_selection, None, "match {k}");
+            }
+            None => {
+                assert_eq!(tab.timeline.selection, None, "match {k}: no event selected");
+                let hit = tab
+                    .timeline
+                    .sql_selection
+                    .expect("a pinned interval selected");
+                let model = &tab.document.as_ref().expect("loaded").model;
+                let iv = &model.sql_tracks[hit.track].intervals[hit.interval];
+                assert_eq!((iv.start_ns, &iv.name), (*start, name), "match {k}");
+                let v = &tab.timeline.view;
+                assert!(
+                    v.start_ns <= iv.start_ns as f64 && iv.end_ns as f64 <= v.end_ns,
+                    "match {k} is in view"
+                );
+            }
+        }
+    }
+    let label = format!(
+        "{} / {} matches ({} in pinned tracks)",
+        expected.len(),
+        expected.len(),
+        steps.len()
+    );
+    assert!(h.query_by_label(&label).is_some(), "{label}");
+    // Past the last, Next wraps to the first; Prev goes back to the last.
+    h.get_by_label("Next").click();
+    h.step();
+    assert_eq!(h.state().tab().search.current, Some(0));
+    h.get_by_label("Prev").click();
+    h.step();
+    assert_eq!(h.state().tab().search.current, Some(expected.len() - 1));
+    assert!(
+        h.state().tab().timeline.sql_selection.is_some() == expected.last().unwrap().2.is_none()
+    );
+}

@@ -1,23 +1,33 @@
 //! `sightline sql TRACE "QUERY"`: runs a read-only query over the trace's views and prints the
-//! rows as a table or CSV.
+//! rows as a table or CSV. `sightline sql --ranks FILE… "QUERY"` (or a folder) runs it over a run
+//! of ranks: the same views with a `rank` column, times on the run's clock.
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use super::Format;
+use crate::analysis::ranks::{Run, collectives};
 use crate::export::text_table;
 use crate::sql::{SqlTrace, cell_text, views};
+use crate::trace::{Needs, Trace};
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = views_help())]
 pub struct SqlArgs {
-    /// The trace: an nsys export (.sqlite) or a PyTorch profiler trace (.json / .json.gz).
-    pub trace: PathBuf,
+    /// The trace: an nsys export (.sqlite) or a PyTorch profiler trace (.json / .json.gz); with
+    /// --ranks, the traces of one run (one per rank), or a folder holding them.
+    #[arg(required = true, num_args = 1.., value_name = "TRACE")]
+    pub traces: Vec<PathBuf>,
     /// The query (SELECT or WITH … SELECT) over the views listed below.
     pub query: String,
+    /// The traces are the ranks of one run: every view gets a first column `rank`, and times
+    /// are on the run's clock (as `sightline ranks` aligns the ranks).
+    #[arg(long)]
+    pub ranks: bool,
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Print at most N rows (a note on stderr says when more matched).
@@ -45,6 +55,10 @@ fn views_help() -> String {
         "  samples({}) CPU samples, where the trace has them\n",
         crate::sql::computed::SAMPLES
     ));
+    s.push_str(
+        "With --ranks every view has a first column `rank`, and start/end/ts are on the run's \
+         clock.\n",
+    );
     s
 }
 
@@ -52,7 +66,11 @@ pub fn sql(args: &SqlArgs) -> Result<i32> {
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         anyhow::bail!("--timeout takes a positive number of seconds");
     }
-    let trace = SqlTrace::open_for_query(&args.trace, &args.query)?;
+    let trace = match (args.ranks, args.traces.as_slice()) {
+        (true, _) => open_run(&args.traces)?,
+        (false, [one]) => SqlTrace::open_for_query(one, &args.query)?,
+        (false, _) => bail!("one trace, or --ranks for the traces of one run"),
+    };
     let timeout = Duration::from_secs_f64(args.timeout);
     let result = trace.query(&args.query, args.limit, timeout, None)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -87,4 +105,29 @@ pub fn sql(args: &SqlArgs) -> Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// The run's views: the traces (a folder stands for every trace in it) loaded, aligned as
+/// `sightline ranks` aligns them, and copied rank by rank into one database.
+fn open_run(paths: &[PathBuf]) -> Result<SqlTrace> {
+    let traces = super::run_files::load_run(paths, Needs::ALL)?;
+    let traces: Vec<Arc<Trace>> = traces.into_iter().map(Arc::new).collect();
+    let pattern = regex::Regex::new(collectives::DEFAULT_PATTERN)?;
+    let refs: Vec<&Trace> = traces.iter().map(Arc::as_ref).collect();
+    let run = Run::new(&refs, &pattern);
+    eprintln!("clock: {}", run.alignment.describe());
+    let mut ranks = Vec::with_capacity(run.ranks.len());
+    for r in &run.ranks {
+        let Some(held) = traces.iter().find(|t| std::ptr::eq(t.as_ref(), r.trace)) else {
+            continue;
+        };
+        eprintln!(
+            "rank {}: {} (offset {} ns)",
+            r.rank,
+            r.trace.path.display(),
+            r.offset_ns
+        );
+        ranks.push((r.rank, r.offset_ns, held.clone()));
+    }
+    Ok(SqlTrace::for_run(&ranks)?)
 }

@@ -5,12 +5,14 @@
 //! An nsys export is opened read-only and immutable and gets TEMP views over the file itself
 //! ([`views`]); any other trace Sightline loads (a PyTorch profiler trace) is loaded into the
 //! model and copied into an in-memory database with the same tables ([`model_db`]). Either way
-//! [`guard`] is installed before the user's SQL runs, so only reads get through. A sibling of
-//! `analysis`: it knows the trace model and the loaders, never the UI.
+//! [`guard`] is installed before the user's SQL runs, so only reads get through. A run of ranks
+//! gets the same views with a `rank` column, every rank's rows on the run's clock ([`run_db`]).
+//! A sibling of `analysis`: it knows the trace model and the loaders, never the UI.
 
 pub mod computed;
 pub mod guard;
 pub mod model_db;
+pub mod run_db;
 pub mod track;
 pub mod views;
 

@@ -117,8 +117,12 @@ impl SightlineApp {
             let tab = self.tab_mut();
             if !compare_on && let Some(d) = &tab.document {
                 ui.separator();
-                if let Some(e) = search::show(ui, &d.trace, &d.model.sql_tracks, &mut tab.search) {
-                    tab.timeline.reveal_match(&d.trace, &d.model, e);
+                match search::show(ui, &d.trace, &d.model.sql_tracks, &mut tab.search) {
+                    Some(search::SearchHit::Event(e)) => {
+                        tab.timeline.reveal_match(&d.trace, &d.model, e);
+                    }
+                    Some(search::SearchHit::Pinned(h)) => tab.timeline.reveal_pinned(&d.model, h),
+                    None => {}
                 }
                 tab.timeline.sql_search_matches = tab.search.sql_matches.clone();
                 ui.toggle_value(&mut tab.timeline.launch_arrows, "Launch arrows")

@@ -59,7 +59,7 @@ pub use samples_view::{
     ChosenFunction, GAP_TOP_FUNCTIONS, GapFunctions, SamplesResult, SamplesView, gap_function_line,
     thread_label,
 };
-pub use sql_view::{EXAMPLES as SQL_EXAMPLES, SqlTab, editor_id as sql_editor_id};
+pub use sql_view::{EXAMPLES as SQL_EXAMPLES, SqlSource, SqlTab, editor_id as sql_editor_id};
 pub use stats_table::{
     Histogram, RowOrder, Sort, TableLayout, event_bounds, event_duration, is_numeric_column,
     row_events, visible_rows,

@@ -1,6 +1,8 @@
 //! The search box: substring (case-insensitive) or regular-expression search over event names,
 //! with a match count and next/previous that select and reveal each match (keeping the zoom,
-//! see [`crate::ui::timeline::TimelineState::reveal_match`]). Ctrl+F and `/` focus it.
+//! see [`crate::ui::timeline::TimelineState::reveal_match`]). Ctrl+F and `/` focus it. Intervals
+//! of pinned query results are matched too, and next/previous step through them in time order
+//! with the trace's own events.
 
 use std::sync::Arc;
 
@@ -15,6 +17,13 @@ use crate::ui::timeline::{EventKind, EventRef};
 /// Tells whether a name matches the query.
 type NameMatcher = Box<dyn Fn(&str) -> bool>;
 
+/// A match next/previous went to: an event of the trace, or an interval of a pinned track.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchHit {
+    Event(EventRef),
+    Pinned(SqlHit),
+}
+
 /// The search's query, its options and its results.
 #[derive(Debug, Clone, Default)]
 pub struct SearchState {
@@ -22,15 +31,18 @@ pub struct SearchState {
     pub use_regex: bool,
     /// Every matching event, sorted by start time.
     pub matches: Vec<EventRef>,
-    /// Which match next/previous last went to.
+    /// Which match next/previous last went to: its place among the events and the pinned
+    /// intervals together, in time order (an event first where they start together).
     pub current: Option<usize>,
     /// Why the regular expression does not compile.
     pub error: Option<String>,
     searched: Option<(String, bool)>,
     /// Ctrl+F, `/` or "Search this name": the box takes the keyboard on its next frame.
     pub focus_requested: bool,
-    /// Intervals of pinned query results whose name matches (outlined; not stepped through).
+    /// Intervals of pinned query results whose name matches (outlined, and stepped through).
     pub sql_matches: Arc<Vec<SqlHit>>,
+    /// `sql_matches` by start time (start, hit), for stepping.
+    sql_order: Vec<(i64, SqlHit)>,
     /// What `sql_matches` was computed for: query, mode and the tracks (by address).
     sql_searched: Option<(String, bool, Vec<usize>)>,
 }
@@ -115,15 +127,22 @@ impl SearchState {
         }
         self.sql_searched = Some(key);
         let mut out = Vec::new();
+        let mut order = Vec::new();
         if let (false, Ok(matches)) = (self.query.is_empty(), self.name_matcher()) {
             for (track, t) in tracks.iter().enumerate() {
                 for (interval, iv) in t.intervals.iter().enumerate() {
                     if !iv.name.is_empty() && matches(&iv.name) {
                         out.push(SqlHit { track, interval });
+                        order.push((iv.start_ns, SqlHit { track, interval }));
                     }
                 }
             }
         }
+        order.sort_by_key(|&(start, h)| (start, h.track, h.interval));
+        if order != self.sql_order {
+            self.current = None;
+        }
+        self.sql_order = order;
         self.sql_matches = Arc::new(out);
     }
 
@@ -142,17 +161,48 @@ impl SearchState {
         self.searched = None;
         self.sql_searched = None;
         self.sql_matches = Arc::default();
+        self.sql_order.clear();
         self.matches.clear();
         self.current = None;
         self.error = None;
     }
 
+    /// How many matches next/previous step through: events and pinned intervals.
+    pub fn total(&self) -> usize {
+        self.matches.len() + self.sql_order.len()
+    }
+
+    /// The match at place `k` of the time order of events and pinned intervals (events first
+    /// where they start together).
+    pub fn hit_at(&self, trace: &Trace, k: usize) -> Option<SearchHit> {
+        // Event i's place is i + the pinned intervals that start before it: increasing in i.
+        let place = |i: usize| {
+            let t = self.matches[i].start_ns(trace);
+            i + self.sql_order.partition_point(|&(s, _)| s < t)
+        };
+        let (mut events_before, mut hi) = (0, self.matches.len());
+        while events_before < hi {
+            let mid = (events_before + hi) / 2;
+            if place(mid) < k {
+                events_before = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if events_before < self.matches.len() && place(events_before) == k {
+            return Some(SearchHit::Event(self.matches[events_before]));
+        }
+        self.sql_order
+            .get(k - events_before)
+            .map(|&(_, h)| SearchHit::Pinned(h))
+    }
+
     /// Moves to the next (`forward`) or previous match and returns it.
-    pub fn step(&mut self, forward: bool) -> Option<EventRef> {
-        if self.matches.is_empty() {
+    pub fn step(&mut self, trace: &Trace, forward: bool) -> Option<SearchHit> {
+        let n = self.total();
+        if n == 0 {
             return None;
         }
-        let n = self.matches.len();
         let next = match (self.current, forward) {
             (None, true) => 0,
             (None, false) => n - 1,
@@ -160,18 +210,18 @@ impl SearchState {
             (Some(c), false) => (c + n - 1) % n,
         };
         self.current = Some(next);
-        Some(self.matches[next])
+        self.hit_at(trace, next)
     }
 }
 
 /// The search bar. Returns the match to reveal when next/previous (or Enter) was used. Names of
-/// the intervals of `sql_tracks` (pinned query results) are searched too.
+/// the intervals of `sql_tracks` (pinned query results) are searched and stepped through too.
 pub fn show(
     ui: &mut Ui,
     trace: &Trace,
     sql_tracks: &[Arc<SqlTrack>],
     state: &mut SearchState,
-) -> Option<EventRef> {
+) -> Option<SearchHit> {
     let mut go = None;
     let label = ui.label("Search");
     let edit = ui
@@ -197,7 +247,7 @@ pub fn show(
                     if modifiers.shift)
             })
         });
-        go = state.step(!back);
+        go = state.step(trace, !back);
         // The box keeps the keyboard, so the next Enter goes on to the next match.
         edit.request_focus();
         // This Enter was the search's: the timeline, whose Enter zooms to the selected
@@ -209,25 +259,32 @@ pub fn show(
         .on_hover_text("Previous match (Shift+Enter)")
         .clicked()
     {
-        go = state.step(false);
+        go = state.step(trace, false);
     }
     if ui
         .button("Next")
         .on_hover_text("Next match (Enter)")
         .clicked()
     {
-        go = state.step(true);
+        go = state.step(trace, true);
     }
     if let Some(e) = &state.error {
         ui.colored_label(ui.visuals().error_fg_color, e);
     } else if !state.query.is_empty() {
-        let mut text = match state.current {
-            Some(c) => format!("{} / {} matches", c + 1, state.matches.len()),
-            None => format!("{} matches", state.matches.len()),
+        let pinned = state.sql_matches.len();
+        let text = match (state.current, pinned) {
+            (Some(c), 0) => format!("{} / {} matches", c + 1, state.total()),
+            (Some(c), _) => format!(
+                "{} / {} matches ({pinned} in pinned tracks)",
+                c + 1,
+                state.total()
+            ),
+            (None, 0) => format!("{} matches", state.matches.len()),
+            (None, _) => format!(
+                "{} matches (+{pinned} in pinned tracks)",
+                state.matches.len()
+            ),
         };
-        if !state.sql_matches.is_empty() {
-            text.push_str(&format!(" (+{} in pinned tracks)", state.sql_matches.len()));
-        }
         ui.label(text);
     }
     go

@@ -100,7 +100,9 @@ impl RunTab {
         }
         changed |= dropped;
         if arrived {
-            // The new rows take the run's view, range, rulers and selected collective.
+            // The new rows take the run's view, range, rulers, selected collective and the
+            // pinned SQL results.
+            self.pin_rank_tracks();
             self.apply_view();
             select_instance(self, self.selected_instance);
         }

@@ -1,12 +1,13 @@
 //! The run's line above its rows: its loading progress and Cancel, the clock used, the
-//! straggler, search across every rank (Next expands the rank of the next match), expand and
-//! collapse all, show all.
+//! straggler, search across every rank (its events and its pinned SQL intervals; Next expands the
+//! rank of the next match), expand and collapse all, show all.
 
 use egui::Ui;
 
 use super::RunTab;
 use super::view::LATE;
-use crate::ui::timeline::EventRef;
+use crate::ui::panels::search::SearchHit;
+use crate::ui::timeline::sql_tracks;
 
 /// The run's line above its rows: the clock used, the straggler, search across ranks, expand
 /// and collapse all.
@@ -57,15 +58,14 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
             .add(egui::TextEdit::singleline(&mut run.query).desired_width(160.0))
             .labelled_by(label.id);
         if edit.changed() {
-            for r in &mut run.ranks {
-                r.search.query = run.query.clone();
-                if let Some(t) = &r.trace {
-                    r.search.refresh(t);
-                }
-            }
+            run.refresh_search();
         }
         if !run.query.is_empty() {
-            let n: usize = run.ranks.iter().map(|r| r.search.matches.len()).sum();
+            let n: usize = run
+                .ranks
+                .iter()
+                .map(|r| r.search.matches.len() + r.search.sql_matches.len())
+                .sum();
             ui.weak(format!("{n} matches"));
             let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             if (ui.button("Next").clicked() || enter) && n > 0 {
@@ -89,11 +89,28 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
     });
 }
 
-/// The first search match (any rank) starting after the middle of the view: its rank expanded,
-/// the match selected and brought into view.
-fn next_match(run: &mut RunTab) {
+impl RunTab {
+    /// Searches every rank for the run's query: its events, and its pinned SQL tracks' intervals
+    /// (outlined on its rows).
+    pub fn refresh_search(&mut self) {
+        for r in &mut self.ranks {
+            r.search.query = self.query.clone();
+            if let Some(t) = &r.trace {
+                r.search.refresh(t);
+            }
+            if let Some(model) = &r.model {
+                r.search.refresh_sql(&model.sql_tracks);
+                r.state.sql_search_matches = r.search.sql_matches.clone();
+            }
+        }
+    }
+}
+
+/// The first search match (any rank, pinned SQL intervals included) starting after the middle of
+/// the view: its rank expanded, the match selected and brought into view.
+pub fn next_match(run: &mut RunTab) {
     let mid = (run.view.0 + run.view.1) / 2.0;
-    let mut best: Option<(i64, usize, EventRef)> = None;
+    let mut best: Option<(i64, usize, SearchHit)> = None;
     for (k, r) in run.ranks.iter().enumerate() {
         let Some(t) = &r.trace else { continue };
         let o = run.offset_ns(k);
@@ -104,15 +121,29 @@ fn next_match(run: &mut RunTab) {
         if let Some(&m) = r.search.matches.get(i) {
             let at = m.start_ns(t) + o;
             if best.is_none_or(|(b, _, _)| at < b) {
-                best = Some((at, k, m));
+                best = Some((at, k, SearchHit::Event(m)));
+            }
+        }
+        let Some(model) = &r.model else { continue };
+        for &h in r.search.sql_matches.iter() {
+            let Some((start, _)) = sql_tracks::span_of(model, h) else {
+                continue;
+            };
+            let at = start + o;
+            // An event first where both start together, as the search box steps.
+            if (at as f64) > mid && best.is_none_or(|(b, _, _)| at < b) {
+                best = Some((at, k, SearchHit::Pinned(h)));
             }
         }
     }
-    let Some((_, k, m)) = best else { return };
+    let Some((_, k, hit)) = best else { return };
     let r = &mut run.ranks[k];
     r.expanded = true;
     if let (Some(t), Some(model)) = (r.trace.clone(), r.model.as_ref()) {
-        r.state.reveal_match(&t, model, m);
+        match hit {
+            SearchHit::Event(m) => r.state.reveal_match(&t, model, m),
+            SearchHit::Pinned(h) => r.state.reveal_pinned(model, h),
+        }
     }
     run.sync();
 }

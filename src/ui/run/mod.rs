@@ -21,12 +21,14 @@ pub mod open_job;
 mod paint;
 pub mod panel;
 pub mod rank_trace;
+pub mod sql;
 pub mod view;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::loader::LoadJob;
+use super::panels::analysis::SqlTab;
 use super::panels::search::SearchState;
 use super::timeline::{Ruler, TimelineModel, TimelineState};
 use crate::analysis::ranks::digest::RankDigest;
@@ -109,6 +111,10 @@ pub struct RunTab {
     pub last: view::Drawn,
     pub last_heat_cells: Vec<heatmap::HeatCell>,
     range_drag_from_ns: Option<f64>,
+    /// What the panel shows: the ranks' tables, or SQL over the run ([`sql`]).
+    pub page: sql::RunPage,
+    /// SQL over the run: its query, answer and pinned results.
+    pub sql: SqlTab,
 }
 
 impl RunTab {
@@ -133,6 +139,8 @@ impl RunTab {
             last: view::Drawn::default(),
             last_heat_cells: Vec::new(),
             range_drag_from_ns: None,
+            page: sql::RunPage::default(),
+            sql: SqlTab::default(),
         }
     }
 
@@ -183,6 +191,7 @@ impl RunTab {
     /// result; loads the expanded ranks' traces and drops the collapsed ones'
     /// ([`RunTab::poll_details`]); true when something changed.
     pub fn poll(&mut self, ctx: Option<&egui::Context>) -> bool {
+        self.sql.poll();
         let mut changed = false;
         if let Some(job) = &mut self.opening {
             let outcomes = job.poll();
@@ -271,6 +280,8 @@ impl RunTab {
             self.selected_instance = None;
         }
         self.analysis = Some(a);
+        // Offsets may have moved: the pinned results follow them onto each rank's rows.
+        self.pin_rank_tracks();
         if first_time {
             self.arrange();
         } else {

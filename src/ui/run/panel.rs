@@ -1,16 +1,31 @@
 //! The run's side panel: the clock and each rank's offset (with a hand shift), the per-rank table
 //! (the columns of `sightline ranks`), the rank × step heatmap, and the collective instances
-//! (click one to select it on every rank).
+//! (click one to select it on every rank); or, on its SQL page, SQL over the run ([`super::sql`]).
 
 use egui::Ui;
 
 use super::RunTab;
+use super::sql::RunPage;
 use super::view::{LATE, select_instance};
 use crate::analysis::table::Cell;
 use crate::ui::timeline::format_duration;
 
-/// Draws the panel.
+/// Draws the panel: a choice of page, then the page.
 pub fn show(ui: &mut Ui, run: &mut RunTab) {
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut run.page, RunPage::Ranks, "Ranks");
+        ui.selectable_value(&mut run.page, RunPage::Sql, "SQL")
+            .on_hover_text("SQL over the run: every rank's rows, a `rank` column, one clock");
+    });
+    ui.separator();
+    match run.page {
+        RunPage::Ranks => show_ranks(ui, run),
+        RunPage::Sql => super::sql::show(ui, run),
+    }
+}
+
+/// The ranks' page: clock, per-rank table, heatmap, collectives.
+fn show_ranks(ui: &mut Ui, run: &mut RunTab) {
     let Some(a) = &run.analysis else {
         if run.busy() {
             ui.horizontal(|ui| {

@@ -26,7 +26,26 @@ impl TimelineState {
     /// wide as it was and at least [`MATCH_CONTEXT_LENGTHS`] times the match.
     pub fn reveal_match(&mut self, trace: &Trace, model: &TimelineModel, event: EventRef) {
         self.select_and_scroll_to(trace, model, event);
-        let (start, end) = (event.start_ns(trace) as f64, event.end_ns(trace) as f64);
+        self.sql_selection = None;
+        self.keep_in_view(event.start_ns(trace), event.end_ns(trace));
+    }
+
+    /// [`Self::reveal_match`] for an interval of a pinned query result: selected as a click
+    /// selects it, its lane scrolled into sight (pinned tracks are the first rows).
+    pub fn reveal_pinned(&mut self, model: &TimelineModel, hit: super::sql_tracks::SqlHit) {
+        let Some((start, end)) = super::sql_tracks::span_of(model, hit) else {
+            return;
+        };
+        self.selection = None;
+        self.sql_selection = Some(hit);
+        self.view.scroll_y = 0.0;
+        self.keep_in_view(start, end);
+    }
+
+    /// The view as it is when `[start, end]` is in it, else centred on it (see
+    /// [`Self::reveal_match`]).
+    fn keep_in_view(&mut self, start: i64, end: i64) {
+        let (start, end) = (start as f64, end as f64);
         if start >= self.view.start_ns && end <= self.view.end_ns {
             return;
         }

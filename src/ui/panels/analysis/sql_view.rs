@@ -3,19 +3,22 @@
 //! SQL thread ([`super::sql_worker`]) with a row limit, a time limit and a Cancel button, the
 //! answer as a sortable table with CSV export, SQLite's own message for a wrong query, and
 //! **Pin as track**: a result with `start`/`end` (or `ts`/`dur`) becomes a timeline track kept
-//! while the trace's tab is open. `:sel_start` / `:sel_end` are the range selection.
+//! while the trace's tab is open. `:sel_start` / `:sel_end` are the range selection. On a run's
+//! tab the same tab queries the run's views ([`SqlSource::Run`]: a `rank` column, times on the
+//! run's clock).
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use egui::{Button, Ui};
 
+mod table;
+
 use super::sql_worker::{SqlAnswer, SqlRequest, SqlSession};
 use super::{ERROR_COLOR, PanelAction, save_dialog};
 use crate::analysis::TimeRange;
+use crate::sql::QueryResult;
 use crate::sql::track::{SqlTrack, compare_values, title_of};
-use crate::sql::{QueryResult, cell_text};
 use crate::trace::Trace;
 use crate::ui::file_dialog::FilePurpose;
 
@@ -26,6 +29,24 @@ pub const SHOWN_ROWS_MAX: usize = 1000;
 /// The editor's widget id (tests type into it; the parameter buttons insert at its cursor).
 pub fn editor_id() -> egui::Id {
     egui::Id::unique("sightline_sql_editor")
+}
+
+/// What the SQL tab queries.
+pub enum SqlSource<'a> {
+    /// One trace's views.
+    Trace(&'a Arc<Trace>),
+    /// A run's views: each rank with its offset onto the run's clock and its trace (or file).
+    Run(&'a [crate::sql::run_db::RankTrace]),
+}
+
+impl SqlSource<'_> {
+    /// A trace to describe the views by (a run's first rank).
+    fn example(&self) -> Option<&Trace> {
+        match self {
+            SqlSource::Trace(t) => Some(t),
+            SqlSource::Run(ranks) => ranks.iter().find_map(|r| r.trace.as_deref()),
+        }
+    }
 }
 
 /// The SQL tab's state: the query, its history, the answer and the pinned tracks.
@@ -44,6 +65,8 @@ pub struct SqlTab {
     sort: Option<(usize, bool)>,
     order: Vec<usize>,
     pinned: Vec<Arc<SqlTrack>>,
+    /// The answer each pinned track was made from (a run splits it by rank).
+    pinned_results: Vec<Arc<QueryResult>>,
     message: Option<(String, bool)>,
     /// `:sel_start` / `:sel_end` as of the last frame.
     bounds: (i64, i64),
@@ -62,6 +85,7 @@ impl Default for SqlTab {
             sort: None,
             order: Vec::new(),
             pinned: Vec::new(),
+            pinned_results: Vec::new(),
             message: None,
             bounds: (0, 0),
         }
@@ -105,6 +129,11 @@ impl SqlTab {
         &self.pinned
     }
 
+    /// The answers the pinned tracks were made from, in the same order.
+    pub fn pinned_results(&self) -> &[Arc<QueryResult>] {
+        &self.pinned_results
+    }
+
     /// `:sel_start` / `:sel_end` as the last frame bound them.
     pub fn bounds(&self) -> (i64, i64) {
         self.bounds
@@ -133,6 +162,7 @@ impl SqlTab {
         self.order.clear();
         if !self.pinned.is_empty() {
             self.pinned.clear();
+            self.pinned_results.clear();
             actions.push(PanelAction::SqlTracksChanged);
         }
     }
@@ -145,14 +175,35 @@ impl SqlTab {
         selection: TimeRange,
         repaint: impl Fn() + Send + 'static,
     ) -> bool {
+        let bounds = selection_bounds(trace, selection);
+        self.run_on(&SqlSource::Trace(trace), bounds, repaint)
+    }
+
+    /// Runs the query over `source` with `:sel_start`/`:sel_end` bound to `bounds`, on its SQL
+    /// thread (a run's database is filled there on the first query); false while another runs.
+    pub fn run_on(
+        &mut self,
+        source: &SqlSource,
+        (start, end): (i64, i64),
+        repaint: impl Fn() + Send + 'static,
+    ) -> bool {
         let sql = self.query.trim().to_string();
         if sql.is_empty() {
             return false;
         }
-        let (start, end) = selection_bounds(trace, selection);
-        let session = self
-            .session
-            .get_or_insert_with(|| SqlSession::start(trace.clone(), repaint));
+        let session = self.session.get_or_insert_with(|| match source {
+            SqlSource::Trace(trace) => SqlSession::start((*trace).clone(), repaint),
+            SqlSource::Run(ranks) => {
+                let ranks = ranks.to_vec();
+                SqlSession::start_with(
+                    move |cancel| {
+                        crate::sql::SqlTrace::for_run_traces(&ranks, cancel)
+                            .map_err(|e| e.to_string())
+                    },
+                    repaint,
+                )
+            }
+        });
         let sent = session.run(SqlRequest {
             sql: sql.clone(),
             params: vec![("sel_start", start), ("sel_end", end)],
@@ -184,6 +235,7 @@ impl SqlTab {
         let track = SqlTrack::from_result(&title_of(&answer.sql), &answer.sql, result)
             .map_err(|e| e.to_string())?;
         self.pinned.push(Arc::new(track));
+        self.pinned_results.push(result.clone());
         actions.push(PanelAction::SqlTracksChanged);
         Ok(())
     }
@@ -192,6 +244,9 @@ impl SqlTab {
     pub fn unpin(&mut self, index: usize, actions: &mut Vec<PanelAction>) {
         if index < self.pinned.len() {
             self.pinned.remove(index);
+            if index < self.pinned_results.len() {
+                self.pinned_results.remove(index);
+            }
             actions.push(PanelAction::SqlTracksChanged);
         }
     }
@@ -221,12 +276,25 @@ impl SqlTab {
         repaint: impl Fn() + Send + 'static,
         actions: &mut Vec<PanelAction>,
     ) {
-        self.bounds = selection_bounds(trace, selection);
+        let bounds = selection_bounds(trace, selection);
+        self.ui_on(ui, &SqlSource::Trace(trace), bounds, repaint, actions);
+    }
+
+    /// The tab over `source`, `:sel_start`/`:sel_end` bound to `bounds`.
+    pub fn ui_on(
+        &mut self,
+        ui: &mut Ui,
+        source: &SqlSource,
+        bounds: (i64, i64),
+        repaint: impl Fn() + Send + 'static,
+        actions: &mut Vec<PanelAction>,
+    ) {
+        self.bounds = bounds;
         let running = self.is_running();
         if running {
             ui.ctx().request_repaint_after(Duration::from_millis(100));
         }
-        self.toolbar_ui(ui, trace);
+        self.toolbar_ui(ui, source);
         let editor = super::sql_editor::editor(ui, &mut self.query, editor_id(), 6);
         let ctrl_enter = editor.has_focus()
             && ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Enter));
@@ -251,7 +319,7 @@ impl SqlTab {
             }
         });
         if run && !running {
-            self.run(trace, selection, repaint);
+            self.run_on(source, bounds, repaint);
         }
         self.params_ui(ui);
         ui.separator();
@@ -259,7 +327,7 @@ impl SqlTab {
         self.pinned_ui(ui, actions);
     }
 
-    fn toolbar_ui(&mut self, ui: &mut Ui, trace: &Trace) {
+    fn toolbar_ui(&mut self, ui: &mut Ui, source: &SqlSource) {
         ui.horizontal_wrapped(|ui| {
             let mut chosen = None;
             ui.add_enabled_ui(!self.history.is_empty(), |ui| {
@@ -281,9 +349,17 @@ impl SqlTab {
             if let Some(q) = chosen {
                 self.query = q;
             }
-            ui.weak("Views:").on_hover_text(views_help(trace));
+            let mut help = source.example().map(views_help).unwrap_or_default();
+            if matches!(source, SqlSource::Run(_)) {
+                help.insert_str(
+                    0,
+                    "Every view has a first column `rank`; start, end and ts are on the run's \
+                     clock (each rank's offset added).\n",
+                );
+            }
+            ui.weak("Views:").on_hover_text(&help);
             ui.weak("kernels memcpy memset api ranges threads gpus …")
-                .on_hover_text(views_help(trace));
+                .on_hover_text(&help);
         });
     }
 
@@ -377,7 +453,7 @@ impl SqlTab {
             });
         }
         if let Some(path) = save_dialog(ui, export, FilePurpose::SaveSqlCsv, "query.csv") {
-            self.message = Some(match write_csv(&path, &result, &self.order) {
+            self.message = Some(match table::write_csv(&path, &result, &self.order) {
                 Ok(n) => (format!("Wrote {n} rows to {}", path.display()), false),
                 Err(e) => (format!("Cannot write {}: {e}", path.display()), true),
             });
@@ -389,7 +465,7 @@ impl SqlTab {
                 ui.label(text);
             }
         }
-        if let Some(column) = table_ui(ui, &result, &self.order, self.sort) {
+        if let Some(column) = table::table_ui(ui, &result, &self.order, self.sort) {
             self.sort_by(column);
         }
     }
@@ -419,86 +495,6 @@ impl SqlTab {
             self.unpin(i, actions);
         }
     }
-}
-
-/// The table of an answer: a header row of buttons (a click sorts) over the rows in `order`, at
-/// most [`SHOWN_ROWS_MAX`] of them. Returns the header clicked.
-fn table_ui(
-    ui: &mut Ui,
-    result: &QueryResult,
-    order: &[usize],
-    sort: Option<(usize, bool)>,
-) -> Option<usize> {
-    let mut clicked = None;
-    egui::ScrollArea::both()
-        .id_salt("sql_result_table")
-        .max_height(420.0)
-        .auto_shrink([false, true])
-        .show(ui, |ui| {
-            egui::Grid::new("sql_result_grid")
-                .striped(true)
-                .spacing([14.0, 2.0])
-                .show(ui, |ui| {
-                    for (c, name) in result.columns.iter().enumerate() {
-                        let arrow = match sort {
-                            Some((col, false)) if col == c => " ⏶",
-                            Some((col, true)) if col == c => " ⏷",
-                            _ => "",
-                        };
-                        if ui
-                            .add(
-                                Button::new(egui::RichText::new(format!("{name}{arrow}")).strong())
-                                    .frame(false),
-                            )
-                            .on_hover_text("Sort by this column")
-                            .clicked()
-                        {
-                            clicked = Some(c);
-                        }
-                    }
-                    ui.end_row();
-                    for &r in order.iter().take(SHOWN_ROWS_MAX) {
-                        let Some(row) = result.rows.get(r) else {
-                            continue;
-                        };
-                        for v in row {
-                            let text = cell_text(v);
-                            if matches!(
-                                v,
-                                rusqlite::types::Value::Integer(_)
-                                    | rusqlite::types::Value::Real(_)
-                            ) {
-                                ui.monospace(text);
-                            } else {
-                                ui.label(text);
-                            }
-                        }
-                        ui.end_row();
-                    }
-                });
-        });
-    if order.len() > SHOWN_ROWS_MAX {
-        ui.weak(format!(
-            "The first {SHOWN_ROWS_MAX} of {} rows are shown; Export CSV writes them all.",
-            order.len()
-        ));
-    }
-    clicked
-}
-
-/// Writes the answer's rows in `order` to `path`; returns how many.
-pub fn write_csv(path: &Path, result: &QueryResult, order: &[usize]) -> Result<usize, csv::Error> {
-    let mut w = csv::Writer::from_path(path)?;
-    w.write_record(&result.columns)?;
-    let mut n = 0;
-    for &i in order {
-        if let Some(row) = result.rows.get(i) {
-            w.write_record(row.iter().map(cell_text))?;
-            n += 1;
-        }
-    }
-    w.flush()?;
-    Ok(n)
 }
 
 fn views_help(trace: &Trace) -> String {

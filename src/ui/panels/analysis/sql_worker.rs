@@ -1,5 +1,6 @@
 //! The SQL tab's worker: one thread per trace that opens the trace's views (over the export
-//! file, or the loaded PyTorch trace copied into memory) on its first query and runs every
+//! file, or the loaded PyTorch trace copied into memory; for a run of ranks, the run's database
+//! filled rank by rank) on its first query and runs every
 //! query, so the window never waits for SQLite. A shared flag cancels the query running (SQLite's
 //! progress handler checks it every few thousand steps); dropping the session cancels and lets
 //! the thread end.
@@ -42,6 +43,19 @@ pub struct SqlSession {
 impl SqlSession {
     /// Starts the thread for `trace`; `repaint` is called when an answer is ready.
     pub fn start(trace: Arc<Trace>, repaint: impl Fn() + Send + 'static) -> Self {
+        Self::start_with(
+            move |_| SqlTrace::for_loaded(&trace).map_err(|e| e.to_string()),
+            repaint,
+        )
+    }
+
+    /// Starts the thread with the database `open` makes on it before the first query (a run's
+    /// database is filled there; the cancel flag it is given stops the filling). A database
+    /// that could not be made is tried again at the next query.
+    pub fn start_with(
+        open: impl Fn(&AtomicBool) -> Result<SqlTrace, String> + Send + 'static,
+        repaint: impl Fn() + Send + 'static,
+    ) -> Self {
         let (requests, inbox) = mpsc::channel::<SqlRequest>();
         let (outbox, answers) = mpsc::channel();
         let cancel = Arc::new(AtomicBool::new(false));
@@ -52,9 +66,10 @@ impl SqlSession {
                 let mut db: Option<Result<SqlTrace, String>> = None;
                 while let Ok(req) = inbox.recv() {
                     let started = Instant::now();
-                    let opened = db.get_or_insert_with(|| {
-                        SqlTrace::for_loaded(&trace).map_err(|e| e.to_string())
-                    });
+                    if db.as_ref().is_some_and(Result::is_err) {
+                        db = None;
+                    }
+                    let opened = db.get_or_insert_with(|| open(&flag));
                     let result = match opened {
                         Ok(db) => db
                             .query_with(
