@@ -136,11 +136,7 @@ fn sql_on_a_run_tab_answers_per_rank_on_the_runs_clock_and_pins_on_each_rank() {
     // Pinned: each rank's rows get that rank's intervals on its own clock, drawn when expanded.
     h.get_by_label("Pin as track").click();
     h.step();
-    for k in 0..2 {
-        run_mut(&mut h).ranks[k].expanded = true;
-    }
-    h.step();
-    h.step();
+    expand_all(&mut h);
     let r = run(&h);
     for (k, rv) in r.ranks.iter().enumerate() {
         let file = files.iter().position(|f| *f == rv.path).unwrap();
@@ -177,6 +173,21 @@ fn sql_on_a_run_tab_answers_per_rank_on_the_runs_clock_and_pins_on_each_rank() {
     assert_eq!(again.rows, answer.rows);
 }
 
+/// Expands every rank and waits for their traces: a collapsed rank holds no events (ranks
+/// load lazily), so its rows, pinned results and search matches come with its trace.
+fn expand_all(h: &mut Harness<'static, SightlineApp>) {
+    for k in 0..run(h).ranks.len() {
+        run_mut(h).set_expanded(k, true);
+    }
+    common::ui::settle_with(h, |app| app.tab().run.as_ref().is_none_or(|r| r.busy()));
+    h.step();
+    h.step();
+    assert!(
+        run(h).ranks.iter().all(|r| r.model.is_some()),
+        "every rank loaded"
+    );
+}
+
 /// Types `query` on the run's SQL page, runs it, waits for the answer and pins it.
 fn query_and_pin(h: &mut Harness<'static, SightlineApp>, query: &str) -> Vec<Vec<Value>> {
     run_mut(h).page = RunPage::Sql;
@@ -207,8 +218,8 @@ fn query_and_pin(h: &mut Harness<'static, SightlineApp>, query: &str) -> Vec<Vec
     rows
 }
 
-/// The run's search finds pinned intervals by name, and Next goes to the first one after the
-/// middle of the view, on the run's clock, expanding its rank and selecting it as a click does.
+/// The run's search finds pinned intervals by name on the expanded ranks, and Next goes to the
+/// first one after the middle of the view, on the run's clock, selecting it as a click does.
 #[test]
 fn the_runs_search_steps_to_pinned_intervals() {
     let files: Vec<PathBuf> = ["n25_ddp_rank0.sqlite", "n25_ddp_rank1.sqlite"]
@@ -221,6 +232,7 @@ fn the_runs_search_steps_to_pinned_intervals() {
         "SELECT rank, start, \"end\", 'wait_' || rank AS name FROM kernels \
          WHERE name LIKE 'ncclDevKernel_All%'",
     );
+    expand_all(&mut h);
     // Rank 1's intervals on the run's clock, from the answer.
     let mut starts: Vec<i64> = rows
         .iter()
