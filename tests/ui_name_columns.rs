@@ -149,3 +149,39 @@ fn memops_by_time_of_p2p_fits_the_panel_at_1600_px() {
         assert!(shown.contains(direction), "'{shown}' hides '{direction}'");
     }
 }
+
+#[test]
+fn a_table_wider_than_the_panel_gives_its_names_room_before_its_numbers() {
+    // The NVTX GPU projection's long titles fill the panel: the table scrolls sideways, and the
+    // range names (`backward_pass`, `layer_0_backward`) are shown whole rather than cut to
+    // `backward_…` to keep more numbers in view.
+    let mut h = app_with_size(vec![common::fixture("transformer")], DEFAULT_WINDOW);
+    h.state_mut().tab_mut().analysis.report = "nvtx_gpu_proj_sum";
+    settle_all(&mut h);
+    h.run();
+    let text = std::fs::read_to_string(
+        common::fixtures().join("golden/transformer/nvtx_gpu_proj_sum.csv"),
+    )
+    .unwrap();
+    let mut csv = csv::Reader::from_reader(text.as_bytes());
+    let ranges: Vec<String> = csv
+        .records()
+        .map(|r| r.unwrap().get(0).unwrap().to_string())
+        .collect();
+    assert!(ranges.len() >= 20, "{ranges:?}");
+    let left = panel_left(&h);
+    // The rows on screen (the list scrolls): at least the first ten.
+    let mut seen = 0;
+    for range in &ranges {
+        let Some(node) = h.query_by_label(range) else {
+            continue;
+        };
+        seen += 1;
+        assert!(node.rect().left() >= left, "{range} at {:?}", node.rect());
+        assert_eq!(node.value().unwrap_or_default(), *range, "shown whole");
+    }
+    assert!(seen >= 10, "{seen} rows on screen");
+    // The table is wider than the panel: its last column is past the window's edge.
+    let last = h.get_by_label("Proj StdDev (ns)").rect();
+    assert!(last.right() > DEFAULT_WINDOW.x, "{last:?}");
+}

@@ -354,9 +354,15 @@ fn the_details_panel_shows_a_whole_record_and_keeps_the_height_it_is_dragged_to(
     // its text inside it.
     let hint_top = panel_top(&h);
     let strip = WINDOW.y - hint_top;
-    assert!((16.0..48.0).contains(&strip), "the hint's strip is {strip} tall");
+    assert!(
+        (16.0..48.0).contains(&strip),
+        "the hint's strip is {strip} tall"
+    );
     let hint = h.get_by_label(details::HINT).rect();
-    assert!(hint.top() >= hint_top && hint.bottom() <= WINDOW.y, "{hint:?}");
+    assert!(
+        hint.top() >= hint_top && hint.bottom() <= WINDOW.y,
+        "{hint:?}"
+    );
     let rect = on_screen(&mut h, kernel);
     click_at(&mut h, rect.center());
     h.step();
