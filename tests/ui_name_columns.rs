@@ -185,3 +185,41 @@ fn a_table_wider_than_the_panel_gives_its_names_room_before_its_numbers() {
     let last = h.get_by_label("Proj StdDev (ns)").rect();
     assert!(last.right() > DEFAULT_WINDOW.x, "{last:?}");
 }
+
+#[test]
+fn kernels_sharing_a_long_start_are_cut_where_they_differ() {
+    // kt_train (PyTorch profiler): six cuBLAS kernels `sm80_xmma_gemm_f32f32_f32f32_f32_…` share
+    // 33 characters, more than the Name column shows; cut at the end they all read
+    // `sm80_xmma_gemm_f32f32_f…`. Names from PyTorch's own key_averages of the capture.
+    let Some(shared) = common::shared_traces() else {
+        eprintln!("../shared/traces is absent: skipped");
+        return;
+    };
+    let text =
+        std::fs::read_to_string(shared.join("pytorch/golden/kt_train/key_averages.csv")).unwrap();
+    let mut csv = csv::Reader::from_reader(text.as_bytes());
+    let gemms: Vec<String> = csv
+        .records()
+        .map(|r| r.unwrap().get(0).unwrap().to_string())
+        .filter(|k| k.starts_with("sm80_xmma_gemm_"))
+        .collect();
+    assert!(gemms.len() >= 5, "{gemms:?}");
+    let h = app_with_size(
+        vec![shared.join("pytorch/kt_train.pt.trace.json.gz")],
+        DEFAULT_WINDOW,
+    );
+    assert_eq!(h.state().tab().analysis.report, "cuda_gpu_kern_sum");
+    let shown: Vec<String> = gemms
+        .iter()
+        .filter_map(|g| h.query_by_label(g))
+        .map(|n| n.value().unwrap_or_default())
+        .collect();
+    assert!(shown.len() >= 5, "{shown:?}");
+    let mut distinct = shown.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), shown.len(), "rows told apart: {shown:?}");
+    for s in &shown {
+        assert!(s.starts_with("sm80"), "{s}");
+    }
+}

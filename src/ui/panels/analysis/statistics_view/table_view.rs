@@ -260,12 +260,13 @@ pub(super) fn draw_table(
                                     let on = chosen.is_some_and(|k| {
                                         k.report == report && *k == RowKey::of(report, row, i)
                                     });
-                                    let shown = columns::elide_to_width(
+                                    let shown = columns::elide_name_to_width(
                                         ui,
                                         &text,
                                         &font,
                                         w - button_pad,
                                         keeps_end(c, &text),
+                                        layout.name_differs_at.get(&text).copied().unwrap_or(0),
                                     );
                                     let name = cell(ui, w, height, false, |ui| {
                                         let r = ui.add(Button::selectable(on, shown.as_str()));
