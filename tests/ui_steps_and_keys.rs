@@ -27,6 +27,7 @@ use sightline::analysis::TimeRange;
 use sightline::trace::NO_INDEX;
 use sightline::ui::SightlineApp;
 use sightline::ui::app::HELP_KEYS;
+use sightline::ui::details_dock;
 use sightline::ui::file_dialog::{self, FileDialogs, FilePurpose, NO_SYSTEM_DIALOG};
 use sightline::ui::panels::analysis::AnalysisTab;
 use sightline::ui::panels::details;
@@ -358,7 +359,7 @@ fn the_details_panel_shows_a_whole_record_and_keeps_the_height_it_is_dragged_to(
         (16.0..48.0).contains(&strip),
         "the hint's strip is {strip} tall"
     );
-    let hint = h.get_by_label(details::HINT).rect();
+    let hint = h.get_by_label(details_dock::HINT).rect();
     assert!(
         hint.top() >= hint_top && hint.bottom() <= WINDOW.y,
         "{hint:?}"

@@ -36,6 +36,10 @@ pub fn record_height(ui: &Ui, rows: f32) -> f32 {
     rows * line + 2.0 * bar + margins
 }
 
+/// What the strip says while nothing is selected (the words of [`details::show`] with no event).
+pub const HINT: &str =
+    "Click an event to see its details. Double-click zooms to it. Press ? for keys.";
+
 /// The details panel of `tab`, at the bottom of `ui`: the record of what is selected, or, with
 /// nothing selected, a one-line strip with the hint.
 pub fn show(ui: &mut Ui, tab: &mut TraceTab) {
@@ -68,7 +72,7 @@ fn show_hint(ui: &mut Ui) {
         .resizable(false)
         .exact_size(height)
         .show(ui, |ui| {
-            ui.weak(details::HINT);
+            ui.weak(HINT);
         })
         .response;
     paint_top_line(ui, response.rect);

@@ -405,10 +405,6 @@ pub fn call_stack_ui(ui: &mut Ui, trace: &Trace, frames: &[Frame], max: usize) {
     crate::ui::timeline::cpu_row::stack_lines(ui, trace, frames, max);
 }
 
-/// What the details panel says while nothing is selected.
-pub const HINT: &str =
-    "Click an event to see its details. Double-click zooms to it. Press ? for keys.";
-
 /// The details panel of the selected event. Returns an event to select and reveal when the user
 /// clicks one of its correlated partners.
 pub fn show(
@@ -418,7 +414,7 @@ pub fn show(
     selected: Option<EventRef>,
 ) -> Option<EventRef> {
     let Some(event) = selected else {
-        ui.weak(HINT);
+        ui.weak("Click an event to see its details. Double-click zooms to it. Press ? for keys.");
         return None;
     };
     let facts = describe(trace, model, event);
