@@ -317,3 +317,48 @@ fn a_click_on_the_nested_versioned_entry_selects_the_programs_call() {
         "{name} launched a kernel: {partners:?}"
     );
 }
+
+/// A search for `cudaLaunchKernel` steps through the launches the program made, not also through
+/// the versioned entries nested in them (`cudaLaunchKernel_v7000`, same thread and
+/// correlationId), whose record has neither the backtrace nor the kernel link: found in the
+/// new-user pass, where every other Enter landed on one.
+#[test]
+fn search_steps_through_the_programs_calls_not_their_nested_versioned_entries() {
+    let c = conn();
+    let count =
+        |sql: &str| -> usize { c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap() as usize };
+    let named = "SELECT r.* FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s \
+                 ON s.id = r.nameId WHERE s.value LIKE '%cudaLaunchKernel%'";
+    let all = count(&format!("SELECT count(*) FROM ({named})"));
+    let nested = count(&format!(
+        "SELECT count(*) FROM ({named}) i WHERE EXISTS (SELECT 1 FROM ({named}) o \
+         WHERE o.correlationId = i.correlationId AND o.globalTid = i.globalTid \
+         AND o.start <= i.start AND i.end <= o.end AND o.end - o.start > i.end - i.start)"
+    ));
+    assert!(nested > 0 && nested < all, "{nested} of {all}");
+
+    let mut h = opened("cpu_side");
+    h.state_mut().tab_mut().search.query = "cudaLaunchKernel".to_string();
+    h.step();
+    h.step();
+    let app = h.state();
+    let tab = app.tab();
+    let trace = tab.trace().unwrap();
+    let matches = &tab.search.matches;
+    assert_eq!(matches.len(), all - nested);
+    for e in matches {
+        assert_eq!(e.kind, EventKind::ApiCall);
+        let i = e.index as usize;
+        // Each is the call the program made, with a kernel linked to it.
+        assert_eq!(e.name(trace), "cudaLaunchKernel", "{e:?}");
+        assert!(
+            !tab.document
+                .as_ref()
+                .unwrap()
+                .model
+                .partners(trace, *e)
+                .is_empty(),
+            "call {i} has its kernel"
+        );
+    }
+}

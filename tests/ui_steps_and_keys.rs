@@ -2,12 +2,12 @@
 //! person would: a double-click on an NVTX range zooms to it and selects its span; a Shift+drag
 //! snaps its edges to the edges of the event under the pointer; the right-click menu selects,
 //! zooms, copies, shows the launch or the kernels and searches; the gap mark set from the Gaps
-//! tab is drawn at its gap and Esc clears it; the details panel opens showing a kernel's whole
-//! record and keeps the height it is dragged to; a search keeps the zoom (or centres the match
-//! with room around it); Ctrl+F and `/` focus the search box; Z / Enter zoom to the selection,
-//! Backspace / Alt+Left go back through the views, Ctrl+O opens, all listed by `?` and in the
-//! README; exports start in the last export folder or the home folder, and the built-in
-//! browser makes new folders.
+//! tab is drawn at its gap and Esc clears it; the details panel is a one-line hint while nothing
+//! is selected (leftover c) and opens showing a kernel's whole record and keeps the height it is
+//! dragged to; a search keeps the zoom (or centres the match with room around it); Ctrl+F and
+//! `/` focus the search box; Z / Enter zoom to the selection, Backspace / Alt+Left go back
+//! through the views, Ctrl+O opens, all listed by `?` and in the README; exports start in the
+//! last export folder or the home folder, and the built-in browser makes new folders.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 
@@ -27,6 +27,7 @@ use sightline::analysis::TimeRange;
 use sightline::trace::NO_INDEX;
 use sightline::ui::SightlineApp;
 use sightline::ui::app::HELP_KEYS;
+use sightline::ui::details_dock;
 use sightline::ui::file_dialog::{self, FileDialogs, FilePurpose, NO_SYSTEM_DIALOG};
 use sightline::ui::panels::analysis::AnalysisTab;
 use sightline::ui::panels::details;
@@ -350,12 +351,25 @@ fn the_details_panel_shows_a_whole_record_and_keeps_the_height_it_is_dragged_to(
     let mut h = open("moe");
     let (kernel, _) = kernel_and_call(&h);
     let panel_top = |h: &App| h.state().tab().timeline.last_event_area.bottom();
-    let opened_at = panel_top(&h);
+    // Nothing selected: a one-line strip with the hint (leftover c: it was a big empty block),
+    // its text inside it.
+    let hint_top = panel_top(&h);
+    let strip = WINDOW.y - hint_top;
+    assert!(
+        (16.0..48.0).contains(&strip),
+        "the hint's strip is {strip} tall"
+    );
+    let hint = h.get_by_label(details_dock::HINT).rect();
+    assert!(
+        hint.top() >= hint_top && hint.bottom() <= WINDOW.y,
+        "{hint:?}"
+    );
     let rect = on_screen(&mut h, kernel);
     click_at(&mut h, rect.center());
     h.step();
     assert_eq!(h.state().selection(), Some(kernel));
-    assert_eq!(panel_top(&h), opened_at, "the panel keeps its height");
+    let opened_at = panel_top(&h);
+    assert!(opened_at < hint_top - 200.0, "{hint_top} → {opened_at}");
     let facts = {
         let app = h.state();
         let tab = app.tab();
@@ -375,24 +389,26 @@ fn the_details_panel_shows_a_whole_record_and_keeps_the_height_it_is_dragged_to(
             panel_top(&h)
         );
     }
-    // Nothing selected: the hint is one line, the panel stays as tall.
-    h.state_mut().tab_mut().timeline.selection = None;
-    h.step();
-    h.step();
+    // Nothing selected again: the strip; selected again: the record at its height.
+    let select = |h: &mut App, e: Option<EventRef>| {
+        h.state_mut().tab_mut().timeline.selection = e;
+        h.step();
+        h.step();
+    };
+    select(&mut h, None);
+    assert_eq!(panel_top(&h), hint_top);
+    select(&mut h, Some(kernel));
     assert_eq!(panel_top(&h), opened_at);
-    // Drag its splitter 120 points up: it stays there, selected or not.
+    // Drag its splitter 120 points up: it stays there, also after the selection is cleared
+    // and made again.
     let x = h.state().tab().timeline.last_event_area.center().x;
     let top = panel_top(&h);
     slow_drag(&mut h, Pos2::new(x, top + 1.0), Pos2::new(x, top - 119.0));
     let dragged = panel_top(&h);
     assert!((dragged - (top - 120.0)).abs() < 8.0, "{top} → {dragged}");
-    h.state_mut().tab_mut().timeline.selection = Some(kernel);
-    h.step();
-    h.step();
-    assert_eq!(panel_top(&h), dragged);
-    h.state_mut().tab_mut().timeline.selection = None;
-    h.step();
-    h.step();
+    select(&mut h, None);
+    assert_eq!(panel_top(&h), hint_top);
+    select(&mut h, Some(kernel));
     assert_eq!(panel_top(&h), dragged);
 }
 

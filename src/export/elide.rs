@@ -48,6 +48,80 @@ pub fn keeps_end_each(names: &[&str]) -> Vec<bool> {
         .collect()
 }
 
+/// Names sharing at least this many characters at their start are one family (see
+/// [`differs_at_each`]).
+pub const FAMILY_CHARS: usize = 16;
+/// Neighbours (in sorted order) looked at on each side when finding a name's family.
+const FAMILY_SCAN: usize = 64;
+
+/// For each of `names`, where its family starts to differ: the fewest characters it shares at
+/// its start with any name sharing at least [`FAMILY_CHARS`] with it; a name with no such
+/// family, the most it shares with any other (0 alone). PyTorch's cuBLAS kernels
+/// (`sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize…`, `…_tn_n_tilesize…`) share 33 characters,
+/// more than a narrow column shows; shown from there, both the layout (`nn`, `tn`) and the tile
+/// size that follows tell them apart.
+pub fn differs_at_each(names: &[&str]) -> Vec<usize> {
+    let mut distinct: Vec<&str> = names.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let mut at = std::collections::HashMap::new();
+    for (i, x) in distinct.iter().enumerate() {
+        let neighbours = (i.saturating_sub(FAMILY_SCAN)..i)
+            .rev()
+            .chain(i + 1..(i + 1 + FAMILY_SCAN).min(distinct.len()));
+        let mut most = 0;
+        let mut family_least: Option<usize> = None;
+        for j in neighbours {
+            let c = common(x, distinct[j]);
+            most = most.max(c);
+            if c >= FAMILY_CHARS {
+                family_least = Some(family_least.map_or(c, |l| l.min(c)));
+            }
+        }
+        at.insert(*x, family_least.unwrap_or(most));
+    }
+    names
+        .iter()
+        .map(|n| at.get(n).copied().unwrap_or(0))
+        .collect()
+}
+
+/// Characters of the start kept before the jump to where a name differs (`sm80…`).
+pub const JUMP_HEAD_CHARS: usize = 4;
+/// Characters kept before the first one that differs, so the differing part reads in context.
+const JUMP_CONTEXT_CHARS: usize = 1;
+
+/// `text` in at most `max_chars` characters, keeping what tells it from a name sharing its first
+/// `differs_at` characters: whole when it fits; its start cut at the end when the difference
+/// falls inside; else [`JUMP_HEAD_CHARS`] of its start, `…`, and the text from just before the
+/// difference on (cut with `…` when still too long).
+pub fn elide_to_difference(text: &str, max_chars: usize, differs_at: usize) -> String {
+    let n = text.chars().count();
+    if n <= max_chars {
+        return text.to_string();
+    }
+    let from = differs_at.saturating_sub(JUMP_CONTEXT_CHARS);
+    // Room for the head, two ellipses and a few characters of the difference.
+    if differs_at < max_chars.saturating_sub(1)
+        || max_chars < JUMP_HEAD_CHARS + 6
+        || from <= JUMP_HEAD_CHARS
+    {
+        return elide(text, max_chars, 0);
+    }
+    let mut out: String = text.chars().take(JUMP_HEAD_CHARS).collect();
+    out.push(ELLIPSIS);
+    let room = max_chars - JUMP_HEAD_CHARS - 1;
+    let rest: Vec<char> = text.chars().skip(from).collect();
+    if rest.len() <= room {
+        out.extend(rest);
+    } else {
+        out.extend(rest.iter().take(room - 1));
+        out.push(ELLIPSIS);
+    }
+    out
+}
+
 /// `text` in at most `max_chars` characters: whole when it fits, else its start, `…`, and its
 /// last `tail` characters (`tail` 0: cut at the end).
 pub fn elide(text: &str, max_chars: usize, tail: usize) -> String {
@@ -123,6 +197,32 @@ mod tests {
         // In one column, a copy keeps its end and a kernel its start.
         let mixed = [copies[0], copies[1], kernels[0]];
         assert_eq!(keeps_end_each(&mixed), [true, true, false]);
+    }
+
+    #[test]
+    fn names_sharing_a_long_start_jump_to_where_they_differ() {
+        let gemms = [
+            "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1",
+            "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x64x8_stage3_warpsize1x4x1",
+            "relu_kernel(float *, int)",
+        ];
+        let at = differs_at_each(&gemms);
+        assert_eq!(at, [33, 33, 0]);
+        let cut: Vec<String> = gemms
+            .iter()
+            .zip(&at)
+            .map(|(g, &d)| elide_to_difference(g, 24, d))
+            .collect();
+        assert!(
+            cut[0].starts_with("sm80…") && cut[0].contains("_nn_n_tilesize128"),
+            "{cut:?}"
+        );
+        assert!(cut.iter().all(|c| c.chars().count() <= 24), "{cut:?}");
+        assert_ne!(cut[0], cut[1]);
+        assert!(cut[1].contains("tn_n"), "{cut:?}");
+        // A difference inside what fits: the start, as before.
+        assert_eq!(elide_to_difference(gemms[2], 12, at[2]), "relu_kernel…");
+        assert_eq!(elide_to_difference("short", 12, 3), "short");
     }
 
     #[test]

@@ -399,7 +399,7 @@ impl SightlineApp {
             let range = tab.panel_range;
             egui::Panel::right("sightline_analysis")
                 .resizable(true)
-                .default_size(540.0)
+                .default_size(ANALYSIS_PANEL_WIDTH_PX)
                 .show(ui, |ui| {
                     if let Some(d) = &tab.document {
                         let panel = &mut tab.analysis;
@@ -528,6 +528,11 @@ fn welcome(ui: &mut Ui) -> bool {
     });
     clicked
 }
+
+/// The analysis panel's width until a person drags it: wide enough that the kernel table's
+/// Name column, beside its eight number columns, shows a kernel's whole function name
+/// (`void gemm_tiled_kernel<…`) in the 1500 px window Sightline opens with.
+const ANALYSIS_PANEL_WIDTH_PX: f32 = 600.0;
 
 /// Above this many events, the panel's statistics wait for the end of a range drag.
 const LIVE_STATISTICS_MAX_EVENTS: usize = 2_000_000;

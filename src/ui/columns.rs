@@ -70,6 +70,33 @@ pub fn elide_to_width(ui: &Ui, text: &str, font: &FontId, width: f32, keep_end: 
     }
 }
 
+/// A name cut to fit `width` points in `font` where it differs from the column's name most like
+/// it, when the two share more of their start than fits (`sm80…_nn_n_tilesize64x…`, see
+/// [`crate::export::elide::elide_to_difference`]); otherwise as [`elide_to_width`] cuts it.
+pub fn elide_name_to_width(
+    ui: &Ui,
+    text: &str,
+    font: &FontId,
+    width: f32,
+    keep_end: bool,
+    differs_at: usize,
+) -> String {
+    let full = text_width(ui, text, font);
+    if keep_end || full <= width {
+        return elide_to_width(ui, text, font, width, keep_end);
+    }
+    let n = text.chars().count().max(1);
+    let per_char = full / n as f32;
+    let mut chars = ((width / per_char.max(0.1)).floor() as usize).clamp(1, n - 1);
+    loop {
+        let cut = crate::export::elide::elide_to_difference(text, chars, differs_at);
+        if chars <= 1 || text_width(ui, &cut, font) <= width {
+            return cut;
+        }
+        chars -= 1;
+    }
+}
+
 /// The widths a person set for the columns of one table, by column title.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ColumnWidths(pub BTreeMap<String, f32>);

@@ -1,13 +1,14 @@
 //! The details panel at the bottom of the window: the selected event's record with its buttons
 //! ([`crate::ui::panels::details`] draws the record).
 //!
-//! It opens tall enough for a whole record ([`DEFAULT_ROWS`] lines: a kernel's record with its
-//! launch; at most half the height, so a small window keeps its timeline), shows a grip on its
-//! splitter, and keeps the height a person drags it to. egui remembers a panel's height as the
-//! height of what it drew (in its memory, which eframe saves with the settings), so the panel is
-//! always filled: a short content — the one-line hint shown with nothing selected — would
-//! otherwise shrink it to two lines for good. It sits under the timeline only: the analysis
-//! panel keeps the window's whole height.
+//! With something selected it opens tall enough for a whole record ([`DEFAULT_ROWS`] lines: a
+//! kernel's record with its launch; at most half the height, so a small window keeps its
+//! timeline), shows a grip on its splitter, and keeps the height a person drags it to. egui
+//! remembers a panel's height as the height of what it drew (in its memory, which eframe saves
+//! with the settings), so the panel is always filled. With nothing selected, a one-line strip
+//! with the hint takes its place (a panel of its own id, so its height never becomes the
+//! record's), rather than a big empty block. It sits under the timeline only: the analysis panel
+//! keeps the window's whole height.
 
 use egui::{Rect, Stroke, Ui, Vec2};
 
@@ -35,8 +36,17 @@ pub fn record_height(ui: &Ui, rows: f32) -> f32 {
     rows * line + 2.0 * bar + margins
 }
 
-/// The details panel of `tab`, at the bottom of `ui`.
+/// What the strip says while nothing is selected (the words of [`details::show`] with no event).
+pub const HINT: &str =
+    "Click an event to see its details. Double-click zooms to it. Press ? for keys.";
+
+/// The details panel of `tab`, at the bottom of `ui`: the record of what is selected, or, with
+/// nothing selected, a one-line strip with the hint.
 pub fn show(ui: &mut Ui, tab: &mut TraceTab) {
+    if tab.timeline.selection.is_none() && tab.timeline.sql_selection.is_none() {
+        show_hint(ui);
+        return;
+    }
     // On a small window the timeline keeps at least half the height.
     let default_height = record_height(ui, DEFAULT_ROWS).min(ui.available_height() * 0.5);
     // Its own id, not the old "sightline_details": builds before this one stored a two-line
@@ -53,14 +63,35 @@ pub fn show(ui: &mut Ui, tab: &mut TraceTab) {
     paint_grip(ui, response.rect);
 }
 
+/// With nothing selected: the hint on one line in a strip of its own (its own id, so that its
+/// height never becomes the record's), with a line along its top edge. The record's panel keeps
+/// its height for the next selection.
+fn show_hint(ui: &mut Ui) {
+    let height = ui.spacing().interact_size.y + 8.0;
+    let response = egui::Panel::bottom("sightline_details_hint")
+        .resizable(false)
+        .exact_size(height)
+        .show(ui, |ui| {
+            ui.weak(HINT);
+        })
+        .response;
+    paint_top_line(ui, response.rect);
+}
+
+/// A line along a bottom panel's top edge, so that its edge shows.
+fn paint_top_line(ui: &Ui, panel: Rect) {
+    let color = ui.style().visuals.widgets.noninteractive.fg_stroke.color;
+    ui.painter().hline(
+        panel.x_range(),
+        panel.top() + 0.5,
+        Stroke::new(1.0, color.gamma_multiply(0.5)),
+    );
+}
+
 /// A visible splitter: a line along the panel's top edge with a grip in its middle.
 fn paint_grip(ui: &Ui, panel: Rect) {
     let visuals = &ui.style().visuals.widgets;
-    let line = Stroke::new(
-        1.0,
-        visuals.noninteractive.fg_stroke.color.gamma_multiply(0.5),
-    );
-    ui.painter().hline(panel.x_range(), panel.top() + 0.5, line);
+    paint_top_line(ui, panel);
     let grip = Rect::from_center_size(
         egui::pos2(panel.center().x, panel.top() + 4.0),
         Vec2::new(40.0, 4.0),

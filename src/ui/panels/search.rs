@@ -14,6 +14,43 @@ use crate::trace::Trace;
 use crate::ui::timeline::sql_tracks::SqlHit;
 use crate::ui::timeline::{EventKind, EventRef};
 
+/// Drops from `matches` each CUDA call that lies inside a longer matching call of the same
+/// thread and correlationId: nsys 2023.4 records the runtime's versioned entry
+/// (`cudaLaunchKernel_v7000`) inside the `cudaLaunchKernel` the program made, and stepping to it
+/// showed a record without the backtrace and the kernel link (a click selects the outer call
+/// too).
+fn drop_nested_versioned_calls(trace: &Trace, matches: &mut Vec<EventRef>) {
+    let calls = &trace.api_calls;
+    let key = |i: usize| Some((*calls.global_tid.get(i)?, *calls.correlation_id.get(i)?));
+    let span = |i: usize| Some((*calls.spans.start_ns.get(i)?, *calls.spans.end_ns.get(i)?));
+    // The longest matching call of each thread and correlationId.
+    let mut outer: std::collections::HashMap<(i64, u32), (i64, usize)> =
+        std::collections::HashMap::new();
+    for e in matches.iter().filter(|e| e.kind == EventKind::ApiCall) {
+        let i = e.index as usize;
+        let (Some(k), Some((s, t))) = (key(i), span(i)) else {
+            continue;
+        };
+        let longest = outer.entry(k).or_insert((t - s, i));
+        if t - s > longest.0 {
+            *longest = (t - s, i);
+        }
+    }
+    matches.retain(|e| {
+        let i = e.index as usize;
+        if e.kind != EventKind::ApiCall {
+            return true;
+        }
+        let (Some(k), Some((s, t))) = (key(i), span(i)) else {
+            return true;
+        };
+        match outer.get(&k).and_then(|&(_, o)| Some((o, span(o)?))) {
+            Some((o, (os, ot))) if o != i => !(os <= s && t <= ot),
+            _ => true,
+        }
+    });
+}
+
 /// Tells whether a name matches the query.
 type NameMatcher = Box<dyn Fn(&str) -> bool>;
 
@@ -110,6 +147,7 @@ impl SearchState {
                     .map(|(i, _)| EventRef::new(kind, i)),
             );
         }
+        drop_nested_versioned_calls(trace, &mut out);
         out.sort_by_key(|e| (e.start_ns(trace), e.kind, e.index));
         self.matches = out;
     }

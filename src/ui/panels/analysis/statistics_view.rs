@@ -34,24 +34,33 @@ impl AnalysisPanel {
         let mut chosen_report = current;
         ui.horizontal(|ui| {
             let label = ui.label("Report");
-            egui::ComboBox::from_id_salt("analysis_report")
-                .selected_text(format!("{title} ({current})"))
-                .width(300.0)
-                .height(600.0)
-                .show_ui(ui, |ui| {
-                    for r in reports::REPORTS {
-                        if !self.available.contains(&r.name()) {
-                            continue;
+            // A long title (`CUDA GPU MemOps Summary (by Time) (cuda_gpu_mem_time_sum)`) is cut
+            // to leave room for the format selector: a row wider than the panel widens every
+            // row below it, and the table's last columns ran past the panel's edge.
+            let room = (ui.available_width() - self.nsys_format_width(ui, trace)).max(120.0);
+            let available = &self.available;
+            ui.scope(|ui| {
+                ui.set_max_width(room);
+                egui::ComboBox::from_id_salt("analysis_report")
+                    .selected_text(format!("{title} ({current})"))
+                    .width(room.min(300.0))
+                    .truncate()
+                    .height(600.0)
+                    .show_ui(ui, |ui| {
+                        for r in reports::REPORTS {
+                            if !available.contains(&r.name()) {
+                                continue;
+                            }
+                            ui.selectable_value(
+                                &mut chosen_report,
+                                r.name(),
+                                format!("{} ({})", r.title(), r.name()),
+                            );
                         }
-                        ui.selectable_value(
-                            &mut chosen_report,
-                            r.name(),
-                            format!("{} ({})", r.title(), r.name()),
-                        );
-                    }
-                })
-                .response
-                .labelled_by(label.id);
+                    })
+                    .response
+                    .labelled_by(label.id);
+            });
             self.nsys_format_ui(ui, trace);
         });
         if chosen_report != current {
@@ -263,11 +272,10 @@ impl AnalysisPanel {
     /// Which Nsight Systems release's output the reports and findings copy: by default the one
     /// that wrote the trace, else the one chosen here.
     fn nsys_format_ui(&mut self, ui: &mut Ui, trace: &Trace) {
-        let writer = NsysFormat::of_trace(trace);
-        let shown = self.nsys_format.unwrap_or(writer);
         egui::ComboBox::from_id_salt("analysis_nsys_format")
-            .selected_text(format!("as nsys {shown}"))
+            .selected_text(self.nsys_format_text(trace))
             .show_ui(ui, |ui| {
+                let writer = NsysFormat::of_trace(trace);
                 ui.selectable_value(
                     &mut self.nsys_format,
                     None,
@@ -282,6 +290,27 @@ impl AnalysisPanel {
                 "Print reports and findings as this Nsight Systems release prints them \
                  (NVTX range names, rounding, empty context and stream)",
             );
+    }
+
+    fn nsys_format_text(&self, trace: &Trace) -> String {
+        let shown = self
+            .nsys_format
+            .unwrap_or_else(|| NsysFormat::of_trace(trace));
+        format!("as nsys {shown}")
+    }
+
+    /// The width the format selector takes in its row: its text, the arrow, the padding, the
+    /// space before it, and room for the panel's vertical scroll bar.
+    fn nsys_format_width(&self, ui: &Ui, trace: &Trace) -> f32 {
+        let font = egui::TextStyle::Button.resolve(ui.style());
+        let text = crate::ui::columns::text_width(ui, &self.nsys_format_text(trace), &font);
+        let spacing = ui.spacing();
+        let inner = text + spacing.icon_width + spacing.icon_spacing;
+        inner.max(spacing.combo_width)
+            + 2.0 * spacing.button_padding.x
+            + spacing.item_spacing.x
+            + spacing.scroll.bar_width
+            + 12.0
     }
 }
 

@@ -3,7 +3,7 @@
 //! and the histogram of their durations.
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::analysis::{Cell, EventRef, EventTable, Row, RowEvents, Table};
 use crate::trace::Trace;
@@ -39,6 +39,9 @@ pub struct TableLayout {
     pub name_column: Option<usize>,
     pub width_chars: Vec<usize>,
     pub keeps_end: Vec<HashSet<String>>,
+    /// For the name column's texts (among the first [`KEEPS_END_ROWS`] rows shown), where each
+    /// starts to differ from the one most like it (see [`crate::export::elide::differs_at_each`]).
+    pub name_differs_at: HashMap<String, usize>,
 }
 
 /// Rows whose texts decide where each is cut (see [`TableLayout::keeps_end`]).
@@ -88,12 +91,25 @@ impl TableLayout {
                     .collect()
             })
             .collect();
+        let name_differs_at = name_column
+            .map(|c| {
+                let texts: Vec<String> = order
+                    .slice(0..order.len().min(KEEPS_END_ROWS))
+                    .filter_map(|i| table.rows.get(i)?.cells.get(c))
+                    .map(Cell::csv_text)
+                    .collect();
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let at = crate::export::elide::differs_at_each(&refs);
+                texts.into_iter().zip(at).collect()
+            })
+            .unwrap_or_default();
         TableLayout {
             order,
             numeric,
             name_column,
             width_chars,
             keeps_end,
+            name_differs_at,
         }
     }
 }

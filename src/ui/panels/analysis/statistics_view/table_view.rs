@@ -20,6 +20,10 @@ pub(super) struct TableClick {
 const CELL_SPACING_PX: f32 = 4.0;
 /// The name column never gets narrower than this, however many columns there are.
 const MIN_NAME_WIDTH_PX: f32 = 100.0;
+/// When the other columns alone fill the panel (the table scrolls sideways anyway, as the
+/// NVTX GPU projection's long titles make it), the name column takes up to this width: scrolling
+/// to a number costs less than a name cut to `backward_…`.
+const SCROLLED_NAME_WIDTH_PX: f32 = 170.0;
 
 /// A column's title as the header shows it: nsys's own, less what the cells already say — the
 /// unit `(ns)` (durations are shown with their unit) and a few long words; the full title is the
@@ -50,7 +54,8 @@ fn shown_text(column: &str, value: &Cell, numeric: bool) -> String {
 /// Widths of the columns in points: each number column as wide as its header or its widest
 /// value among the first rows shown, other text columns as wide as their texts (capped: the
 /// full text is in the tooltip), and the name column the width that is left in the panel
-/// (at least [`MIN_NAME_WIDTH_PX`], at most what its texts need). A width a person set
+/// (at least [`MIN_NAME_WIDTH_PX`], or [`SCROLLED_NAME_WIDTH_PX`] when the table scrolls anyway;
+/// at most what its texts need). A width a person set
 /// (`set`, by column title) takes the place of the column's own.
 fn column_widths(
     ui: &Ui,
@@ -118,8 +123,13 @@ fn column_widths(
             .map(|(_, w)| w + CELL_SPACING_PX)
             .sum();
         let left = ui.available_width() - others - 2.0;
+        let floor = if left < MIN_NAME_WIDTH_PX {
+            SCROLLED_NAME_WIDTH_PX
+        } else {
+            MIN_NAME_WIDTH_PX
+        };
         if let Some(w) = widths.get_mut(name) {
-            *w = left.min(*w).max(MIN_NAME_WIDTH_PX);
+            *w = left.min(*w).max(floor.min(*w)).max(MIN_NAME_WIDTH_PX);
         }
     }
     widths
@@ -250,12 +260,13 @@ pub(super) fn draw_table(
                                     let on = chosen.is_some_and(|k| {
                                         k.report == report && *k == RowKey::of(report, row, i)
                                     });
-                                    let shown = columns::elide_to_width(
+                                    let shown = columns::elide_name_to_width(
                                         ui,
                                         &text,
                                         &font,
                                         w - button_pad,
                                         keeps_end(c, &text),
+                                        layout.name_differs_at.get(&text).copied().unwrap_or(0),
                                     );
                                     let name = cell(ui, w, height, false, |ui| {
                                         let r = ui.add(Button::selectable(on, shown.as_str()));
