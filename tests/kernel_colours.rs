@@ -69,7 +69,8 @@ fn no_kernel_colour_reads_as_a_copy_colour() {
         for p in [Palette::dark(), Palette::light()] {
             // The band the legend's Host→Device blue and Peer→Peer purple span, widened by the
             // margin (less a degree for 8-bit rounding); the greens within 28° of Device→Host
-            // green and the oranges within 22° of Device→Device orange; and the margin around
+            // green, and its yellow side to 45° (moe's gemm kernels were once a lime
+            // (126, 202, 78), hue 97°, among its device-to-host copies) and the oranges within 22° of Device→Device orange; and the margin around
             // every copy colour.
             let (blue, purple) = (hue_of(p.memcpy_htod), hue_of(p.memcpy_ptop));
             let copies = [
@@ -93,6 +94,13 @@ fn no_kernel_colour_reads_as_a_copy_colour() {
                 assert!(
                     !(purple + 1.0..=rose - 1.0).contains(&k),
                     "{}: hue {k} between P2P purple {purple} and migration rose {rose}",
+                    trace.str(name)
+                );
+                let green = hue_of(p.memcpy_dtoh);
+                assert!(
+                    !(green - 45.0 + 1.0..=green).contains(&k),
+                    "{}: {} in {c:?} (hue {k}) a yellow-green beside Device→Host {green}",
+                    path.display(),
                     trace.str(name)
                 );
                 for (l, m) in copies {
