@@ -344,6 +344,26 @@ fn the_gap_mark_is_drawn_at_its_gap_and_esc_clears_it() {
     assert!(!h.state().tab().timeline.last_overlays_drawn.gap_link);
 }
 
+/// Esc clears the selected event as well as the marks: a click on an event selects it (details
+/// and launch link shown), Esc deselects it (the details strip's hint back), as a click on empty
+/// timeline does.
+#[test]
+fn esc_deselects_the_clicked_event() {
+    let mut h = open("moe");
+    let (kernel, _) = kernel_and_call(&h);
+    let rect = on_screen(&mut h, kernel);
+    common::ui::click_at(&mut h, rect.center());
+    h.step();
+    assert_eq!(h.state().tab().timeline.selection, Some(kernel));
+    let launched_by = |h: &App| h.query_all_by_label("Launched by").count();
+    assert!(launched_by(&h) > 0, "the details show the kernel");
+    press(&mut h, Modifiers::NONE, Key::Escape);
+    h.step();
+    h.step();
+    assert_eq!(h.state().tab().timeline.selection, None);
+    assert_eq!(launched_by(&h), 0, "no details after Esc");
+}
+
 // ---------------------------------------------------------------- item 4: details height
 
 #[test]

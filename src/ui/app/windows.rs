@@ -116,7 +116,10 @@ pub const HELP_KEYS: &[(&str, &str)] = &[
     ),
     ("Z or Enter", "zoom to the selected range"),
     ("Backspace or Alt+Left", "back to the previous view"),
-    ("Esc", "clear rulers, the range selection and the gap mark"),
+    (
+        "Esc",
+        "clear rulers, the range selection, the selected event and the gap mark",
+    ),
     ("Ctrl+O", "open a trace"),
     (
         "Ctrl+F or /",

@@ -129,7 +129,7 @@ pub(super) fn handle_navigation(
     }
 }
 
-/// W/S zoom, A/D pan, Home/0 show all, R ruler, Esc clear, Z or Enter zoom to the selected
+/// W/S zoom, A/D pan, Home/0 show all, R ruler, Esc clear (marks and selection), Z or Enter zoom to the selected
 /// range, Backspace or Alt+Left back to the previous view, ? help. Returns whether help was
 /// toggled.
 pub(super) fn handle_keys(ui: &Ui, state: &mut TimelineState) -> bool {
@@ -140,6 +140,10 @@ pub(super) fn handle_keys(ui: &Ui, state: &mut TimelineState) -> bool {
     }
     if escape {
         state.clear_marks();
+        // The selected event too (a new user expected Esc to deselect, as a click on empty
+        // timeline does).
+        state.selection = None;
+        state.sql_selection = None;
     }
     let (zoom_in, zoom_out, left, right, home, help) = ui.input(|i| {
         (
