@@ -364,6 +364,48 @@ fn esc_deselects_the_clicked_event() {
     assert_eq!(launched_by(&h), 0, "no details after Esc");
 }
 
+/// The colour legend fits the top bar: at 1600 px with a search's match count showing, the full
+/// names do not (a new user saw "Communi…" cut at the edge), so nsys's short names show, every
+/// one inside the window, each with its full name on hover; a wide window shows the full names.
+#[test]
+fn the_legend_fits_the_top_bar_with_short_names_when_narrow() {
+    let mut h = open("moe");
+    h.state_mut().tab_mut().search.query = "gemm_tiled".into();
+    press(&mut h, Modifiers::COMMAND, Key::F);
+    h.step();
+    press(&mut h, Modifiers::NONE, Key::Enter);
+    h.step();
+    h.step();
+    for short in [
+        "HtoD",
+        "DtoH",
+        "DtoD",
+        "PtoP",
+        "memset",
+        "UM migration",
+        "Comm",
+    ] {
+        let right = h.get_by_label(short).rect().right();
+        assert!(
+            right <= WINDOW.x,
+            "{short} ends at {right}, inside {}",
+            WINDOW.x
+        );
+    }
+    assert!(h.query_by_label("Communication").is_none());
+
+    let mut wide = app_with_size(vec![common::fixture("moe")], Vec2::new(2600.0, 1000.0));
+    wide.step();
+    for full in [
+        "Host to Device",
+        "Device to Host",
+        "Peer to Peer",
+        "Communication",
+    ] {
+        assert!(wide.query_by_label(full).is_some(), "{full} at 2600 px");
+    }
+}
+
 // ---------------------------------------------------------------- item 4: details height
 
 #[test]

@@ -410,7 +410,12 @@ fn migrations_are_drawn_listed_and_named_as_unified_memory() {
             );
         }
     }
-    h.get_by_label("Unified memory migration");
+    // In the top bar's legend: by its name, or by its short name where the bar is narrow.
+    assert!(
+        h.query_by_label("Unified memory migration").is_some()
+            || h.query_by_label("UM migration").is_some(),
+        "the legend names the migrations' colour"
+    );
 
     // The first host-to-device migration, drawn in its stream row in that colour.
     let (start, end): (i64, i64) = c

@@ -251,10 +251,42 @@ fn recent_files_menu(ui: &mut Ui, settings: &mut Settings) -> Option<PathBuf> {
     chosen
 }
 
+/// The colour legend; where the bar has no room for its names (a 1600 px window with the search
+/// count showing cut "Communication" in a new user's first hour), nsys's short names, each with
+/// its full name on hover.
 fn legend(ui: &mut Ui, palette: &Palette) {
-    for (name, color) in palette.legend() {
+    let entries = palette.legend();
+    let body = egui::TextStyle::Body.resolve(ui.style());
+    let color = ui.visuals().text_color();
+    let spacing = ui.spacing().item_spacing.x;
+    let needed: f32 = entries
+        .iter()
+        .map(|(name, _)| {
+            let text = ui.fonts_mut(|f| f.layout_no_wrap(name.to_string(), body.clone(), color));
+            12.0 + text.size().x + 2.0 * spacing
+        })
+        .sum();
+    let short = needed > ui.available_width();
+    for (name, color) in entries {
         let (rect, _) = ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
         ui.painter().rect_filled(rect, 2.0, color);
-        ui.label(name);
+        if short {
+            ui.label(short_legend_name(name)).on_hover_text(name);
+        } else {
+            ui.label(name);
+        }
+    }
+}
+
+/// A legend entry's short name: the copy directions as nsys names them in `[CUDA memcpy HtoD]`.
+fn short_legend_name(name: &str) -> &str {
+    match name {
+        "Host to Device" => "HtoD",
+        "Device to Host" => "DtoH",
+        "Device to Device" => "DtoD",
+        "Peer to Peer" => "PtoP",
+        "Unified memory migration" => "UM migration",
+        "Communication" => "Comm",
+        other => other,
     }
 }
