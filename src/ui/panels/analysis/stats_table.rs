@@ -71,16 +71,20 @@ impl TableLayout {
         let width_chars = (0..columns)
             .map(|c| widest[c].max(table.columns[c].chars().count()))
             .collect();
+        // The texts of column `c` in the first rows shown, which decide how its names elide.
+        let top_texts = |c: usize| -> Vec<String> {
+            order
+                .slice(0..order.len().min(KEEPS_END_ROWS))
+                .filter_map(|i| table.rows.get(i)?.cells.get(c))
+                .map(Cell::csv_text)
+                .collect()
+        };
         let keeps_end = (0..columns)
             .map(|c| {
                 if numeric[c] {
                     return HashSet::new();
                 }
-                let texts: Vec<String> = order
-                    .slice(0..order.len().min(KEEPS_END_ROWS))
-                    .filter_map(|i| table.rows.get(i)?.cells.get(c))
-                    .map(Cell::csv_text)
-                    .collect();
+                let texts = top_texts(c);
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
                 let ends = crate::export::elide::keeps_end_each(&refs);
                 texts
@@ -93,11 +97,7 @@ impl TableLayout {
             .collect();
         let name_differs_at = name_column
             .map(|c| {
-                let texts: Vec<String> = order
-                    .slice(0..order.len().min(KEEPS_END_ROWS))
-                    .filter_map(|i| table.rows.get(i)?.cells.get(c))
-                    .map(Cell::csv_text)
-                    .collect();
+                let texts = top_texts(c);
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
                 let at = crate::export::elide::differs_at_each(&refs);
                 texts.into_iter().zip(at).collect()
