@@ -5,6 +5,7 @@
 
 pub mod folder;
 pub mod kineto;
+pub mod ncu_rep;
 pub mod nsys_rep;
 pub mod nsys_sqlite;
 
@@ -28,9 +29,11 @@ pub enum LoadError {
         source: std::io::Error,
     },
     #[error(
-        "{path}: not a trace Sightline reads (expected an Nsight Systems export from `nsys export --type=sqlite`, an .nsys-rep report, or a PyTorch profiler trace .json / .json.gz)"
+        "{path}: not a trace Sightline reads (expected an Nsight Systems export from `nsys export --type=sqlite`, an .nsys-rep report, a PyTorch profiler trace .json / .json.gz, or an Nsight Compute report .ncu-rep)"
     )]
     NotSqlite { path: PathBuf },
+    #[error("{path}: not a readable Nsight Compute report: {detail}")]
+    NotNcuReport { path: PathBuf, detail: String },
     #[error("{path}: not a PyTorch profiler trace: {detail}")]
     NotATrace { path: PathBuf, detail: String },
     #[error("{path}: the gzip stream is damaged or cut short before any event ({detail})")]
@@ -165,6 +168,9 @@ pub fn load_file_with(path: &Path, control: &LoadControl) -> Result<Trace, LoadE
             path: path.to_path_buf(),
             source: e,
         })?;
+        if ncu_rep::report_packing(path, &header[..n]).is_some() {
+            return ncu_rep::load(path, control);
+        }
         if kineto::looks_like_trace(&header[..n]) {
             return kineto::load(path, control);
         }

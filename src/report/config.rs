@@ -49,6 +49,7 @@ impl Config {
                 None => "PyTorch profiler".to_string(),
             },
             (TraceFormat::Kineto, _, None) => "PyTorch profiler".to_string(),
+            (TraceFormat::NsightCompute, _, _) => "Nsight Compute".to_string(),
         };
         let mut captured = Vec::new();
         let mut add = |what: &str, n: usize| {

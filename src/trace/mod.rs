@@ -8,6 +8,7 @@ pub mod gpu_metrics;
 pub mod graph_launches;
 pub mod ids;
 pub mod load_warnings;
+pub mod ncu;
 pub mod needs;
 pub mod openacc;
 pub mod openmp;
@@ -110,6 +111,9 @@ pub struct Trace {
     pub format: TraceFormat,
     /// A PyTorch profiler trace's allocator events and metadata; `None` for nsys exports.
     pub torch: Option<TorchInfo>,
+    /// An Nsight Compute report: the whole content of a trace opened from an `.ncu-rep` (which
+    /// has no timeline), `None` otherwise.
+    pub ncu: Option<std::sync::Arc<ncu::NcuReport>>,
     /// The parts the loader was asked to read ([`Needs::ALL`] for the window): the others are
     /// empty here whatever the file holds. A lean load ([`Needs::lean`]) is no timeline: its
     /// events are in file order, with no place and no tracks (`streams` empty, `threads` only
@@ -157,7 +161,7 @@ impl Trace {
     /// event (its times count from an epoch).
     pub fn time_origin_ns(&self) -> i64 {
         match self.format {
-            TraceFormat::NsysSqlite => 0,
+            TraceFormat::NsysSqlite | TraceFormat::NsightCompute => 0,
             TraceFormat::Kineto => self.first_ns,
         }
     }

@@ -54,6 +54,8 @@ pub enum TraceFormat {
     NsysSqlite,
     /// A PyTorch profiler / Kineto Chrome trace (`.pt.trace.json`, gzipped or not).
     Kineto,
+    /// An Nsight Compute report (`.ncu-rep`, gzipped or zstd): profiled kernels, no timeline.
+    NsightCompute,
 }
 
 impl TraceFormat {
@@ -61,6 +63,7 @@ impl TraceFormat {
         match self {
             TraceFormat::NsysSqlite => "Nsight Systems export",
             TraceFormat::Kineto => "PyTorch profiler trace",
+            TraceFormat::NsightCompute => "Nsight Compute report",
         }
     }
 }

@@ -148,6 +148,7 @@ pub fn utc_origin(trace: &Trace) -> Option<i64> {
     match trace.format {
         TraceFormat::NsysSqlite => trace.session_start_utc_ns,
         TraceFormat::Kineto => trace.torch.as_ref().and_then(|t| t.base_time_ns),
+        TraceFormat::NsightCompute => None,
     }
 }
 

@@ -500,6 +500,7 @@ pub fn assemble(parts: Parts) -> Trace {
 
     Trace {
         path: Default::default(),
+        ncu: None,
         strings,
         kernels: k,
         memcpys: m,

@@ -1,0 +1,388 @@
+//! Turns the decoded messages of a report into the model ([`NcuReport`]): metric name ids of
+//! each block's string table into the report's own ids, section definitions kept once (ncu
+//! repeats them with every workload: they are told apart by their bytes), and processes named
+//! once.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use bytes::Bytes;
+use prost::Message;
+
+use super::messages as msg;
+use crate::trace::ncu::{
+    BodyItem, BodyItemKind, MetricId, MetricInstance, MetricValue, NcuNvtx, NcuProcess, NcuReport,
+    NcuRule, NcuSection, NcuSystem, NcuWorkload, NvtxDomainStack, RuleMessage, RuleSpeedup,
+    ScalarValue, SectionBody, SectionId, SectionMetric,
+};
+
+#[derive(Default)]
+pub(super) struct Converter {
+    /// The current block's string table, as report metric ids.
+    names: Vec<MetricId>,
+    /// Section definitions seen, by a hash of their bytes (the bytes compared on a hit).
+    sections: HashMap<u64, Vec<(Bytes, SectionId)>>,
+    /// The process of the current block.
+    process: Option<u32>,
+    pid: u32,
+    unknown_names: u64,
+    bad_sections: u64,
+}
+
+impl Converter {
+    pub fn block_header(&mut self, report: &mut NcuReport, header: &msg::BlockHeader) {
+        if let Some(table) = &header.string_table
+            && !table.strings.is_empty()
+        {
+            self.names = table
+                .strings
+                .iter()
+                .map(|s| report.intern_metric(s))
+                .collect();
+        }
+        if let Some(details) = &header.session_details {
+            session(report, details);
+        }
+        if let Some(p) = &header.process {
+            let process = NcuProcess {
+                pid: p.process_id.unwrap_or(0),
+                host_name: p.hostname.clone().unwrap_or_default(),
+                executable: p.process_name.clone().unwrap_or_default(),
+            };
+            let processes = &mut report.session.processes;
+            let index = match processes.iter().position(|q| *q == process) {
+                Some(i) => i,
+                None => {
+                    processes.push(process);
+                    processes.len() - 1
+                }
+            };
+            self.pid = processes[index].pid;
+            self.process = Some(index as u32);
+        }
+    }
+
+    pub fn result(&mut self, report: &mut NcuReport, r: msg::ProfileResult) {
+        let mut metrics: Vec<(MetricId, MetricValue)> = Vec::with_capacity(r.metric_results.len());
+        for m in r.metric_results {
+            let Some(&id) = m.name_id.and_then(|i| self.names.get(i as usize)) else {
+                self.unknown_names += 1;
+                continue;
+            };
+            let value = match m.metric_value {
+                Some(v) => scalar(&v).into(),
+                None if !m.metric_value_list.is_empty() => MetricValue::List(
+                    m.metric_value_list
+                        .iter()
+                        .map(|e| MetricInstance {
+                            correlation: e.correlation_id.as_ref().map(scalar),
+                            value: e
+                                .element_value
+                                .as_ref()
+                                .map(scalar)
+                                .unwrap_or(ScalarValue::Unknown),
+                        })
+                        .collect(),
+                ),
+                None => MetricValue::List(Vec::new()),
+            };
+            metrics.push((id, value));
+        }
+        metrics.sort_by_key(|(id, _)| *id);
+        metrics.dedup_by_key(|(id, _)| *id);
+        let sections = r
+            .sections
+            .iter()
+            .filter_map(|bytes| self.section(report, bytes))
+            .collect();
+        let workload = NcuWorkload {
+            id: report.workloads.len() as u32,
+            process: self.process,
+            pid: self.pid,
+            thread_id: r.thread_id.unwrap_or(0),
+            api_call_id: r.api_call_id.unwrap_or(0),
+            kernel_id: r.kernel_id.unwrap_or(0),
+            mangled_name: r.kernel_mangled_name.unwrap_or_default(),
+            function_name: r.kernel_function_name.unwrap_or_default(),
+            demangled_name: r.kernel_demangled_name.unwrap_or_default(),
+            context: r.context_id.unwrap_or(0),
+            stream: r.stream_id.unwrap_or(0),
+            grid: r.grid_size.map(|g| g.xyz()).unwrap_or_default(),
+            block: r.block_size.map(|b| b.xyz()).unwrap_or_default(),
+            creation_time: r.creation_time,
+            nvtx: r.nvtx.map(|n| nvtx(&n)).unwrap_or_default(),
+            metrics,
+            sections,
+            rules: r.rule_results.iter().map(rule).collect(),
+        };
+        report.workloads.push(workload);
+    }
+
+    fn section(&mut self, report: &mut NcuReport, bytes: &Bytes) -> Option<SectionId> {
+        let mut hasher = rustc_hash::FxHasher::default();
+        bytes.hash(&mut hasher);
+        let key = hasher.finish();
+        let seen = self.sections.entry(key).or_default();
+        if let Some((_, id)) = seen.iter().find(|(b, _)| b == bytes) {
+            return Some(*id);
+        }
+        let Ok(section) = msg::Section::decode(bytes.clone()) else {
+            self.bad_sections += 1;
+            return None;
+        };
+        let id = report.sections.len() as SectionId;
+        report.sections.push(section_of(section));
+        seen.push((bytes.clone(), id));
+        Some(id)
+    }
+
+    pub fn finish(self, report: &mut NcuReport) {
+        if self.unknown_names > 0 {
+            report.warnings.skip(
+                "report",
+                "metric [value|values] [names|name] no string in its block's string table (left out)",
+                self.unknown_names,
+            );
+        }
+        if self.bad_sections > 0 {
+            report.warnings.skip(
+                "report",
+                "section [definition does|definitions do] not decode (left out)",
+                self.bad_sections,
+            );
+        }
+    }
+}
+
+fn session(report: &mut NcuReport, d: &msg::SessionDetails) {
+    let s = &mut report.session;
+    if d.creation_time.is_some() {
+        s.created_unix_s = d.creation_time;
+    }
+    let system = |i: &msg::SystemInfo| NcuSystem {
+        os_name: i.os_name.clone().unwrap_or_default(),
+        build: i.build.clone().unwrap_or_default(),
+        processor: i.processor.clone().unwrap_or_default(),
+        architecture: i.architecture.clone().unwrap_or_default(),
+        computer_name: i.computer_name.clone().unwrap_or_default(),
+    };
+    if let Some(h) = &d.host_system {
+        s.host = Some(system(h));
+    }
+    if let Some(t) = &d.target_system {
+        s.target = Some(system(t));
+    }
+    for v in &d.versions {
+        s.versions.push((
+            v.provider.clone().unwrap_or_default(),
+            v.version.clone().unwrap_or_default(),
+        ));
+    }
+    if let Some(e) = &d.executable {
+        let exe = e.executable_path.clone().unwrap_or_default();
+        let args = e.arguments.clone().unwrap_or_default();
+        s.command_line = Some(if args.is_empty() {
+            exe
+        } else {
+            format!("{exe} {args}")
+        });
+    }
+}
+
+fn scalar(v: &msg::MetricValue) -> ScalarValue {
+    if let Some(s) = &v.string_value {
+        ScalarValue::Str(s.clone())
+    } else if let Some(x) = v.double_value {
+        ScalarValue::F64(x)
+    } else if let Some(x) = v.float_value {
+        ScalarValue::F32(x)
+    } else if let Some(x) = v.uint64_value {
+        ScalarValue::U64(x)
+    } else if let Some(x) = v.uint32_value {
+        ScalarValue::U32(x)
+    } else {
+        ScalarValue::Unknown
+    }
+}
+
+impl From<ScalarValue> for MetricValue {
+    fn from(v: ScalarValue) -> Self {
+        match v {
+            ScalarValue::Str(s) => MetricValue::Str(s),
+            ScalarValue::F32(x) => MetricValue::F32(x),
+            ScalarValue::F64(x) => MetricValue::F64(x),
+            ScalarValue::U32(x) => MetricValue::U32(x),
+            ScalarValue::U64(x) => MetricValue::U64(x),
+            ScalarValue::Unknown => MetricValue::Unknown,
+        }
+    }
+}
+
+fn metric(m: &msg::SectionMetric) -> SectionMetric {
+    SectionMetric {
+        name: m.name.clone().unwrap_or_default(),
+        label: m.label.clone().unwrap_or_default(),
+        unit: m.unit.clone().unwrap_or_default(),
+        show_instances: m.show_instances.unwrap_or(false),
+        options: m
+            .options
+            .iter()
+            .map(|o| {
+                (
+                    o.name.clone().unwrap_or_default(),
+                    o.label.clone().unwrap_or_default(),
+                )
+            })
+            .collect(),
+    }
+}
+
+fn metrics(ms: &[msg::SectionMetric]) -> Vec<SectionMetric> {
+    ms.iter().map(metric).collect()
+}
+
+fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
+    let item = |kind, label: &Option<String>, metrics: Vec<SectionMetric>| BodyItem {
+        kind,
+        label: label.clone().unwrap_or_default(),
+        metrics,
+        rows: 0,
+        columns: 0,
+    };
+    if let Some(t) = &i.table {
+        return BodyItem {
+            rows: t.rows.unwrap_or(0),
+            columns: t.columns.unwrap_or(0),
+            ..item(BodyItemKind::Table, &t.label, metrics(&t.metrics))
+        };
+    }
+    if let Some(c) = &i.bar_chart {
+        return item(BodyItemKind::BarChart, &c.label, metrics(&c.metrics));
+    }
+    if let Some(c) = &i.histogram_chart {
+        let m = c.metric.iter().map(metric).collect();
+        return item(BodyItemKind::HistogramChart, &c.label, m);
+    }
+    if let Some(c) = &i.line_chart {
+        return item(BodyItemKind::LineChart, &c.label, metrics(&c.metrics));
+    }
+    if let Some(t) = [
+        &i.memory_shared_table,
+        &i.memory_l1_table,
+        &i.memory_l2_table,
+        &i.memory_device_table,
+    ]
+    .into_iter()
+    .flatten()
+    .next()
+    {
+        return item(BodyItemKind::MemoryTable, &t.label, Vec::new());
+    }
+    if let Some(c) = &i.memory_chart {
+        return item(BodyItemKind::MemoryChart, &c.label, Vec::new());
+    }
+    item(BodyItemKind::Other, &None, Vec::new())
+}
+
+fn section_of(s: msg::Section) -> NcuSection {
+    NcuSection {
+        identifier: s.identifier.unwrap_or_default(),
+        display_name: s.display_name.unwrap_or_default(),
+        order: s.order.unwrap_or(0),
+        description: s.description.unwrap_or_default(),
+        header_rows: s.header.as_ref().and_then(|h| h.rows).unwrap_or(0),
+        header: s
+            .header
+            .as_ref()
+            .map(|h| metrics(&h.metrics))
+            .unwrap_or_default(),
+        bodies: s
+            .body
+            .iter()
+            .map(|b| SectionBody {
+                display_name: b.display_name.clone().unwrap_or_default(),
+                items: b.items.iter().map(body_item).collect(),
+            })
+            .collect(),
+        extra_metrics: s
+            .metrics
+            .as_ref()
+            .map(|m| metrics(&m.metrics))
+            .unwrap_or_default(),
+    }
+}
+
+fn rule(r: &msg::RuleResult) -> NcuRule {
+    let mut out = NcuRule {
+        identifier: r.identifier.clone().unwrap_or_default(),
+        display_name: r.display_name.clone().unwrap_or_default(),
+        section: r.section_identifier.clone().unwrap_or_default(),
+        ..Default::default()
+    };
+    for item in r.body.iter().flat_map(|b| &b.items) {
+        if let Some(m) = &item.message {
+            out.messages.push(RuleMessage {
+                text: m.message.clone().unwrap_or_default(),
+                kind: m.kind.unwrap_or(0),
+                title: m.title.clone().unwrap_or_default(),
+            });
+        }
+        if let Some(f) = &item.focus_metric
+            && let (Some(name), Some(value)) = (&f.metric_name, f.metric_value)
+        {
+            out.focus_metrics.push((name.clone(), value));
+        }
+        if let Some(s) = &item.speedup
+            && let Some(value) = s.value
+        {
+            out.speedup = Some(RuleSpeedup {
+                kind: s.kind.unwrap_or(0),
+                percent: value,
+            });
+        }
+    }
+    out
+}
+
+fn nvtx(n: &msg::NvtxState) -> NcuNvtx {
+    let domain_name = |id: Option<u64>| -> Option<String> {
+        if id.is_none() || id == n.default_domain {
+            return None;
+        }
+        n.domains
+            .iter()
+            .find(|d| d.id == id)
+            .and_then(|d| d.name.clone())
+    };
+    let thread = n.threads.first();
+    NcuNvtx {
+        thread: thread.and_then(|t| t.tid),
+        push_pop: thread
+            .map(|t| {
+                t.push_pop_domains
+                    .iter()
+                    .map(|d| NvtxDomainStack {
+                        domain: domain_name(d.id),
+                        ranges: d
+                            .stack
+                            .iter()
+                            .map(|r| r.name.clone().unwrap_or_default())
+                            .collect(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        start_end: n
+            .start_end_domains
+            .iter()
+            .map(|d| NvtxDomainStack {
+                domain: domain_name(d.id),
+                ranges: d
+                    .ranges
+                    .iter()
+                    .map(|r| r.name.clone().unwrap_or_default())
+                    .collect(),
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,306 @@
+//! Loader for Nsight Compute reports (`ncu -o`): `.ncu-rep`, the pre-2020.2 `.nsight-cuprof-report`
+//! (the same bytes), either gzipped (`.ncu-rep.gz`) or compressed whole with zstd (`.ncu-repz`).
+//! The format is told by the first bytes, not the name.
+//!
+//! The layout (Nsight Compute Customization Guide, report file format version 7), little-endian:
+//! magic `NVR\0`; a u32 length and a `FileHeader` message; then blocks to the end of the file,
+//! each a u32 length and a `BlockHeader` message followed by `PayloadSize` bytes that hold
+//! `NumSources` length-prefixed `ProfileSource` messages (the kernels' cubin and SASS, skipped
+//! without decoding) and `NumResults` `ProfileResult` messages (one profiled workload each).
+//! Metric names are ids into the block's string table; a block with an empty table uses the
+//! previous block's.
+//!
+//! The file is read block by block (a block is one workload, a few MB at most), so memory follows
+//! what is kept, not the file. A length that runs past the end of the file stops the read with
+//! the workloads read so far and a warning: nothing is allocated from a length field before the
+//! bytes are there.
+
+mod convert;
+pub mod messages;
+
+use std::io::{BufReader, Read};
+use std::path::Path;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use prost::Message;
+
+use crate::load::{LoadControl, LoadError, LoadProgress};
+use crate::trace::ncu::NcuReport;
+use crate::trace::{Trace, TraceFormat};
+use convert::Converter;
+
+/// The report's magic bytes.
+pub const MAGIC: &[u8; 4] = b"NVR\0";
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// How the report's bytes are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Packing {
+    Plain,
+    Gzip,
+    Zstd,
+}
+
+/// Is a file that starts with `header` an Nsight Compute report, stored as it is?
+pub fn is_report_header(header: &[u8]) -> bool {
+    header.starts_with(MAGIC)
+}
+
+/// The packing of a file whose first bytes are `header`, when they are those of a report:
+/// plain, or gzip / zstd whose first decompressed bytes are the report's magic.
+pub fn report_packing(path: &Path, header: &[u8]) -> Option<Packing> {
+    if is_report_header(header) {
+        return Some(Packing::Plain);
+    }
+    let packing = if header.starts_with(&GZIP_MAGIC) {
+        Packing::Gzip
+    } else if header.starts_with(&ZSTD_MAGIC) {
+        Packing::Zstd
+    } else {
+        return None;
+    };
+    let file = std::fs::File::open(path).ok()?;
+    let mut reader = unpacked(file, packing).ok()?;
+    let mut magic = [0u8; 4];
+    reader.read_exact(&mut magic).ok()?;
+    (&magic == MAGIC).then_some(packing)
+}
+
+fn unpacked<'a, R: Read + 'a>(inner: R, packing: Packing) -> std::io::Result<Box<dyn Read + 'a>> {
+    Ok(match packing {
+        Packing::Plain => Box::new(inner),
+        Packing::Gzip => Box::new(flate2::read::MultiGzDecoder::new(inner)),
+        Packing::Zstd => Box::new(
+            ruzstd::decoding::StreamingDecoder::new(inner)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?,
+        ),
+    })
+}
+
+/// Counts the bytes read from the file (before decompression), for progress.
+struct Counted<R> {
+    inner: R,
+    read: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Loads a report as a [`Trace`] with no timeline: the report in [`Trace::ncu`].
+pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
+    let report = load_report(path, control)?;
+    Ok(Trace {
+        path: path.to_path_buf(),
+        format: TraceFormat::NsightCompute,
+        warnings: report.warnings.clone(),
+        ncu: Some(Arc::new(report)),
+        ..Default::default()
+    })
+}
+
+/// Loads a report.
+pub fn load_report(path: &Path, control: &LoadControl) -> Result<NcuReport, LoadError> {
+    let unreadable = |e: std::io::Error| LoadError::Unreadable {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let file_len = file.metadata().map_err(unreadable)?.len().max(1);
+    let mut head = [0u8; 4];
+    let n = {
+        let mut f = &file;
+        f.read(&mut head).map_err(unreadable)?
+    };
+    let packing = report_packing(path, &head[..n]).ok_or_else(|| LoadError::NotNcuReport {
+        path: path.to_path_buf(),
+        detail: "it does not start with the report magic NVR\\0".into(),
+    })?;
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let read = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counted = Counted {
+        inner: BufReader::with_capacity(1 << 20, file),
+        read: Arc::clone(&read),
+    };
+    let reader = unpacked(counted, packing).map_err(|e| LoadError::NotNcuReport {
+        path: path.to_path_buf(),
+        detail: format!("the compressed stream cannot be read ({e})"),
+    })?;
+    let mut blocks = BlockReader {
+        reader,
+        path,
+        report: NcuReport::new(path.to_path_buf()),
+    };
+    blocks.read_all(control, &|| {
+        read.load(std::sync::atomic::Ordering::Relaxed) as f32 / file_len as f32
+    })?;
+    let report = blocks.report;
+    if report.workloads.is_empty() {
+        let why = report
+            .warnings
+            .messages()
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| "ncu profiled no kernel into it".into());
+        return Err(LoadError::NotNcuReport {
+            path: path.to_path_buf(),
+            detail: format!("the report holds no profiled kernels: {why}"),
+        });
+    }
+    Ok(report)
+}
+
+/// Why a read stopped early.
+enum Stop {
+    /// The file ended exactly between blocks.
+    End,
+    /// The file ended or was damaged inside something: what, in words.
+    Damaged(String),
+}
+
+struct BlockReader<'a> {
+    reader: Box<dyn Read + 'a>,
+    path: &'a Path,
+    report: NcuReport,
+}
+
+const TABLE: &str = "report";
+
+impl BlockReader<'_> {
+    fn read_all(
+        &mut self,
+        control: &LoadControl,
+        fraction: &dyn Fn() -> f32,
+    ) -> Result<(), LoadError> {
+        let mut magic = [0u8; 4];
+        if read_fully(&mut self.reader, &mut magic).is_err() || &magic != MAGIC {
+            return Err(LoadError::NotNcuReport {
+                path: self.path.to_path_buf(),
+                detail: "it does not start with the report magic NVR\\0".into(),
+            });
+        }
+        let header = match self.length_prefixed() {
+            Ok(bytes) => FileHeader::decode(bytes).ok(),
+            Err(_) => None,
+        };
+        let Some(header) = header else {
+            return Err(LoadError::NotNcuReport {
+                path: self.path.to_path_buf(),
+                detail: "its file header is cut short or damaged".into(),
+            });
+        };
+        self.report.format_version = header.version.unwrap_or(0);
+        let mut convert = Converter::default();
+        loop {
+            if control.is_cancelled() {
+                return Err(LoadError::Cancelled);
+            }
+            (control.progress)(&LoadProgress {
+                phase: "profiled kernels",
+                fraction: fraction().min(1.0),
+            });
+            match self.block(&mut convert) {
+                Ok(()) => {}
+                Err(Stop::End) => break,
+                Err(Stop::Damaged(what)) => {
+                    self.report.warnings.add_about(
+                        TABLE,
+                        "report [block|blocks]",
+                        &format!(
+                            "[is|are] damaged or cut short: {what} (the {} kernels before it are kept)",
+                            self.report.workloads.len()
+                        ),
+                        1,
+                    );
+                    break;
+                }
+            }
+        }
+        convert.finish(&mut self.report);
+        Ok(())
+    }
+
+    /// A u32 length and that many bytes. At the end of the file before the length: `Stop::End`.
+    fn length_prefixed(&mut self) -> Result<Bytes, Stop> {
+        let mut len = [0u8; 4];
+        match read_fully(&mut self.reader, &mut len) {
+            Ok(0) => return Err(Stop::End),
+            Ok(4) => {}
+            Ok(_) => return Err(Stop::Damaged("a length is cut short".into())),
+            Err(e) => return Err(Stop::Damaged(format!("reading failed ({e})"))),
+        }
+        let len = u32::from_le_bytes(len) as u64;
+        self.bytes(len)
+    }
+
+    /// Exactly `len` bytes, grown as they arrive (a damaged length cannot allocate more than
+    /// the file holds).
+    fn bytes(&mut self, len: u64) -> Result<Bytes, Stop> {
+        let mut buf = Vec::with_capacity(len.min(1 << 20) as usize);
+        let got = (&mut self.reader)
+            .take(len)
+            .read_to_end(&mut buf)
+            .map_err(|e| Stop::Damaged(format!("reading failed ({e})")))?;
+        if (got as u64) < len {
+            return Err(Stop::Damaged(format!(
+                "a message of {len} bytes has only {got} in the file"
+            )));
+        }
+        Ok(Bytes::from(buf))
+    }
+
+    fn block(&mut self, convert: &mut Converter) -> Result<(), Stop> {
+        let header = self.length_prefixed()?;
+        let header = messages::BlockHeader::decode(header)
+            .map_err(|e| Stop::Damaged(format!("a block header does not decode ({e})")))?;
+        let payload_len = u64::from(header.payload_size.unwrap_or(0));
+        let payload = self.bytes(payload_len)?;
+        convert.block_header(&mut self.report, &header);
+        let sources = header.num_sources.unwrap_or(0) as usize;
+        let results = header.num_results.unwrap_or(0) as usize;
+        let mut at = 0usize;
+        for index in 0..sources + results {
+            let Some(len) = payload.get(at..at + 4) else {
+                return Err(Stop::Damaged("a block's payload ends early".into()));
+            };
+            let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+            let start = at + 4;
+            let Some(end) = start.checked_add(len).filter(|&e| e <= payload.len()) else {
+                return Err(Stop::Damaged(
+                    "a message runs past the end of its block".into(),
+                ));
+            };
+            at = end;
+            if index < sources {
+                continue; // cubin / SASS: not read until asked
+            }
+            let result = messages::ProfileResult::decode(payload.slice(start..end))
+                .map_err(|e| Stop::Damaged(format!("a profiled kernel does not decode ({e})")))?;
+            convert.result(&mut self.report, result);
+        }
+        Ok(())
+    }
+}
+
+use messages::FileHeader;
+
+/// Reads until `buf` is full or the reader ends; the number of bytes read.
+fn read_fully(reader: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match reader.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}

@@ -1,0 +1,388 @@
+//! An Nsight Compute report: one record per profiled workload (a kernel launch that `ncu`
+//! replayed and measured) with its names, place, launch shape, NVTX state, every metric ncu
+//! collected, and the report's sections and rule results. Filled by `load::ncu_rep` (and the CSV
+//! pages ncu writes), read by the views, the command line and the join to a timeline.
+//!
+//! Section definitions (the layout ncu-ui draws: which metrics, under which labels, in which
+//! tables and charts) are the same for every workload of a report, and ncu writes them again
+//! with each one: they are kept once here ([`NcuReport::sections`]) and each workload names the
+//! ones it has.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::trace::LoadWarnings;
+
+/// Index of a metric name in [`NcuReport::metric_names`].
+pub type MetricId = u32;
+
+/// Index of a section definition in [`NcuReport::sections`].
+pub type SectionId = u32;
+
+/// A whole report.
+#[derive(Debug, Default)]
+pub struct NcuReport {
+    pub path: PathBuf,
+    /// The report file format's version (`FileHeader.Version`: 7 in 2020.2 and later, when the
+    /// file says).
+    pub format_version: u32,
+    pub session: NcuSession,
+    /// Every metric name any workload has, in the order first seen.
+    pub metric_names: Vec<String>,
+    metric_ids: HashMap<String, MetricId>,
+    /// Section definitions, each kept once.
+    pub sections: Vec<NcuSection>,
+    pub workloads: Vec<NcuWorkload>,
+    pub warnings: LoadWarnings,
+}
+
+/// What the report says of the session that made it.
+#[derive(Debug, Default, Clone)]
+pub struct NcuSession {
+    /// Seconds since the Unix epoch when the report was created.
+    pub created_unix_s: Option<u64>,
+    pub host: Option<NcuSystem>,
+    pub target: Option<NcuSystem>,
+    /// Each profiled process: pid, host name and executable path.
+    pub processes: Vec<NcuProcess>,
+    /// `(provider, version)` pairs, e.g. ("Nsight Compute Target", "2025.3.1.0 …").
+    pub versions: Vec<(String, String)>,
+    /// The command line ncu was started with, when the report keeps it.
+    pub command_line: Option<String>,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct NcuSystem {
+    pub os_name: String,
+    pub build: String,
+    pub processor: String,
+    pub architecture: String,
+    pub computer_name: String,
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct NcuProcess {
+    pub pid: u32,
+    pub host_name: String,
+    /// The executable's path as ncu recorded it (`/usr/bin/python3.12`).
+    pub executable: String,
+}
+
+impl NcuProcess {
+    /// The executable's file name, as ncu's pages print "Process Name" (`python3.12`).
+    pub fn name(&self) -> &str {
+        self.executable
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(&self.executable)
+    }
+}
+
+/// One profiled workload (ncu's "result"; a kernel launch).
+#[derive(Debug, Default, Clone)]
+pub struct NcuWorkload {
+    /// ncu's ID: the workload's index in the report, from 0.
+    pub id: u32,
+    /// Index in [`NcuSession::processes`], when the report names the process.
+    pub process: Option<u32>,
+    pub pid: u32,
+    pub thread_id: u32,
+    pub api_call_id: u64,
+    pub kernel_id: u64,
+    pub mangled_name: String,
+    pub function_name: String,
+    pub demangled_name: String,
+    pub context: u32,
+    pub stream: u32,
+    /// Grid size in blocks (x, y, z).
+    pub grid: [u64; 3],
+    /// Block size in threads (x, y, z).
+    pub block: [u64; 3],
+    /// Nanoseconds since the Unix epoch when the workload was profiled, when recorded.
+    pub creation_time: Option<u64>,
+    pub nvtx: NcuNvtx,
+    /// Metric values, sorted by [`MetricId`].
+    pub metrics: Vec<(MetricId, MetricValue)>,
+    /// The sections this workload has, in file order.
+    pub sections: Vec<SectionId>,
+    pub rules: Vec<NcuRule>,
+}
+
+impl NcuWorkload {
+    /// The name ncu shows by default: the demangled name, else the mangled one, else the
+    /// function name.
+    pub fn display_name(&self) -> &str {
+        [
+            &self.demangled_name,
+            &self.mangled_name,
+            &self.function_name,
+        ]
+        .into_iter()
+        .find(|n| !n.is_empty())
+        .map(|s| s.as_str())
+        .unwrap_or("")
+    }
+
+    pub fn metric(&self, id: MetricId) -> Option<&MetricValue> {
+        self.metrics
+            .binary_search_by_key(&id, |(m, _)| *m)
+            .ok()
+            .map(|i| &self.metrics[i].1)
+    }
+}
+
+/// A metric's value as ncu stored it: the kind is the file's, not ours.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MetricValue {
+    Str(String),
+    F32(f32),
+    F64(f64),
+    U32(u32),
+    U64(u64),
+    /// An instanced metric: one value per instance (an SM, a pipe, a PC …), each with its
+    /// correlation id when ncu wrote one.
+    List(Vec<MetricInstance>),
+    /// A value of a kind this reader does not know (a newer ncu's).
+    Unknown,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricInstance {
+    pub correlation: Option<ScalarValue>,
+    pub value: ScalarValue,
+}
+
+/// One value of an instanced metric.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScalarValue {
+    Str(String),
+    F32(f32),
+    F64(f64),
+    U32(u32),
+    U64(u64),
+    Unknown,
+}
+
+impl ScalarValue {
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            ScalarValue::F32(v) => Some(f64::from(*v)),
+            ScalarValue::F64(v) => Some(*v),
+            ScalarValue::U32(v) => Some(f64::from(*v)),
+            ScalarValue::U64(v) => Some(*v as f64),
+            ScalarValue::Str(_) | ScalarValue::Unknown => None,
+        }
+    }
+}
+
+impl MetricValue {
+    /// The value as a number, for the scalar kinds.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            MetricValue::F32(v) => Some(f64::from(*v)),
+            MetricValue::F64(v) => Some(*v),
+            MetricValue::U32(v) => Some(f64::from(*v)),
+            MetricValue::U64(v) => Some(*v as f64),
+            MetricValue::Str(_) | MetricValue::List(_) | MetricValue::Unknown => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            MetricValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// The NVTX state when the workload was launched (recorded with `ncu --nvtx`).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct NcuNvtx {
+    /// Push/pop ranges open on the launching thread, per domain, outermost first.
+    pub push_pop: Vec<NvtxDomainStack>,
+    /// Start/end ranges open at the launch, per domain.
+    pub start_end: Vec<NvtxDomainStack>,
+    /// The thread the push/pop stacks belong to.
+    pub thread: Option<u32>,
+}
+
+impl NcuNvtx {
+    pub fn is_empty(&self) -> bool {
+        self.push_pop.is_empty() && self.start_end.is_empty()
+    }
+}
+
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct NvtxDomainStack {
+    /// The domain's name; `None` for the default domain.
+    pub domain: Option<String>,
+    pub ranges: Vec<String>,
+}
+
+/// A section definition: what ncu-ui's Details page shows under one heading.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct NcuSection {
+    /// `SpeedOfLight`, `LaunchStats`, `Occupancy` …
+    pub identifier: String,
+    /// `GPU Speed Of Light Throughput` …
+    pub display_name: String,
+    pub order: u32,
+    pub description: String,
+    /// The metrics of the section's header table, in order.
+    pub header: Vec<SectionMetric>,
+    /// Rows of the header table (ncu lays its metrics out in two columns).
+    pub header_rows: u32,
+    pub bodies: Vec<SectionBody>,
+    /// Metrics the section collects without showing them.
+    pub extra_metrics: Vec<SectionMetric>,
+}
+
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct SectionBody {
+    pub display_name: String,
+    pub items: Vec<BodyItem>,
+}
+
+/// One item of a section's body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BodyItem {
+    pub kind: BodyItemKind,
+    pub label: String,
+    pub metrics: Vec<SectionMetric>,
+    /// A table's rows and columns, when it is one.
+    pub rows: u32,
+    pub columns: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyItemKind {
+    Table,
+    BarChart,
+    HistogramChart,
+    LineChart,
+    /// ncu-ui's memory tables and chart, drawn from fixed metrics.
+    MemoryTable,
+    MemoryChart,
+    /// An item kind this reader does not draw (its metrics are still listed).
+    Other,
+}
+
+/// A metric as a section names it.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct SectionMetric {
+    pub name: String,
+    pub label: String,
+    /// The unit the section asks for, when it overrides the metric's own.
+    pub unit: String,
+    pub show_instances: bool,
+    /// Alternatives by architecture: the first one the workload has is shown.
+    pub options: Vec<(String, String)>,
+}
+
+/// The result of one of ncu's rules on a workload.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct NcuRule {
+    /// `SOLBottleneck`, `AchievedOccupancy` …
+    pub identifier: String,
+    pub display_name: String,
+    /// The section the rule belongs to (`SpeedOfLight`).
+    pub section: String,
+    pub messages: Vec<RuleMessage>,
+    /// The rule's estimated speedup, when it gives one.
+    pub speedup: Option<RuleSpeedup>,
+    /// The metrics the rule points at (metric name, value), when it names them.
+    pub focus_metrics: Vec<(String, f64)>,
+}
+
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct RuleMessage {
+    pub text: String,
+    /// The file's message type: 0 none, 1 ok, 2 warning, 3 error, 4 optimisation.
+    pub kind: u32,
+    /// A short title ("Small Grid"), when the rule gives one.
+    pub title: String,
+}
+
+impl RuleMessage {
+    /// The type as ncu prints it in the Details page ("OPT", "WRN" …).
+    pub fn kind_label(&self) -> &'static str {
+        match self.kind {
+            1 => "OK",
+            2 => "WRN",
+            3 => "ERR",
+            4 => "OPT",
+            _ => "INF",
+        }
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct RuleSpeedup {
+    /// 1: local (the part of the kernel the rule looks at), 2: global (the whole kernel).
+    pub kind: u32,
+    /// Percent of the kernel's duration the rule estimates could be saved.
+    pub percent: f64,
+}
+
+impl RuleSpeedup {
+    pub fn kind_label(&self) -> &'static str {
+        match self.kind {
+            1 => "local",
+            2 => "global",
+            _ => "",
+        }
+    }
+}
+
+impl NcuReport {
+    pub fn new(path: PathBuf) -> Self {
+        NcuReport {
+            path,
+            ..Default::default()
+        }
+    }
+
+    /// The id of a metric name, adding it when new.
+    pub fn intern_metric(&mut self, name: &str) -> MetricId {
+        if let Some(&id) = self.metric_ids.get(name) {
+            return id;
+        }
+        let id = self.metric_names.len() as MetricId;
+        self.metric_names.push(name.to_string());
+        self.metric_ids.insert(name.to_string(), id);
+        id
+    }
+
+    /// The id of a metric name, when some workload has it.
+    pub fn metric_id(&self, name: &str) -> Option<MetricId> {
+        self.metric_ids.get(name).copied()
+    }
+
+    pub fn metric_name(&self, id: MetricId) -> &str {
+        self.metric_names
+            .get(id as usize)
+            .map(|s| s.as_str())
+            .unwrap_or("")
+    }
+
+    /// A workload's value of a metric, by name.
+    pub fn value<'w>(&self, workload: &'w NcuWorkload, name: &str) -> Option<&'w MetricValue> {
+        self.metric_id(name).and_then(|id| workload.metric(id))
+    }
+
+    /// A workload's value of a metric as a number, by name.
+    pub fn number(&self, workload: &NcuWorkload, name: &str) -> Option<f64> {
+        self.value(workload, name).and_then(MetricValue::as_f64)
+    }
+
+    pub fn section(&self, id: SectionId) -> Option<&NcuSection> {
+        self.sections.get(id as usize)
+    }
+
+    /// The process a workload ran in, when the report names it.
+    pub fn process(&self, workload: &NcuWorkload) -> Option<&NcuProcess> {
+        workload
+            .process
+            .and_then(|i| self.session.processes.get(i as usize))
+    }
+}
