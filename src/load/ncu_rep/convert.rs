@@ -4,7 +4,6 @@
 //! once.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 
 use bytes::Bytes;
 use prost::Message;
@@ -62,7 +61,8 @@ impl Converter {
         }
     }
 
-    pub fn result(&mut self, report: &mut NcuReport, r: msg::ProfileResult) {
+    pub fn result(&mut self, report: &mut NcuReport, decoded: super::DecodedResult) {
+        let r = decoded.result;
         let mut metrics: Vec<(MetricId, MetricValue)> = Vec::with_capacity(r.metric_results.len());
         for m in r.metric_results {
             let Some(&id) = m.name_id.and_then(|i| self.names.get(i as usize)) else {
@@ -93,7 +93,8 @@ impl Converter {
         let sections = r
             .sections
             .iter()
-            .filter_map(|bytes| self.section(report, bytes))
+            .zip(decoded.section_hashes)
+            .filter_map(|(bytes, hash)| self.section(report, bytes, hash))
             .collect();
         let workload = NcuWorkload {
             id: report.workloads.len() as u32,
@@ -118,10 +119,7 @@ impl Converter {
         report.workloads.push(workload);
     }
 
-    fn section(&mut self, report: &mut NcuReport, bytes: &Bytes) -> Option<SectionId> {
-        let mut hasher = rustc_hash::FxHasher::default();
-        bytes.hash(&mut hasher);
-        let key = hasher.finish();
+    fn section(&mut self, report: &mut NcuReport, bytes: &Bytes, key: u64) -> Option<SectionId> {
         let seen = self.sections.entry(key).or_default();
         if let Some((_, id)) = seen.iter().find(|(b, _)| b == bytes) {
             return Some(*id);

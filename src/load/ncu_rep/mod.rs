@@ -22,8 +22,11 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 use std::sync::Arc;
 
+use std::hash::{Hash, Hasher};
+
 use bytes::Bytes;
 use prost::Message;
+use rayon::prelude::*;
 
 use crate::load::{LoadControl, LoadError, LoadProgress};
 use crate::trace::ncu::NcuReport;
@@ -70,10 +73,12 @@ pub fn report_packing(path: &Path, header: &[u8]) -> Option<Packing> {
 
 fn unpacked<'a, R: Read + 'a>(inner: R, packing: Packing) -> std::io::Result<Box<dyn Read + 'a>> {
     Ok(match packing {
+        // A plain report is read straight into each block's buffer: no second copy (the gzip
+        // decoder buffers its input itself).
         Packing::Plain => Box::new(inner),
         Packing::Gzip => Box::new(flate2::read::MultiGzDecoder::new(inner)),
         Packing::Zstd => Box::new(
-            ruzstd::decoding::StreamingDecoder::new(inner)
+            ruzstd::decoding::StreamingDecoder::new(BufReader::new(inner))
                 .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?,
         ),
     })
@@ -126,7 +131,7 @@ pub fn load_report(path: &Path, control: &LoadControl) -> Result<NcuReport, Load
     let file = std::fs::File::open(path).map_err(unreadable)?;
     let read = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let counted = Counted {
-        inner: BufReader::with_capacity(1 << 20, file),
+        inner: file,
         read: Arc::clone(&read),
     };
     let reader = unpacked(counted, packing).map_err(|e| LoadError::NotNcuReport {
@@ -137,6 +142,12 @@ pub fn load_report(path: &Path, control: &LoadControl) -> Result<NcuReport, Load
         reader,
         path,
         report: NcuReport::new(path.to_path_buf()),
+        // A plain file cannot hold more than its length; a compressed one is allowed blocks of
+        // up to 16 MiB before a buffer has to grow as its bytes arrive.
+        room: match packing {
+            Packing::Plain => file_len,
+            Packing::Gzip | Packing::Zstd => 16 << 20,
+        },
     };
     blocks.read_all(control, &|| {
         read.load(std::sync::atomic::Ordering::Relaxed) as f32 / file_len as f32
@@ -169,6 +180,8 @@ struct BlockReader<'a> {
     reader: Box<dyn Read + 'a>,
     path: &'a Path,
     report: NcuReport,
+    /// The most a buffer is sized for before its bytes are there.
+    room: u64,
 }
 
 const TABLE: &str = "report";
@@ -198,7 +211,8 @@ impl BlockReader<'_> {
         };
         self.report.format_version = header.version.unwrap_or(0);
         let mut convert = Converter::default();
-        loop {
+        let mut stop = None;
+        while stop.is_none() {
             if control.is_cancelled() {
                 return Err(LoadError::Cancelled);
             }
@@ -206,22 +220,46 @@ impl BlockReader<'_> {
                 phase: "profiled kernels",
                 fraction: fraction().min(1.0),
             });
-            match self.block(&mut convert) {
-                Ok(()) => {}
-                Err(Stop::End) => break,
-                Err(Stop::Damaged(what)) => {
-                    self.report.warnings.add_about(
-                        TABLE,
-                        "report [block|blocks]",
-                        &format!(
-                            "[is|are] damaged or cut short: {what} (the {} kernels before it are kept)",
-                            self.report.workloads.len()
-                        ),
-                        1,
-                    );
-                    break;
+            // Read a batch of blocks, decode them on all cores, keep them in file order.
+            let mut batch = Vec::with_capacity(BATCH_BLOCKS);
+            while batch.len() < BATCH_BLOCKS {
+                match self.raw_block() {
+                    Ok(raw) => batch.push(raw),
+                    Err(s) => {
+                        stop = Some(s);
+                        break;
+                    }
                 }
             }
+            let decoded: Vec<Result<Vec<DecodedResult>, String>> = batch
+                .par_iter()
+                .map(|(header, payload)| decode_block(header, payload))
+                .collect();
+            for ((header, _), results) in batch.iter().zip(decoded) {
+                convert.block_header(&mut self.report, header);
+                match results {
+                    Ok(results) => {
+                        for r in results {
+                            convert.result(&mut self.report, r);
+                        }
+                    }
+                    Err(what) => {
+                        stop = Some(Stop::Damaged(what));
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(Stop::Damaged(what)) = stop {
+            self.report.warnings.add_about(
+                TABLE,
+                "report [block|blocks]",
+                &format!(
+                    "[is|are] damaged or cut short: {what} (the {} kernels before it are kept)",
+                    self.report.workloads.len()
+                ),
+                1,
+            );
         }
         convert.finish(&mut self.report);
         Ok(())
@@ -243,7 +281,7 @@ impl BlockReader<'_> {
     /// Exactly `len` bytes, grown as they arrive (a damaged length cannot allocate more than
     /// the file holds).
     fn bytes(&mut self, len: u64) -> Result<Bytes, Stop> {
-        let mut buf = Vec::with_capacity(len.min(1 << 20) as usize);
+        let mut buf = Vec::with_capacity(len.min(self.room) as usize);
         let got = (&mut self.reader)
             .take(len)
             .read_to_end(&mut buf)
@@ -256,37 +294,66 @@ impl BlockReader<'_> {
         Ok(Bytes::from(buf))
     }
 
-    fn block(&mut self, convert: &mut Converter) -> Result<(), Stop> {
+    /// The next block's header and payload, read but not decoded.
+    fn raw_block(&mut self) -> Result<(messages::BlockHeader, Bytes), Stop> {
         let header = self.length_prefixed()?;
         let header = messages::BlockHeader::decode(header)
             .map_err(|e| Stop::Damaged(format!("a block header does not decode ({e})")))?;
         let payload_len = u64::from(header.payload_size.unwrap_or(0));
         let payload = self.bytes(payload_len)?;
-        convert.block_header(&mut self.report, &header);
-        let sources = header.num_sources.unwrap_or(0) as usize;
-        let results = header.num_results.unwrap_or(0) as usize;
-        let mut at = 0usize;
-        for index in 0..sources + results {
-            let Some(len) = payload.get(at..at + 4) else {
-                return Err(Stop::Damaged("a block's payload ends early".into()));
-            };
-            let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
-            let start = at + 4;
-            let Some(end) = start.checked_add(len).filter(|&e| e <= payload.len()) else {
-                return Err(Stop::Damaged(
-                    "a message runs past the end of its block".into(),
-                ));
-            };
-            at = end;
-            if index < sources {
-                continue; // cubin / SASS: not read until asked
-            }
-            let result = messages::ProfileResult::decode(payload.slice(start..end))
-                .map_err(|e| Stop::Damaged(format!("a profiled kernel does not decode ({e})")))?;
-            convert.result(&mut self.report, result);
-        }
-        Ok(())
+        Ok((header, payload))
     }
+}
+
+/// Blocks read and decoded together (a block is one workload: a few MB at most).
+const BATCH_BLOCKS: usize = 8;
+
+/// A decoded workload and the hashes of its section definitions' bytes.
+pub(super) struct DecodedResult {
+    pub result: messages::ProfileResult,
+    pub section_hashes: Vec<u64>,
+}
+
+/// The workloads of a block's payload: `NumSources` source messages (skipped) then
+/// `NumResults` results.
+fn decode_block(
+    header: &messages::BlockHeader,
+    payload: &Bytes,
+) -> Result<Vec<DecodedResult>, String> {
+    let sources = header.num_sources.unwrap_or(0) as usize;
+    let results = header.num_results.unwrap_or(0) as usize;
+    let mut out = Vec::with_capacity(results.min(1024));
+    let mut at = 0usize;
+    for index in 0..sources.saturating_add(results) {
+        let Some(len) = payload.get(at..at + 4) else {
+            return Err("a block's payload ends early".into());
+        };
+        let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+        let start = at + 4;
+        let Some(end) = start.checked_add(len).filter(|&e| e <= payload.len()) else {
+            return Err("a message runs past the end of its block".into());
+        };
+        at = end;
+        if index < sources {
+            continue; // cubin / SASS: not read until asked
+        }
+        let result = messages::ProfileResult::decode(payload.slice(start..end))
+            .map_err(|e| format!("a profiled kernel does not decode ({e})"))?;
+        let section_hashes = result
+            .sections
+            .iter()
+            .map(|bytes| {
+                let mut hasher = rustc_hash::FxHasher::default();
+                bytes.hash(&mut hasher);
+                hasher.finish()
+            })
+            .collect();
+        out.push(DecodedResult {
+            result,
+            section_hashes,
+        });
+    }
+    Ok(out)
 }
 
 use messages::FileHeader;
