@@ -108,6 +108,12 @@ impl CopyKind {
     pub const DEVICE_TO_DEVICE: CopyKind = CopyKind(8);
     pub const PEER_TO_PEER: CopyKind = CopyKind(10);
 
+    /// A unified-memory migration (kinds 11–13): moved by the driver on a page fault or a
+    /// prefetch, launched by no CUDA call of its own.
+    pub fn is_unified_migration(self) -> bool {
+        matches!(self.0, 11..=13)
+    }
+
     /// The label nsys prints (`ENUM_CUDA_MEMCPY_OPER.label`), fixed across versions.
     pub fn label(self) -> &'static str {
         match self.0 {

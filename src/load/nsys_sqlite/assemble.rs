@@ -308,10 +308,15 @@ pub fn assemble(parts: Parts) -> Trace {
             &api,
             &api_runs,
             [
-                (&k.correlation_id, &kernel_runs, &mut k.api_call),
-                (&m.correlation_id, &memcpy_runs, &mut m.api_call),
-                (&ms.correlation_id, &memset_runs, &mut ms.api_call),
-                (&gr.correlation_id, &graph_runs, &mut gr.api_call),
+                (&k.correlation_id, &kernel_runs, &mut k.api_call, None),
+                (
+                    &m.correlation_id,
+                    &memcpy_runs,
+                    &mut m.api_call,
+                    Some(&m.copy_kind[..]),
+                ),
+                (&ms.correlation_id, &memset_runs, &mut ms.api_call, None),
+                (&gr.correlation_id, &graph_runs, &mut gr.api_call, None),
             ],
             &mut warnings,
         );
@@ -616,9 +621,15 @@ impl CallsByCorrelation {
     }
 }
 
-/// One table of GPU operations to link: its correlation ids, its rows per stream, and the
-/// `api_call` column to fill.
-type GpuOpsToLink<'a> = (&'a [u32], &'a [(StreamKey, Range<usize>)], &'a mut Vec<u32>);
+/// One table of GPU operations to link: its correlation ids, its rows per stream, the
+/// `api_call` column to fill, and (copies) each row's kind: unified-memory migrations are
+/// launched by no call, so they are not counted as unlinked.
+type GpuOpsToLink<'a> = (
+    &'a [u32],
+    &'a [(StreamKey, Range<usize>)],
+    &'a mut Vec<u32>,
+    Option<&'a [CopyKind]>,
+);
 
 /// Counts the `cudaGraphLaunch` calls that launched no GPU work in this export: nsys 2022.4–2023.4
 /// traced a graph as a whole without exporting any row for its GPU work, so its time shows idle.
@@ -712,12 +723,15 @@ fn link_gpu_ops_to_api_calls(
         }
     }
     let mut unlinked = 0u64;
-    for (correlation, tracks, api_call) in ops {
+    for (correlation, tracks, api_call, copy_kind) in ops {
         for (key, rows) in tracks {
             let table = by_pid.get(&key.pid);
             for i in rows.clone() {
                 match table.and_then(|t| t.get(correlation[i])) {
                     Some(a) => api_call[i] = a,
+                    None if copy_kind
+                        .and_then(|k| k.get(i))
+                        .is_some_and(|k| k.is_unified_migration()) => {}
                     None => unlinked += 1,
                 }
             }
