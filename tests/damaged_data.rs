@@ -461,6 +461,14 @@ fn the_warning_badge_opens_the_list_of_reasons() {
     h.run();
     assert!(!h.state().open);
     assert!(h.query_by_label(&lines[0]).is_none());
+    // Esc closes it too, as it closes every other window (issue 33, item 5).
+    h.get_by_label(&badge).click();
+    h.run();
+    assert!(h.state().open);
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(!h.state().open);
+    assert!(h.query_by_label(warnings::WINDOW_TITLE).is_none());
 
     // A trace read cleanly shows no badge.
     let clean = load(&common::fixture("moe"));

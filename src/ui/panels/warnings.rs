@@ -53,6 +53,10 @@ pub fn window(ctx: &Context, warnings: &LoadWarnings, open: &mut bool) {
     if warnings.is_empty() {
         return;
     }
+    // Esc closes it, as it closes every other window.
+    if *open && ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
+        *open = false;
+    }
     egui::Window::new(WINDOW_TITLE)
         .open(open)
         .resizable(true)
