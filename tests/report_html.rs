@@ -576,3 +576,52 @@ fn baseline_shows_overlap_going_from_zero_to_about_81_percent() {
         .unwrap();
     assert!(close(overlap["delta"].as_f64().unwrap(), n - b, 1e-9));
 }
+
+/// A finding's count and time lost are over every row the rule finds, not the 50 `analyze`
+/// lists by default (issue 33, item 3): on moe, `cuda_memcpy_sync` and `cuda_api_sync` find
+/// more than 50 rows; the page and its JSON say what `analyze --rule NAME:rows=-1` finds.
+#[test]
+fn findings_count_every_row_not_the_listed_ones() {
+    let path = common::fixture("moe");
+    let trace = sightline::load::load_file(&path).unwrap();
+    let (html, json) = report_of(&trace, None);
+    let findings = json["findings"].as_array().expect("findings");
+    let mut checked = 0;
+    for rule in ["cuda_memcpy_sync", "cuda_api_sync"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args(["analyze", "--format", "csv", "--rule"])
+            .arg(format!("{rule}:rows=-1"))
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let header = reader.headers().unwrap().clone();
+        let dur = header.iter().position(|h| h == "Duration (ns)").unwrap();
+        let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+        let lost: f64 = rows.iter().map(|r| r[dur].parse::<f64>().unwrap()).sum();
+        assert!(rows.len() > 50, "{rule}: {} rows", rows.len());
+        let f = findings
+            .iter()
+            .find(|f| f["source"] == rule)
+            .unwrap_or_else(|| panic!("{rule} is a finding"));
+        assert_eq!(f["count"].as_u64().unwrap() as usize, rows.len(), "{rule}");
+        assert_eq!(
+            f["lost_ns"].as_i64().unwrap(),
+            lost.round() as i64,
+            "{rule}"
+        );
+        assert!(
+            html.contains(&format!("in {} findings", rows.len())),
+            "{rule}: the page says {} findings",
+            rows.len()
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 2);
+}

@@ -65,7 +65,11 @@ pub fn findings(
     causes: &[GapCauseInfo],
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    let options = ReportOptions::default();
+    // Every row counts: a rule lists 50 rows by default (as `nsys analyze` does), but a finding's
+    // count and time lost are over all of them (`rows=-1`, nsys's "no limit").
+    let options = ReportOptions {
+        values: vec![("rows".to_string(), "-1".to_string())],
+    };
     for rule in RULES {
         let input = RuleInput {
             trace,
