@@ -7,6 +7,7 @@ use egui::{Align2, Color32, FontId, Id, Ui};
 
 use super::compare::{self, CompareView};
 use super::file_dialog::{self, FilePurpose};
+use super::ncu::baseline::OpenReport;
 use super::panels::analysis::PanelAction;
 use super::panels::{search, warnings};
 use super::settings::Settings;
@@ -380,9 +381,28 @@ impl SightlineApp {
         let show_details = self.show_details;
         let show_analysis = self.show_analysis;
         let mut toggle_help = false;
+        // Other open reports, offered as baselines by a report tab.
+        let active_id = self.tab().id;
+        let other_reports: Vec<OpenReport> = self
+            .tabs
+            .iter()
+            .filter(|t| t.id != active_id)
+            .filter_map(|t| {
+                t.ncu_report().map(|r| OpenReport {
+                    title: t.title(),
+                    report: r.clone(),
+                })
+            })
+            .collect();
         let tab = self.tab_mut();
         if let Some(run) = &mut tab.run {
             super::run::show_tab(ui, run, palette, show_analysis);
+            return;
+        }
+        if let Some(view) = &mut tab.ncu {
+            egui::CentralPanel::default().show(ui, |ui| {
+                view.ui(ui, &other_reports);
+            });
             return;
         }
         if tab.document.is_some() && show_analysis {
@@ -520,7 +540,7 @@ fn welcome(ui: &mut Ui) -> bool {
         ui.add_space(ui.available_height() / 3.0);
         ui.heading("Sightline");
         ui.label(
-            "Open an Nsight Systems trace: File > Open…, or drop a .sqlite / .nsys-rep file here.",
+            "Open a trace or report: File > Open…, or drop a file here: an Nsight Systems .nsys-rep / .sqlite, a PyTorch profiler .json / .json.gz, or an Nsight Compute .ncu-rep / .ncu-rep.gz.",
         );
         ui.weak("Make one with: nsys export --type=sqlite -o trace.sqlite report.nsys-rep");
         ui.weak("Open two runs (or drop both) and choose View > Compare… to compare them.");

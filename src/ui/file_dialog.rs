@@ -50,8 +50,27 @@ use browser::{Browser, BrowserOutcome};
 /// the system dialog where one can open.
 pub const ENV_VAR: &str = "SIGHTLINE_FILE_DIALOG";
 
-/// Extensions of the files File → Open… lists.
-pub const TRACE_EXTENSIONS: &[&str] = &["sqlite", "nsys-rep", "qdrep"];
+/// Extensions of the files File → Open… lists (a file's name ends with `.` and one of them):
+/// Nsight Systems reports and exports, PyTorch profiler traces, and Nsight Compute reports,
+/// plain, gzipped, zstd-compressed (`.ncu-repz`) or in the name before 2020.2.
+pub const TRACE_EXTENSIONS: &[&str] = &[
+    "sqlite",
+    "nsys-rep",
+    "qdrep",
+    "json",
+    "json.gz",
+    "ncu-rep",
+    "ncu-rep.gz",
+    "ncu-repz",
+    "nsight-cuprof-report",
+];
+
+/// The Nsight Compute report extensions among [`TRACE_EXTENSIONS`].
+pub const NCU_EXTENSIONS: &[&str] = &["ncu-rep", "ncu-rep.gz", "ncu-repz", "nsight-cuprof-report"];
+
+/// What File → Open… is for, as its title says it.
+pub const OPEN_TITLE: &str =
+    "Open a trace or report (Nsight Systems, PyTorch profiler, Nsight Compute)";
 
 /// A system dialog that returns nothing sooner than this did not open.
 pub const FAILED_FAST: Duration = Duration::from_millis(400);
@@ -297,10 +316,18 @@ impl FileDialogs {
     }
 }
 
+/// Whether the file name ends with `.EXT` for one of `extensions` (so that `ncu-rep.gz`, with
+/// its dot, matches), in any case.
 fn has_extension(path: &Path, extensions: &[&str]) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| extensions.iter().any(|x| x.eq_ignore_ascii_case(e)))
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let name = name.to_ascii_lowercase();
+    extensions.iter().any(|x| {
+        name.len() > x.len() + 1
+            && name.ends_with(&x.to_ascii_lowercase())
+            && name.as_bytes()[name.len() - x.len() - 1] == b'.'
+    })
 }
 
 type Shared = Arc<Mutex<FileDialogs>>;
@@ -510,6 +537,17 @@ mod tests {
         assert!(has_extension(Path::new("a/r.NSYS-REP"), TRACE_EXTENSIONS));
         assert!(!has_extension(Path::new("a/notes.txt"), TRACE_EXTENSIONS));
         assert!(!has_extension(Path::new("a/sqlite"), TRACE_EXTENSIONS));
+        for ncu in [
+            "a/moe.ncu-rep",
+            "a/moe.ncu-rep.gz",
+            "a/MOE.NCU-REPZ",
+            "a/old.nsight-cuprof-report",
+            "a/kt.pt.trace.json.gz",
+        ] {
+            assert!(has_extension(Path::new(ncu), TRACE_EXTENSIONS), "{ncu}");
+        }
+        assert!(!has_extension(Path::new("a/notes.gz"), TRACE_EXTENSIONS));
+        assert!(!has_extension(Path::new("a/.ncu-rep"), TRACE_EXTENSIONS));
         let mut d = FileDialogs::builtin("test");
         d.open_trace();
         assert_eq!(d.browsing(), Some(&FilePurpose::OpenTrace));

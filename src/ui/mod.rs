@@ -18,6 +18,7 @@ pub mod file_dialog;
 pub mod fonts;
 pub mod gap_tooltip;
 pub mod loader;
+pub mod ncu;
 pub mod panels;
 pub mod run;
 pub mod save_report;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::loader::LoadJob;
+use super::ncu::NcuView;
 use super::panels::analysis::{AnalysisPanel, PanelAction};
 use super::panels::search;
 use super::timeline::{EventKind, EventRef, GapLink, Overlays, TimelineModel, TimelineState};
@@ -43,6 +44,8 @@ pub struct TraceTab {
     pub show_warnings: bool,
     /// A run of ranks (several traces on one clock) instead of one trace.
     pub run: Option<Box<super::run::RunTab>>,
+    /// The report view, when the document is an Nsight Compute report (no timeline).
+    pub ncu: Option<Box<NcuView>>,
 }
 
 impl TraceTab {
@@ -61,6 +64,7 @@ impl TraceTab {
             panel_range: TimeRange::ALL,
             show_warnings: false,
             run: None,
+            ncu: None,
         }
     }
 
@@ -84,6 +88,11 @@ impl TraceTab {
 
     pub fn trace(&self) -> Option<&Trace> {
         self.document.as_ref().map(|d| d.trace.as_ref())
+    }
+
+    /// The Nsight Compute report this tab shows, if it is one.
+    pub fn ncu_report(&self) -> Option<&Arc<crate::trace::ncu::NcuReport>> {
+        self.ncu.as_ref().map(|v| &v.report)
     }
 
     /// The file name, for the tab's title.
@@ -112,6 +121,10 @@ impl TraceTab {
                 let model = TimelineModel::new(&trace);
                 self.timeline = TimelineState::new(&trace, &model);
                 self.search.forget_results();
+                self.ncu = trace
+                    .ncu
+                    .clone()
+                    .map(|report| Box::new(NcuView::new(report, file_name(&trace.path))));
                 self.document = Some(Document {
                     trace: Arc::new(trace),
                     model,

@@ -111,10 +111,12 @@ pub(super) fn system_dialog(request: &Request, start_dir: Option<&Path>) -> Opti
     }
     match request {
         Request::OpenTrace => dialog
-            .set_title("Open an Nsight Systems trace")
-            .add_filter("Nsight Systems traces", TRACE_EXTENSIONS)
+            .set_title(super::OPEN_TITLE)
+            .add_filter("Traces and reports", TRACE_EXTENSIONS)
             .add_filter("SQLite export", &["sqlite"])
             .add_filter("Nsight Systems report", &["nsys-rep", "qdrep"])
+            .add_filter("PyTorch profiler trace", &["json", "json.gz"])
+            .add_filter("Nsight Compute report", super::NCU_EXTENSIONS)
             .add_filter("All files", &["*"])
             .pick_file(),
         Request::SaveCsv {

@@ -70,7 +70,7 @@ impl Browser {
         match (self.save, self.purpose == FilePurpose::SaveReportHtml) {
             (true, true) => "Save report as HTML",
             (true, false) => "Export as CSV",
-            (false, _) => "Open an Nsight Systems trace",
+            (false, _) => super::OPEN_TITLE,
         }
     }
 

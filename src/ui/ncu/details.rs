@@ -1,0 +1,319 @@
+//! One kernel's details as ncu-ui's Details page shows them: each section the workload has,
+//! in the section's order, collapsible, with its header metrics in two columns of label, value
+//! and unit, its body items (tables and charts as tables of label and value), and the results
+//! of the section's rules (a type badge, the title, the message and the estimated speedup).
+//! With a baseline, every metric gets the baseline's value and the change in percent.
+//!
+//! [`workload_details`] is a widget of its own so that other views (the timeline's details of a
+//! kernel joined to a report) can show the same page.
+
+use egui::{Color32, RichText, Ui};
+
+use crate::analysis::ncu::{rule_text, units};
+use crate::trace::ncu::{
+    BodyItemKind, NcuReport, NcuRule, NcuSection, NcuWorkload, RuleMessage, SectionMetric,
+};
+
+/// The kernel the details compare with.
+#[derive(Clone, Copy)]
+pub struct BaselineRef<'a> {
+    pub report: &'a NcuReport,
+    pub workload: &'a NcuWorkload,
+    /// How the baseline is named in the column's tooltip (`ID 3 · report.ncu-rep`).
+    pub label: &'a str,
+}
+
+/// Draws the details of `workload` of `report`; with `baseline`, each metric's baseline value
+/// and change beside it.
+pub fn workload_details(
+    ui: &mut Ui,
+    report: &NcuReport,
+    workload: &NcuWorkload,
+    baseline: Option<BaselineRef<'_>>,
+) {
+    let mut sections: Vec<&NcuSection> = workload
+        .sections
+        .iter()
+        .filter_map(|&id| report.section(id))
+        .collect();
+    sections.sort_by_key(|s| s.order);
+    if sections.is_empty() {
+        ui.weak("This report has no sections for the kernel (made with --metrics only): see Raw.");
+    }
+    for section in sections {
+        let title = if section.display_name.is_empty() {
+            &section.identifier
+        } else {
+            &section.display_name
+        };
+        egui::CollapsingHeader::new(RichText::new(title).strong())
+            .id_salt(("ncu_section", &section.identifier, workload.id))
+            .default_open(true)
+            .show(ui, |ui| {
+                section_body(ui, report, workload, section, baseline);
+            })
+            .header_response
+            .on_hover_text(&section.description);
+    }
+}
+
+fn section_body(
+    ui: &mut Ui,
+    report: &NcuReport,
+    workload: &NcuWorkload,
+    section: &NcuSection,
+    baseline: Option<BaselineRef<'_>>,
+) {
+    if !section.header.is_empty() {
+        metric_table(
+            ui,
+            ("header", &section.identifier),
+            report,
+            workload,
+            &section.header,
+            baseline,
+            true,
+        );
+    }
+    for body in &section.bodies {
+        let items: Vec<_> = body
+            .items
+            .iter()
+            .filter(|i| !i.metrics.is_empty())
+            .collect();
+        if items.is_empty() {
+            continue;
+        }
+        if !body.display_name.is_empty() {
+            ui.label(RichText::new(&body.display_name).italics());
+        }
+        for (k, item) in items.into_iter().enumerate() {
+            let kind = match item.kind {
+                BodyItemKind::Table => "table",
+                BodyItemKind::BarChart => "bar chart",
+                BodyItemKind::HistogramChart => "histogram",
+                BodyItemKind::LineChart => "line chart",
+                BodyItemKind::MemoryTable => "memory table",
+                BodyItemKind::MemoryChart => "memory chart",
+                BodyItemKind::Other => "chart",
+            };
+            let label = if item.label.is_empty() {
+                kind.to_string()
+            } else {
+                format!("{} ({kind})", item.label)
+            };
+            ui.indent(
+                ("ncu_item", &section.identifier, &body.display_name, k),
+                |ui| {
+                    ui.weak(label);
+                    metric_table(
+                        ui,
+                        (
+                            "item",
+                            &format!("{}/{}/{k}", section.identifier, body.display_name),
+                        ),
+                        report,
+                        workload,
+                        &item.metrics,
+                        baseline,
+                        false,
+                    );
+                },
+            );
+        }
+    }
+    let rules: Vec<&NcuRule> = workload
+        .rules
+        .iter()
+        .filter(|r| r.section == section.identifier && !r.messages.is_empty())
+        .collect();
+    for rule in rules {
+        rule_result(ui, rule);
+    }
+}
+
+/// The value of a section's metric: its own, else the first of its alternatives the workload
+/// has (ncu's options by architecture); with the label the alternative gives, if any.
+fn resolve<'m>(
+    report: &NcuReport,
+    workload: &NcuWorkload,
+    metric: &'m SectionMetric,
+) -> Option<(&'m str, &'m str)> {
+    std::iter::once((metric.name.as_str(), metric.label.as_str()))
+        .chain(metric.options.iter().map(|(n, l)| {
+            let label = if l.is_empty() {
+                metric.label.as_str()
+            } else {
+                l.as_str()
+            };
+            (n.as_str(), label)
+        }))
+        .find(|(name, _)| report.value(workload, name).is_some())
+}
+
+/// A table of `metrics`: label, value and unit, in two columns of metrics (ncu's header
+/// layout) when `two_columns` and there is no baseline; one column with the baseline's value and
+/// the change otherwise.
+fn metric_table(
+    ui: &mut Ui,
+    id: (&str, &str),
+    report: &NcuReport,
+    workload: &NcuWorkload,
+    metrics: &[SectionMetric],
+    baseline: Option<BaselineRef<'_>>,
+    two_columns: bool,
+) {
+    struct Line {
+        label: String,
+        metric: String,
+        value: String,
+        unit: String,
+        number: Option<f64>,
+    }
+    let lines: Vec<Line> = metrics
+        .iter()
+        .map(|m| {
+            let shown_label = |l: &str| {
+                if l.is_empty() {
+                    m.name.clone()
+                } else {
+                    l.to_string()
+                }
+            };
+            match resolve(report, workload, m) {
+                Some((name, label)) => {
+                    let value = report.value(workload, name);
+                    let (text, unit) = value
+                        .map(|v| units::display(name, &m.unit, v))
+                        .unwrap_or_default();
+                    Line {
+                        label: shown_label(label),
+                        metric: name.to_string(),
+                        value: text,
+                        unit,
+                        number: value.and_then(|v| v.as_f64()),
+                    }
+                }
+                None => Line {
+                    label: shown_label(&m.label),
+                    metric: m.name.clone(),
+                    value: String::new(),
+                    unit: String::new(),
+                    number: None,
+                },
+            }
+        })
+        .collect();
+    let columns = if two_columns && baseline.is_none() && lines.len() > 1 {
+        2
+    } else {
+        1
+    };
+    let per_column = lines.len().div_ceil(columns);
+    egui::Grid::new(("ncu_metrics", id.0, id.1, workload.id))
+        .striped(true)
+        .num_columns(if baseline.is_some() { 5 } else { 3 * columns })
+        .spacing([16.0, 2.0])
+        .show(ui, |ui| {
+            if let Some(b) = baseline {
+                ui.weak("Metric");
+                ui.weak("Value");
+                ui.weak("Unit");
+                ui.weak("Baseline").on_hover_text(b.label);
+                ui.weak("Change");
+                ui.end_row();
+            }
+            for r in 0..per_column {
+                for c in 0..columns {
+                    let Some(line) = lines.get(c * per_column + r) else {
+                        continue;
+                    };
+                    ui.label(&line.label).on_hover_text(&line.metric);
+                    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                        ui.label(&line.value);
+                    });
+                    ui.weak(&line.unit);
+                    if let Some(b) = baseline {
+                        baseline_cells(ui, b, &line.metric, line.number);
+                    }
+                }
+                ui.end_row();
+            }
+        });
+}
+
+/// The baseline's value of `metric` and the change from it to `value`.
+pub fn baseline_cells(ui: &mut Ui, b: BaselineRef<'_>, metric: &str, value: Option<f64>) {
+    let base = b.report.value(b.workload, metric);
+    let (text, unit) = base
+        .map(|v| units::display(metric, "", v))
+        .unwrap_or_default();
+    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+        ui.label(format!("{text} {unit}").trim().to_string());
+    });
+    let change = match (value, base.and_then(|v| v.as_f64())) {
+        (Some(v), Some(b)) => units::delta_pct(v, b),
+        _ => None,
+    };
+    match change {
+        Some(d) if d.abs() < 0.005 => ui.weak("0%"),
+        Some(d) => {
+            let colour = if d > 0.0 {
+                Color32::from_rgb(0x3c, 0x9a, 0x5f)
+            } else {
+                Color32::from_rgb(0xd0, 0x55, 0x45)
+            };
+            ui.colored_label(colour, format!("{d:+.2}%"))
+        }
+        None => ui.weak(""),
+    };
+}
+
+/// The colour of a rule message's type badge, as ncu-ui colours them.
+fn badge_colour(message: &RuleMessage) -> Color32 {
+    match message.kind {
+        4 => Color32::from_rgb(0xe0, 0x8a, 0x1e),
+        2 => Color32::from_rgb(0xd8, 0xb4, 0x1a),
+        3 => Color32::from_rgb(0xd0, 0x40, 0x40),
+        1 => Color32::from_rgb(0x3c, 0x9a, 0x5f),
+        _ => Color32::from_rgb(0x3a, 0x7c, 0xc8),
+    }
+}
+
+/// A rule's messages: type badge, title, estimated speedup and text.
+fn rule_result(ui: &mut Ui, rule: &NcuRule) {
+    for (k, m) in rule.messages.iter().enumerate() {
+        ui.add_space(4.0);
+        egui::Frame::group(ui.style()).show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.horizontal_wrapped(|ui| {
+                ui.label(
+                    RichText::new(m.kind_label())
+                        .monospace()
+                        .strong()
+                        .color(Color32::WHITE)
+                        .background_color(badge_colour(m)),
+                );
+                let title = if m.title.is_empty() {
+                    rule.display_name.as_str()
+                } else {
+                    m.title.as_str()
+                };
+                if !title.is_empty() {
+                    ui.label(RichText::new(title).strong())
+                        .on_hover_text(&rule.identifier);
+                }
+                if k == 0
+                    && let Some(s) = rule.speedup
+                {
+                    let kind = match s.kind_label() {
+                        "local" => "Est. Local Speedup",
+                        _ => "Est. Speedup",
+                    };
+                    ui.label(format!("{kind}: {:.2}%", s.percent));
+                }
+            });
+            ui.label(rule_text::plain(&m.text));
+        });
+    }
+}
