@@ -297,7 +297,8 @@ pub struct NcuRule {
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct RuleMessage {
     pub text: String,
-    /// The file's message type: 0 none, 1 ok, 2 warning, 3 error, 4 optimisation.
+    /// The file's message type: 0 none, 1 information, 2 warning, 3 error, 4 optimisation
+    /// (ncu 2025.3 prints them INF, WRN, ERR, OPT: `SOLFPRoofline` is 1 and printed INF).
     pub kind: u32,
     /// A short title ("Small Grid"), when the rule gives one.
     pub title: String,
@@ -307,7 +308,6 @@ impl RuleMessage {
     /// The type as ncu prints it in the Details page ("OPT", "WRN" …).
     pub fn kind_label(&self) -> &'static str {
         match self.kind {
-            1 => "OK",
             2 => "WRN",
             3 => "ERR",
             4 => "OPT",
