@@ -189,13 +189,20 @@ pub fn shape(s: [u64; 3]) -> String {
     format!("({}, {}, {})", s[0], s[1], s[2])
 }
 
-/// The rule of `w` with the largest estimated speedup.
+/// The rule of `w` with the largest estimated speedup of the whole kernel (ncu's "global"
+/// speedups, "Est. Speedup" in its Details page); only when no rule gives one, the largest local
+/// speedup ("Est. Local Speedup": a share of the part of the kernel the rule looks at, which
+/// says little about the kernel's time — most of moe's kernels have a 93–100 % local one).
 pub fn top_rule(w: &NcuWorkload) -> Option<TopRule> {
     w.rules
         .iter()
         .filter_map(|r| r.speedup.map(|s| (r, s)))
         .filter(|(_, s)| s.percent.is_finite())
-        .max_by(|(_, a), (_, b)| a.percent.total_cmp(&b.percent))
+        .max_by(|(_, a), (_, b)| {
+            (a.kind == 2)
+                .cmp(&(b.kind == 2))
+                .then(a.percent.total_cmp(&b.percent))
+        })
         .map(|(r, s)| {
             let title = r
                 .messages
@@ -379,7 +386,7 @@ mod tests {
 
     #[test]
     fn the_top_rule_has_the_largest_speedup() {
-        let rule = |id: &str, title: &str, pct: Option<f64>| NcuRule {
+        let rule = |id: &str, title: &str, pct: Option<(u32, f64)>| NcuRule {
             identifier: id.to_string(),
             display_name: String::new(),
             section: "S".to_string(),
@@ -388,21 +395,27 @@ mod tests {
                 kind: 4,
                 title: title.to_string(),
             }],
-            speedup: pct.map(|percent| RuleSpeedup { kind: 2, percent }),
+            speedup: pct.map(|(kind, percent)| RuleSpeedup { kind, percent }),
             focus_metrics: Vec::new(),
         };
-        let w = NcuWorkload {
+        let mut w = NcuWorkload {
             rules: vec![
-                rule("A", "Small Grid", Some(51.5)),
-                rule("B", "", Some(93.4)),
+                rule("A", "Small Grid", Some((2, 51.5))),
+                rule("B", "", Some((2, 63.4))),
+                rule("L", "Low Utilization", Some((1, 99.0))),
                 rule("C", "No speedup", None),
             ],
             ..Default::default()
         };
+        // A global speedup beats a larger local one.
         let top = top_rule(&w).unwrap_or_else(|| panic!("a top rule"));
         assert_eq!(top.title, "B");
-        assert_eq!(top.speedup_pct, 93.4);
+        assert_eq!(top.speedup_pct, 63.4);
         assert_eq!(top.kind, "global");
+        // With local speedups only, the largest of them.
+        w.rules.retain(|r| r.identifier == "L" || r.identifier == "C");
+        let top = top_rule(&w).unwrap_or_else(|| panic!("a top rule"));
+        assert_eq!((top.title.as_str(), top.kind), ("Low Utilization", "local"));
         assert!(top_rule(&NcuWorkload::default()).is_none());
     }
 }
