@@ -198,7 +198,8 @@ impl MetricValue {
 /// The NVTX state when the workload was launched (recorded with `ncu --nvtx`).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct NcuNvtx {
-    /// Push/pop ranges open on the launching thread, per domain, outermost first.
+    /// Push/pop ranges open on the launching thread (the workload's `thread_id`), per domain,
+    /// outermost first.
     pub push_pop: Vec<NvtxDomainStack>,
     /// Start/end ranges open at the launch, per domain.
     pub start_end: Vec<NvtxDomainStack>,

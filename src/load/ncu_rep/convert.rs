@@ -110,7 +110,7 @@ impl Converter {
             grid: r.grid_size.map(|g| g.xyz()).unwrap_or_default(),
             block: r.block_size.map(|b| b.xyz()).unwrap_or_default(),
             creation_time: r.creation_time,
-            nvtx: r.nvtx.map(|n| nvtx(&n)).unwrap_or_default(),
+            nvtx: r.nvtx.map(|n| nvtx(&n, r.thread_id)).unwrap_or_default(),
             metrics,
             sections,
             rules: r.rule_results.iter().map(rule).collect(),
@@ -344,7 +344,9 @@ fn rule(r: &msg::RuleResult) -> NcuRule {
     out
 }
 
-fn nvtx(n: &msg::NvtxState) -> NcuNvtx {
+/// The NVTX state of a launch: the push/pop stacks of the launching thread (`thread_id`; the
+/// first thread when the workload does not say), the start/end ranges of the process.
+fn nvtx(n: &msg::NvtxState, thread_id: Option<u32>) -> NcuNvtx {
     let domain_name = |id: Option<u64>| -> Option<String> {
         if id.is_none() || id == n.default_domain {
             return None;
@@ -354,7 +356,10 @@ fn nvtx(n: &msg::NvtxState) -> NcuNvtx {
             .find(|d| d.id == id)
             .and_then(|d| d.name.clone())
     };
-    let thread = n.threads.first();
+    let thread = match thread_id {
+        Some(tid) => n.threads.iter().find(|t| t.tid == Some(tid)),
+        None => n.threads.first(),
+    };
     NcuNvtx {
         thread: thread.and_then(|t| t.tid),
         push_pop: thread
