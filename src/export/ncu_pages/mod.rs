@@ -8,10 +8,12 @@ use std::io::{self, Write};
 
 use crate::trace::ncu::NcuReport;
 
+pub mod details;
 pub mod format;
 pub mod names;
 pub mod nvtx;
 pub mod raw;
+pub mod summary;
 pub mod units;
 
 /// `--print-units`: ncu scales units by default (`auto`); `base` prints every value in its
@@ -64,9 +66,8 @@ pub fn write_page(
 ) -> io::Result<()> {
     match page {
         NcuPage::Raw => raw::write(report, mode, out),
-        NcuPage::Details | NcuPage::Summary => Err(io::Error::other(
-            "this ncu page is not written yet (only ncu_raw)",
-        )),
+        NcuPage::Details => details::write(report, mode, out),
+        NcuPage::Summary => summary::write(report, mode, out),
     }
 }
 

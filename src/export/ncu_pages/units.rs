@@ -98,7 +98,7 @@ fn counter_unit(words: &str) -> &'static str {
         "warp"
     } else if has_word(words, &["threads", "thread"]) {
         "thread"
-    } else if words.contains("time_duration") {
+    } else if words.contains("time_duration") || has_word(words, &["time"]) {
         "ns"
     } else if has_word(words, &["active"]) {
         "cycle"

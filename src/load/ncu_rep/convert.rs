@@ -64,32 +64,40 @@ impl Converter {
 
     pub fn result(&mut self, report: &mut NcuReport, r: msg::ProfileResult) {
         let mut metrics: Vec<(MetricId, MetricValue)> = Vec::with_capacity(r.metric_results.len());
+        let mut instances: Vec<(MetricId, Vec<MetricInstance>)> = Vec::new();
         for m in r.metric_results {
             let Some(&id) = m.name_id.and_then(|i| self.names.get(i as usize)) else {
                 self.unknown_names += 1;
                 continue;
             };
-            let value = match m.metric_value {
-                Some(v) => scalar(&v).into(),
-                None if !m.metric_value_list.is_empty() => MetricValue::List(
-                    m.metric_value_list
-                        .iter()
-                        .map(|e| MetricInstance {
-                            correlation: e.correlation_id.as_ref().map(scalar),
-                            value: e
-                                .element_value
-                                .as_ref()
-                                .map(scalar)
-                                .unwrap_or(ScalarValue::Unknown),
-                        })
-                        .collect(),
-                ),
-                None => MetricValue::List(Vec::new()),
+            let list = || -> Vec<MetricInstance> {
+                m.metric_value_list
+                    .iter()
+                    .map(|e| MetricInstance {
+                        correlation: e.correlation_id.as_ref().map(scalar),
+                        value: e
+                            .element_value
+                            .as_ref()
+                            .map(scalar)
+                            .unwrap_or(ScalarValue::Unknown),
+                    })
+                    .collect()
+            };
+            let value = match &m.metric_value {
+                Some(v) => {
+                    if !m.metric_value_list.is_empty() {
+                        instances.push((id, list()));
+                    }
+                    scalar(v).into()
+                }
+                None => MetricValue::List(list()),
             };
             metrics.push((id, value));
         }
         metrics.sort_by_key(|(id, _)| *id);
         metrics.dedup_by_key(|(id, _)| *id);
+        instances.sort_by_key(|(id, _)| *id);
+        instances.dedup_by_key(|(id, _)| *id);
         let sections = r
             .sections
             .iter()
@@ -112,6 +120,7 @@ impl Converter {
             creation_time: r.creation_time,
             nvtx: r.nvtx.map(|n| nvtx(&n, r.thread_id)).unwrap_or_default(),
             metrics,
+            instances,
             sections,
             rules: r.rule_results.iter().map(rule).collect(),
         };
@@ -325,6 +334,7 @@ fn rule(r: &msg::RuleResult) -> NcuRule {
                 text: m.message.clone().unwrap_or_default(),
                 kind: m.kind.unwrap_or(0),
                 title: m.title.clone().unwrap_or_default(),
+                speedup: None,
             });
         }
         if let Some(f) = &item.focus_metric
@@ -335,10 +345,15 @@ fn rule(r: &msg::RuleResult) -> NcuRule {
         if let Some(s) = &item.speedup
             && let Some(value) = s.value
         {
-            out.speedup = Some(RuleSpeedup {
+            let speedup = RuleSpeedup {
                 kind: s.kind.unwrap_or(0),
                 percent: value,
-            });
+            };
+            out.speedup = Some(speedup);
+            // A speedup belongs to the message before it (a rule may say several things).
+            if let Some(last) = out.messages.last_mut() {
+                last.speedup = Some(speedup);
+            }
         }
     }
     out
