@@ -14,6 +14,7 @@ use crate::trace::Needs;
 mod analysis_commands;
 mod diff_commands;
 mod html_report_command;
+mod ncu_commands;
 mod ordered_work;
 pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};
 pub use diff_commands::DiffArgs;
@@ -133,6 +134,11 @@ pub struct SummaryArgs {
     /// the export (2023.4 when unknown).
     #[arg(long, value_name = "RELEASE", value_parser = NsysFormat::parse)]
     pub nsys_format: Option<NsysFormat>,
+    /// Nsight Compute pages (`ncu_raw`, `ncu_details`, `ncu_summary`): `auto` scales units as
+    /// ncu does by default (`Gbyte/s`, `us`), `base` prints base units (`ncu --print-units
+    /// base`).
+    #[arg(long, value_name = "MODE", value_parser = crate::export::ncu_pages::UnitMode::parse, default_value = "auto")]
+    pub print_units: crate::export::ncu_pages::UnitMode,
     #[command(flatten)]
     pub exclusion: ExclusionArgs,
 }
@@ -188,6 +194,9 @@ pub fn parse_range_arg(range: Option<&str>) -> Result<TimeRange> {
 }
 
 fn summary(args: &SummaryArgs) -> Result<i32> {
+    if let Some(pages) = ncu_commands::requested_pages(&args.report)? {
+        return ncu_commands::print_pages(&args.traces, &pages, args.print_units);
+    }
     let (overlap, other_reports) = analysis_commands::take_overlap(&args.report);
     let range = parse_range_arg(args.range.as_deref())?;
     let rules = args.exclusion.rules()?;
@@ -220,6 +229,7 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
     }
     for (n, path) in args.traces.iter().enumerate() {
         let trace = load_for_cli(path, needs)?;
+        ncu_commands::refuse_nsys_report(&trace, path)?;
         let exclusion = analysis_commands::apply_exclusion(&trace, &rules);
         let filter = Filter {
             range,

@@ -5,5 +5,6 @@
 pub mod elide;
 pub mod events_csv;
 pub mod folded;
+pub mod ncu_pages;
 pub mod nsys_csv;
 pub mod text_table;

@@ -103,6 +103,9 @@ pub struct NcuWorkload {
     pub nvtx: NcuNvtx,
     /// Metric values, sorted by [`MetricId`].
     pub metrics: Vec<(MetricId, MetricValue)>,
+    /// The instances of metrics that have a value too (ncu stores some metrics as an aggregate
+    /// and its per-instance values: the details page prints both), sorted by [`MetricId`].
+    pub instances: Vec<(MetricId, Vec<MetricInstance>)>,
     /// The sections this workload has, in file order.
     pub sections: Vec<SectionId>,
     pub rules: Vec<NcuRule>,
@@ -121,6 +124,14 @@ impl NcuWorkload {
         .find(|n| !n.is_empty())
         .map(|s| s.as_str())
         .unwrap_or("")
+    }
+
+    /// The per-instance values of a metric that has an aggregate value too.
+    pub fn instances_of(&self, id: MetricId) -> Option<&[MetricInstance]> {
+        self.instances
+            .binary_search_by_key(&id, |(m, _)| *m)
+            .ok()
+            .map(|i| self.instances[i].1.as_slice())
     }
 
     pub fn metric(&self, id: MetricId) -> Option<&MetricValue> {
@@ -198,7 +209,8 @@ impl MetricValue {
 /// The NVTX state when the workload was launched (recorded with `ncu --nvtx`).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct NcuNvtx {
-    /// Push/pop ranges open on the launching thread, per domain, outermost first.
+    /// Push/pop ranges open on the launching thread (the workload's `thread_id`), per domain,
+    /// outermost first.
     pub push_pop: Vec<NvtxDomainStack>,
     /// Start/end ranges open at the launch, per domain.
     pub start_end: Vec<NvtxDomainStack>,
@@ -288,7 +300,7 @@ pub struct NcuRule {
     /// The section the rule belongs to (`SpeedOfLight`).
     pub section: String,
     pub messages: Vec<RuleMessage>,
-    /// The rule's estimated speedup, when it gives one.
+    /// The rule's estimated speedup, when it gives one (its last message's, when several do).
     pub speedup: Option<RuleSpeedup>,
     /// The metrics the rule points at (metric name, value), when it names them.
     pub focus_metrics: Vec<(String, f64)>,
@@ -302,6 +314,8 @@ pub struct RuleMessage {
     pub kind: u32,
     /// A short title ("Small Grid"), when the rule gives one.
     pub title: String,
+    /// The estimated speedup the rule gives with this message, when it gives one.
+    pub speedup: Option<RuleSpeedup>,
 }
 
 impl RuleMessage {

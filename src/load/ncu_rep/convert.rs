@@ -64,32 +64,40 @@ impl Converter {
     pub fn result(&mut self, report: &mut NcuReport, decoded: super::DecodedResult) {
         let r = decoded.result;
         let mut metrics: Vec<(MetricId, MetricValue)> = Vec::with_capacity(r.metric_results.len());
+        let mut instances: Vec<(MetricId, Vec<MetricInstance>)> = Vec::new();
         for m in r.metric_results {
             let Some(&id) = m.name_id.and_then(|i| self.names.get(i as usize)) else {
                 self.unknown_names += 1;
                 continue;
             };
-            let value = match m.metric_value {
-                Some(v) => scalar(&v).into(),
-                None if !m.metric_value_list.is_empty() => MetricValue::List(
-                    m.metric_value_list
-                        .iter()
-                        .map(|e| MetricInstance {
-                            correlation: e.correlation_id.as_ref().map(scalar),
-                            value: e
-                                .element_value
-                                .as_ref()
-                                .map(scalar)
-                                .unwrap_or(ScalarValue::Unknown),
-                        })
-                        .collect(),
-                ),
-                None => MetricValue::List(Vec::new()),
+            let list = || -> Vec<MetricInstance> {
+                m.metric_value_list
+                    .iter()
+                    .map(|e| MetricInstance {
+                        correlation: e.correlation_id.as_ref().map(scalar),
+                        value: e
+                            .element_value
+                            .as_ref()
+                            .map(scalar)
+                            .unwrap_or(ScalarValue::Unknown),
+                    })
+                    .collect()
+            };
+            let value = match &m.metric_value {
+                Some(v) => {
+                    if !m.metric_value_list.is_empty() {
+                        instances.push((id, list()));
+                    }
+                    scalar(v).into()
+                }
+                None => MetricValue::List(list()),
             };
             metrics.push((id, value));
         }
         metrics.sort_by_key(|(id, _)| *id);
         metrics.dedup_by_key(|(id, _)| *id);
+        instances.sort_by_key(|(id, _)| *id);
+        instances.dedup_by_key(|(id, _)| *id);
         let sections = r
             .sections
             .iter()
@@ -111,8 +119,9 @@ impl Converter {
             grid: r.grid_size.map(|g| g.xyz()).unwrap_or_default(),
             block: r.block_size.map(|b| b.xyz()).unwrap_or_default(),
             creation_time: r.creation_time,
-            nvtx: r.nvtx.map(|n| nvtx(&n)).unwrap_or_default(),
+            nvtx: r.nvtx.map(|n| nvtx(&n, r.thread_id)).unwrap_or_default(),
             metrics,
+            instances,
             sections,
             rules: r.rule_results.iter().map(rule).collect(),
         };
@@ -323,6 +332,7 @@ fn rule(r: &msg::RuleResult) -> NcuRule {
                 text: m.message.clone().unwrap_or_default(),
                 kind: m.kind.unwrap_or(0),
                 title: m.title.clone().unwrap_or_default(),
+                speedup: None,
             });
         }
         if let Some(f) = &item.focus_metric
@@ -333,16 +343,23 @@ fn rule(r: &msg::RuleResult) -> NcuRule {
         if let Some(s) = &item.speedup
             && let Some(value) = s.value
         {
-            out.speedup = Some(RuleSpeedup {
+            let speedup = RuleSpeedup {
                 kind: s.kind.unwrap_or(0),
                 percent: value,
-            });
+            };
+            out.speedup = Some(speedup);
+            // A speedup belongs to the message before it (a rule may say several things).
+            if let Some(last) = out.messages.last_mut() {
+                last.speedup = Some(speedup);
+            }
         }
     }
     out
 }
 
-fn nvtx(n: &msg::NvtxState) -> NcuNvtx {
+/// The NVTX state of a launch: the push/pop stacks of the launching thread (`thread_id`; the
+/// first thread when the workload does not say), the start/end ranges of the process.
+fn nvtx(n: &msg::NvtxState, thread_id: Option<u32>) -> NcuNvtx {
     let domain_name = |id: Option<u64>| -> Option<String> {
         if id.is_none() || id == n.default_domain {
             return None;
@@ -352,7 +369,10 @@ fn nvtx(n: &msg::NvtxState) -> NcuNvtx {
             .find(|d| d.id == id)
             .and_then(|d| d.name.clone())
     };
-    let thread = n.threads.first();
+    let thread = match thread_id {
+        Some(tid) => n.threads.iter().find(|t| t.tid == Some(tid)),
+        None => n.threads.first(),
+    };
     NcuNvtx {
         thread: thread.and_then(|t| t.tid),
         push_pop: thread

@@ -1,0 +1,333 @@
+//! ncu's details page (`ncu --import R --csv --page details --print-details all`) in long
+//! form: for each workload, each section in the workload's order, a row per metric of the
+//! section's header (body item label empty) and of its tables and charts (labelled by the
+//! item), then a row per message of the section's rules (rule name, type, description,
+//! estimated speedup).
+//!
+//! Values print as on the details page: each in its own auto-scaled unit (`3.20` Ghz,
+//! `196.38` us), whole numbers with separators, others with two decimals; an instanced metric
+//! as its sum then its instances (`156,672 (59,392; 33,280)`).
+//!
+//! Not written (documented gaps): the memory tables and chart ncu-ui draws from fixed metric
+//! lists, the throughput breakdowns (`breakdown:` metrics), the roofline charts' generated
+//! items, the source counters' generated rows and sections that print a note instead of
+//! metrics (NVLink). Written rows: every one of ncu's for `ncu_moe_dram` (its one section,
+//! "Command line profiler metrics"), 3% to 7% of ncu's for the `--set full` reports.
+
+use std::io::{self, Write};
+
+use super::format::{base_float, base_integer};
+use super::raw::{fixed_cells, fixed_header};
+use super::units::{base_unit, scaled};
+use super::{UnitMode, write_row};
+use crate::trace::ncu::{
+    BodyItemKind, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload, SectionMetric,
+};
+
+const COLUMNS: [&str; 10] = [
+    "Section Name",
+    "Body Item Label",
+    "Metric Name",
+    "Metric Unit",
+    "Metric Value",
+    "Rule Name",
+    "Rule Type",
+    "Rule Description",
+    "Estimated Speedup Type",
+    "Estimated Speedup",
+];
+
+/// A number in a unit chosen for it alone (auto) or its base unit.
+fn number(x: f64, integer: Option<u64>, unit: &str, mode: UnitMode) -> (String, String) {
+    if mode == UnitMode::Base || unit.is_empty() {
+        let text = integer.map(base_integer).unwrap_or_else(|| base_float(x));
+        return (unit.to_string(), text);
+    }
+    let (shown, factor) = scaled(unit, x.abs());
+    let text = match integer {
+        Some(i) if factor == 1.0 => base_integer(i),
+        _ => base_float(if factor == 1.0 { x } else { x * (1.0 / factor) }),
+    };
+    (shown, text)
+}
+
+/// A value's unit and text on the details page.
+pub fn value_text(v: &MetricValue, unit: &str, mode: UnitMode) -> (String, String) {
+    match v {
+        MetricValue::Str(s) => (unit.to_string(), s.clone()),
+        MetricValue::U32(i) => number(f64::from(*i), Some(u64::from(*i)), unit, mode),
+        MetricValue::U64(i) => number(*i as f64, Some(*i), unit, mode),
+        MetricValue::F32(x) => number(f64::from(*x), None, unit, mode),
+        MetricValue::F64(x) => number(*x, None, unit, mode),
+        MetricValue::List(items) if items.is_empty() => (unit.to_string(), "no data".into()),
+        MetricValue::List(items) => {
+            let values: Vec<f64> = items.iter().filter_map(|i| i.value.as_f64()).collect();
+            let sum: f64 = values.iter().sum();
+            let (shown, factor) = match mode {
+                UnitMode::Auto if !unit.is_empty() => scaled(unit, sum.abs()),
+                _ => (unit.to_string(), 1.0),
+            };
+            let f = |x: f64| base_float(if factor == 1.0 { x } else { x * (1.0 / factor) });
+            let parts: Vec<String> = values.iter().map(|&x| f(x)).collect();
+            (shown, format!("{} ({})", f(sum), parts.join("; ")))
+        }
+        MetricValue::Unknown => (unit.to_string(), String::new()),
+    }
+}
+
+/// The metric a section entry shows for a workload: itself or the first of its options the
+/// workload has, with the label to print.
+pub fn shown<'a>(
+    report: &NcuReport,
+    w: &'a NcuWorkload,
+    m: &'a SectionMetric,
+) -> Option<(&'a str, String, &'a MetricValue)> {
+    let label = |l: &str, n: &str| if l.is_empty() { n } else { l }.to_string();
+    if !m.name.is_empty()
+        && let Some(v) = report.value(w, &m.name)
+    {
+        return Some((&m.name, label(&m.label, &m.name), v));
+    }
+    m.options.iter().find_map(|(name, l)| {
+        let v = report.value(w, name)?;
+        let l = if l.is_empty() { &m.label } else { l };
+        Some((name.as_str(), label(l, name), v))
+    })
+}
+
+struct Writer<'a> {
+    report: &'a NcuReport,
+    mode: UnitMode,
+    fixed: Vec<String>,
+    with_rules: bool,
+}
+
+impl Writer<'_> {
+    fn metric_row(
+        &self,
+        out: &mut dyn Write,
+        w: &NcuWorkload,
+        section: &NcuSection,
+        item_label: &str,
+        m: &SectionMetric,
+    ) -> io::Result<()> {
+        let Some((name, label, value)) = shown(self.report, w, m) else {
+            return Ok(());
+        };
+        let unit = if m.unit.is_empty() {
+            base_unit(name)
+        } else {
+            m.unit.clone()
+        };
+        let (unit, mut text) = value_text(value, &unit, self.mode);
+        if let Some(instances) = self
+            .report
+            .metric_id(name)
+            .and_then(|id| w.instances_of(id))
+            .filter(|i| i.len() > 1)
+        {
+            text = with_instances(value, instances, &unit, self.mode, text);
+        }
+        let mut row = self.fixed.clone();
+        row.extend([
+            section.display_name.clone(),
+            item_label.to_string(),
+            label,
+            unit,
+            text,
+        ]);
+        if !self.with_rules {
+            return write_row(out, &row);
+        }
+        // With rule columns, ncu ends a metric row with one more, unquoted, empty field.
+        let mut line = Vec::new();
+        write_row(&mut line, &row)?;
+        line.pop();
+        line.extend_from_slice(b",\n");
+        out.write_all(&line)
+    }
+
+    fn rule_rows(&self, out: &mut dyn Write, rule: &NcuRule) -> io::Result<()> {
+        for m in &rule.messages {
+            let mut row = self.fixed.clone();
+            let (kind, percent) = match m.speedup {
+                Some(s) => (s.kind_label().to_string(), significant(s.percent, 4)),
+                None => (String::new(), String::new()),
+            };
+            row.extend([
+                rule.section.clone(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                rule.identifier.clone(),
+                rule_type(m.kind).to_string(),
+                plain_text(&m.text),
+                kind,
+                percent,
+            ]);
+            write_row(out, &row)?;
+        }
+        Ok(())
+    }
+}
+
+/// A rule message's type as the details page prints it (the file's 1, "ok", prints as INF).
+fn rule_type(kind: u32) -> &'static str {
+    match kind {
+        2 => "WRN",
+        3 => "ERR",
+        4 => "OPT",
+        _ => "INF",
+    }
+}
+
+/// A rule message without ncu-ui's link markup: `@section:ID:TEXT@` → `TEXT`,
+/// `@url:TEXT:URL@` → `TEXT (URL)`; any other `@kind:…@` keeps its last part.
+pub fn plain_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find('@') {
+        let after = &rest[start + 1..];
+        let Some(end) = after.find('@') else { break };
+        let inner = &after[..end];
+        let Some((kind, body)) = inner.split_once(':') else {
+            out.push_str(&rest[..start + 1]);
+            rest = after;
+            continue;
+        };
+        if kind.is_empty() || !kind.bytes().all(|b| b.is_ascii_alphabetic()) {
+            out.push_str(&rest[..start + 1]);
+            rest = after;
+            continue;
+        }
+        out.push_str(&rest[..start]);
+        match kind {
+            "url" => match body.split_once(':') {
+                Some((label, url)) => out.push_str(&format!("{label} ({url})")),
+                None => out.push_str(body),
+            },
+            _ => out.push_str(body.rsplit_once(':').map(|(_, t)| t).unwrap_or(body)),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An aggregate printed with its instances: `SUM (I1; I2; …)`, in the aggregate's unit.
+fn with_instances(
+    value: &MetricValue,
+    instances: &[crate::trace::ncu::MetricInstance],
+    unit: &str,
+    mode: UnitMode,
+    text: String,
+) -> String {
+    let Some(total) = value.as_f64() else {
+        return text;
+    };
+    let factor = match mode {
+        UnitMode::Auto if !unit.is_empty() => scaled(unit, total.abs()).1,
+        _ => 1.0,
+    };
+    let parts: Vec<String> = instances
+        .iter()
+        .filter_map(|i| i.value.as_f64())
+        .map(|x| base_float(if factor == 1.0 { x } else { x * (1.0 / factor) }))
+        .collect();
+    format!("{text} ({})", parts.join("; "))
+}
+
+/// `x` with `digits` significant digits, trailing zeros dropped (C's `%.4g` for the
+/// magnitudes of a speedup).
+pub fn significant(x: f64, digits: i32) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    let decimals = (digits - 1 - magnitude).max(0) as usize;
+    let text = format!("{x:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+/// Writes the details page.
+pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Result<()> {
+    let with_nvtx = report.workloads.iter().any(|w| !w.nvtx.is_empty());
+    // ncu leaves the rule columns out of a report with no rule results.
+    let with_rules = report.workloads.iter().any(|w| !w.rules.is_empty());
+    let columns = if with_rules {
+        &COLUMNS[..]
+    } else {
+        &COLUMNS[..5]
+    };
+    let mut header = fixed_header(with_nvtx);
+    header.extend(columns.iter().map(|c| c.to_string()));
+    write_row(out, &header)?;
+    for w in &report.workloads {
+        let writer = Writer {
+            report,
+            mode,
+            fixed: fixed_cells(report, w, with_nvtx),
+            with_rules,
+        };
+        let mut rules_done = vec![false; w.rules.len()];
+        for section in w.sections.iter().filter_map(|&id| report.section(id)) {
+            for m in &section.header {
+                writer.metric_row(out, w, section, "", m)?;
+            }
+            for body in &section.bodies {
+                for item in &body.items {
+                    if matches!(
+                        item.kind,
+                        BodyItemKind::MemoryTable | BodyItemKind::MemoryChart | BodyItemKind::Other
+                    ) {
+                        continue;
+                    }
+                    for m in &item.metrics {
+                        writer.metric_row(out, w, section, &item.label, m)?;
+                    }
+                }
+            }
+            for (i, rule) in w.rules.iter().enumerate() {
+                if rule.section == section.identifier && !rules_done[i] {
+                    rules_done[i] = true;
+                    writer.rule_rows(out, rule)?;
+                }
+            }
+        }
+        for (i, rule) in w.rules.iter().enumerate() {
+            if !rules_done[i] {
+                writer.rule_rows(out, rule)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speedups_keep_four_significant_digits() {
+        assert_eq!(significant(97.058_82, 4), "97.06");
+        assert_eq!(significant(0.488_12, 4), "0.4881");
+        assert_eq!(significant(16.2, 4), "16.2");
+        assert_eq!(significant(100.0, 4), "100");
+    }
+
+    #[test]
+    fn rule_markup_becomes_text() {
+        assert_eq!(
+            plain_text(
+                "Check the @section:LaunchStats:Launch Statistics@ and @url:Guide:https://x.y/a#b@."
+            ),
+            "Check the Launch Statistics and Guide (https://x.y/a#b)."
+        );
+        assert_eq!(plain_text("50% @ 3 GHz"), "50% @ 3 GHz");
+    }
+}

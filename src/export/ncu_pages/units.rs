@@ -1,0 +1,211 @@
+//! A metric's unit, derived from its name, and ncu's auto scaling of a column's unit.
+//!
+//! A report does not store units: ncu takes them from its metric database. Sightline derives
+//! them from the structure of PerfWorks names (`unit__counter_words.rollup.submetric`):
+//! `pct_of_peak_*` and `.pct` are `%`; `.per_second` divides the counter's unit by time (bytes
+//! give `byte/s`, cycles `hz`); `.per_cycle_*` and `.peak_sustained` divide it by cycles; the
+//! counter's unit is the word its name counts (`bytes`, `sectors`, `cycles`, `requests`,
+//! `inst`, `warps`, `threads`, `time_duration`; an `active` counter counts cycles); launch attributes have the units of what they
+//! size (`block_dim_*` blocks, `shared_mem_per_block*` bytes per block, `registers_per_thread`
+//! registers per thread). Device attributes and names that say no unit have none. ncu's
+//! database disagrees with this in places (about 4% of the columns of the shared reports, e.g.
+//! `*_per_issue_active.ratio` or `l1tex__t_requests_*`): those print with the derived unit.
+
+/// The base unit of a metric, `""` when it has none (or none can be derived).
+pub fn base_unit(name: &str) -> String {
+    let name = strip_unit_prefix(name);
+    let mut parts = name.splitn(3, '.');
+    let counter = parts.next().unwrap_or("");
+    let second = parts.next().unwrap_or("");
+    let rest = parts.next().unwrap_or("");
+    let sub = if second == "pct" || second == "ratio" || second == "max_rate" {
+        second
+    } else {
+        rest
+    };
+    if sub.contains("pct_of_peak") || sub == "pct" || (sub.is_empty() && counter.ends_with("_pct"))
+    {
+        return "%".into();
+    }
+    if let Some(u) = launch_unit(counter) {
+        return u.into();
+    }
+    if counter.starts_with("profiler__replayer_passes") {
+        return "pass".into();
+    }
+    let words = counter.split_once("__").map(|(_, w)| w).unwrap_or(counter);
+    if !counter.contains("__") && has_word(words, &["sectors", "wavefronts"]) {
+        return "sectors".into();
+    }
+    if (sub == "ratio" || sub == "max_rate")
+        && let Some(u) = per_unit(words)
+    {
+        return u;
+    }
+    let unit = counter_unit(words);
+    match sub {
+        "per_second" => match unit {
+            "byte" => "byte/s".into(),
+            "cycle" => "hz".into(),
+            "" => String::new(),
+            u => format!("{u}/s"),
+        },
+        "per_cycle_elapsed" | "per_cycle_active" | "peak_sustained" => match unit {
+            "warp" => "warp".into(),
+            "" | "cycle" => String::new(),
+            u => format!("{u}/cycle"),
+        },
+        "peak_sustained_elapsed.per_second" => String::new(),
+        _ => unit.into(),
+    }
+}
+
+/// Names of ncu's section-scoped copies (`SM_A.TriageCompute.l1tex__…`) without that prefix.
+fn strip_unit_prefix(name: &str) -> &str {
+    let mut it = name.splitn(3, '.');
+    match (it.next(), it.next(), it.next()) {
+        (Some(a), Some(_), Some(rest))
+            if a.starts_with(|c: char| c.is_ascii_uppercase())
+                && a.bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_') =>
+        {
+            rest
+        }
+        _ => name,
+    }
+}
+
+/// Whether `words` (`_`-separated) has one of `any` as a whole word.
+fn has_word(words: &str, any: &[&str]) -> bool {
+    words.split('_').any(|w| any.contains(&w))
+}
+
+fn counter_unit(words: &str) -> &'static str {
+    if words.starts_with("attribute_") {
+        return "";
+    }
+    if has_word(words, &["bytes", "byte"]) {
+        "byte"
+    } else if has_word(words, &["sectors"]) {
+        "sector"
+    } else if has_word(words, &["cycles"]) {
+        "cycle"
+    } else if has_word(words, &["requests"]) {
+        "request"
+    } else if has_word(words, &["inst"]) || words.contains("inst_executed") {
+        "inst"
+    } else if has_word(words, &["warps"]) {
+        "warp"
+    } else if has_word(words, &["threads", "thread"]) {
+        "thread"
+    } else if words.contains("time_duration") || has_word(words, &["time"]) {
+        "ns"
+    } else if has_word(words, &["active"]) {
+        "cycle"
+    } else {
+        ""
+    }
+}
+
+/// `…_bytes_per_sector….ratio` → `byte/sector`: a ratio of two counted things.
+fn per_unit(words: &str) -> Option<String> {
+    let ws: Vec<&str> = words.split('_').collect();
+    let singular = |w: &str| match w {
+        "bytes" => Some("byte"),
+        "sectors" | "sector" => Some("sector"),
+        "cycles" | "cycle" => Some("cycle"),
+        "inst" => Some("inst"),
+        _ => None,
+    };
+    ws.windows(3).find_map(|w| {
+        if w[1] != "per" {
+            return None;
+        }
+        Some(format!("{}/{}", singular(w[0])?, singular(w[2])?))
+    })
+}
+
+/// Units of the launch attributes, from what they size.
+fn launch_unit(counter: &str) -> Option<&'static str> {
+    let w = counter.strip_prefix("launch__")?;
+    if w.contains("registers_per_thread") {
+        Some("register/thread")
+    } else if w.starts_with("shared_mem_per_block") {
+        Some("byte/block")
+    } else if w.ends_with("_size")
+        && !w.starts_with("occupancy_")
+        && (w.contains("mem") || w.contains("cache"))
+    {
+        Some("byte")
+    } else if w.starts_with("block_dim")
+        || w.starts_with("occupancy_limit_")
+        || w.ends_with("potential_size")
+    {
+        Some("block")
+    } else if w == "sm_count" {
+        Some("SM")
+    } else if w.starts_with("cluster_max_active") {
+        Some("cluster")
+    } else {
+        None
+    }
+}
+
+/// A column's unit as ncu's auto scaling shows it, and the factor its values are divided by:
+/// the largest prefix that keeps the column's largest value at 1 or more (bytes: K, M, G, T,
+/// P; hertz: K, M, G; nanoseconds: us, ms, s; per second: per ms, us, ns).
+pub fn scaled(unit: &str, max: f64) -> (String, f64) {
+    let steps = |n: usize| {
+        let mut k = 0;
+        let mut f = 1.0;
+        while k < n && max >= f * 1000.0 {
+            f *= 1000.0;
+            k += 1;
+        }
+        (k, f)
+    };
+    if let Some(i) = unit.find("byte") {
+        let (k, f) = steps(5);
+        let prefix = ["", "K", "M", "G", "T", "P"][k];
+        return (format!("{}{prefix}{}", &unit[..i], &unit[i..]), f);
+    }
+    if unit == "hz" {
+        let (k, f) = steps(3);
+        return (format!("{}hz", ["", "K", "M", "G"][k]), f);
+    }
+    if unit == "ns" {
+        let (k, f) = steps(3);
+        return (["ns", "us", "ms", "s"][k].to_string(), f);
+    }
+    if let Some(num) = unit.strip_suffix("/s") {
+        let (k, f) = steps(3);
+        return (format!("{num}/{}", ["s", "ms", "us", "ns"][k]), f);
+    }
+    (unit.to_string(), 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_from_names() {
+        assert_eq!(base_unit("dram__bytes.sum.per_second"), "byte/s");
+        assert_eq!(base_unit("gpc__cycles_elapsed.max.per_second"), "hz");
+        assert_eq!(
+            base_unit("sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+            "%"
+        );
+        assert_eq!(base_unit("gpu__time_duration.sum"), "ns");
+        assert_eq!(base_unit("device__attribute_clock_rate"), "");
+        assert_eq!(base_unit("launch__block_dim_x"), "block");
+        assert_eq!(
+            base_unit("SM_B.TriageCompute.l1tex__t_sectors.sum"),
+            "sector"
+        );
+        assert_eq!(scaled("byte/s", 2.2e10), ("Gbyte/s".to_string(), 1e9));
+        assert_eq!(scaled("sector/s", 1.2e9), ("sector/ns".to_string(), 1e9));
+        assert_eq!(scaled("ns", 196_384.0), ("us".to_string(), 1e3));
+        assert_eq!(scaled("cycle", 1e9), ("cycle".to_string(), 1.0));
+    }
+}
