@@ -165,7 +165,7 @@ impl KernelRow {
             KernelColumn::Grid => shape(self.grid),
             KernelColumn::Block => shape(self.block),
             KernelColumn::Duration => self.duration_ns.map_or_else(String::new, |ns| {
-                let (v, unit) = units::scale(ns, "nsecond");
+                let (v, unit) = units::scale(ns, "ns");
                 format!("{} {unit}", units::format_number(v))
             }),
             KernelColumn::Registers => self
@@ -394,6 +394,7 @@ mod tests {
                 text: "t".to_string(),
                 kind: 4,
                 title: title.to_string(),
+                speedup: None,
             }],
             speedup: pct.map(|(kind, percent)| RuleSpeedup { kind, percent }),
             focus_metrics: Vec::new(),

@@ -1,103 +1,199 @@
-//! A metric's value as ncu-ui prints it: the unit its name implies (a report stores values
-//! without units: ncu knows them from its metric database), scaled as ncu scales it
-//! (`20,160` nsecond → `20.16 us`, `3.19e9` cycle/second → `3.19 Ghz`, `210e9` byte/second →
-//! `210.26 Gbyte/s`), integers with thousands separators, other numbers with two decimals.
+//! A metric's unit, derived from its name, ncu's auto scaling of a unit, and a value as ncu
+//! prints it (`20,160` ns → `20.16 us`, `3.19e9` hz → `3.19 Ghz`, `210e9` byte/s →
+//! `210.26 Gbyte/s`; integers with thousands separators, other numbers with two decimals). One
+//! derivation for the pages the command line prints (`export::ncu_pages`) and the window.
+//!
+//! A report does not store units: ncu takes them from its metric database. Sightline derives
+//! them from the structure of PerfWorks names (`unit__counter_words.rollup.submetric`):
+//! `pct_of_peak_*` and `.pct` are `%`; `.per_second` divides the counter's unit by time (bytes
+//! give `byte/s`, cycles `hz`); `.per_cycle_*` and `.peak_sustained` divide it by cycles; the
+//! counter's unit is the word its name counts (`bytes`, `sectors`, `cycles`, `requests`,
+//! `inst`, `warps`, `threads`, `time_duration`; an `active` counter counts cycles); launch attributes have the units of what they
+//! size (`block_dim_*` blocks, `shared_mem_per_block*` bytes per block, `registers_per_thread`
+//! registers per thread). Device attributes and names that say no unit have none. ncu's
+//! database disagrees with this in places (about 4% of the columns of the shared reports, e.g.
+//! `*_per_issue_active.ratio` or `l1tex__t_requests_*`): those print with the derived unit.
 
 use crate::export::text_table::group_thousands;
 use crate::trace::ncu::MetricValue;
 
-/// The base unit of a metric, guessed from its name the way ncu names its metrics
-/// (`…pct…` %, `gpu__time_duration` nsecond, `…bytes…per_second` byte/second, `…cycles…`
-/// cycle). Empty when the name says nothing (`.ratio`, launch attributes).
-pub fn base_unit(metric: &str) -> String {
-    let lower = metric.to_ascii_lowercase();
-    if lower.contains("pct") {
-        return "%".to_string();
-    }
-    if lower.contains("time_duration") || lower.ends_with("_time") {
-        return "nsecond".to_string();
-    }
-    if lower.ends_with(".ratio") {
-        return String::new();
-    }
-    if lower == "launch__registers_per_thread" {
-        return "register/thread".to_string();
-    }
-    if lower.starts_with("launch__shared_mem_per_block") {
-        return "byte/block".to_string();
-    }
-    if lower == "launch__shared_mem_config_size" {
-        return "byte".to_string();
-    }
-    let counter = counter_unit(&lower);
-    if lower.ends_with(".per_second") {
-        return match counter {
-            "byte" => "byte/second".to_string(),
-            "cycle" => "hz".to_string(),
-            "" => String::new(),
-            c => format!("{c}/second"),
-        };
-    }
-    if lower.ends_with(".per_cycle_elapsed") || lower.ends_with(".per_cycle_active") {
-        return match counter {
-            "" | "cycle" => String::new(),
-            c => format!("{c}/cycle"),
-        };
-    }
-    counter.to_string()
-}
-
-/// What a counter counts, from the words of its name.
-fn counter_unit(lower: &str) -> &'static str {
-    const WORDS: &[(&str, &str)] = &[
-        ("bytes", "byte"),
-        ("cycles", "cycle"),
-        ("sectors", "sector"),
-        ("inst", "inst"),
-        ("warps", "warp"),
-        ("requests", "request"),
-        ("wavefronts", "wavefront"),
-        ("threads", "thread"),
-    ];
-    WORDS
-        .iter()
-        .find(|(word, _)| lower.contains(word))
-        .map_or("", |(_, unit)| unit)
-}
-
-/// A number scaled to the unit ncu prints it in: `(value, unit)`.
-pub fn scale(value: f64, unit: &str) -> (f64, String) {
-    let steps: &[(f64, &str)] = match unit {
-        "nsecond" => &[(1.0, "ns"), (1e3, "us"), (1e6, "ms"), (1e9, "s")],
-        "byte" => &[
-            (1.0, "byte"),
-            (1e3, "Kbyte"),
-            (1e6, "Mbyte"),
-            (1e9, "Gbyte"),
-        ],
-        "byte/block" => &[
-            (1.0, "byte/block"),
-            (1e3, "Kbyte/block"),
-            (1e6, "Mbyte/block"),
-        ],
-        "byte/second" => &[
-            (1.0, "byte/s"),
-            (1e3, "Kbyte/s"),
-            (1e6, "Mbyte/s"),
-            (1e9, "Gbyte/s"),
-            (1e12, "Tbyte/s"),
-        ],
-        "hz" => &[(1.0, "hz"), (1e3, "Khz"), (1e6, "Mhz"), (1e9, "Ghz")],
-        _ => return (value, unit.to_string()),
+/// The base unit of a metric, `""` when it has none (or none can be derived).
+pub fn base_unit(name: &str) -> String {
+    let name = strip_unit_prefix(name);
+    let mut parts = name.splitn(3, '.');
+    let counter = parts.next().unwrap_or("");
+    let second = parts.next().unwrap_or("");
+    let rest = parts.next().unwrap_or("");
+    let sub = if second == "pct" || second == "ratio" || second == "max_rate" {
+        second
+    } else {
+        rest
     };
-    let a = value.abs();
-    let (factor, name) = steps
-        .iter()
-        .rev()
-        .find(|(f, _)| a >= *f)
-        .copied()
-        .unwrap_or(steps[0]);
-    (value / factor, name.to_string())
+    if sub.contains("pct_of_peak") || sub == "pct" || (sub.is_empty() && counter.ends_with("_pct"))
+    {
+        return "%".into();
+    }
+    if let Some(u) = launch_unit(counter) {
+        return u.into();
+    }
+    if counter.starts_with("profiler__replayer_passes") {
+        return "pass".into();
+    }
+    let words = counter.split_once("__").map(|(_, w)| w).unwrap_or(counter);
+    if !counter.contains("__") && has_word(words, &["sectors", "wavefronts"]) {
+        return "sectors".into();
+    }
+    if (sub == "ratio" || sub == "max_rate")
+        && let Some(u) = per_unit(words)
+    {
+        return u;
+    }
+    let unit = counter_unit(words);
+    match sub {
+        "per_second" => match unit {
+            "byte" => "byte/s".into(),
+            "cycle" => "hz".into(),
+            "" => String::new(),
+            u => format!("{u}/s"),
+        },
+        "per_cycle_elapsed" | "per_cycle_active" | "peak_sustained" => match unit {
+            "warp" => "warp".into(),
+            "" | "cycle" => String::new(),
+            u => format!("{u}/cycle"),
+        },
+        "peak_sustained_elapsed.per_second" => String::new(),
+        _ => unit.into(),
+    }
+}
+
+/// Names of ncu's section-scoped copies (`SM_A.TriageCompute.l1tex__…`) without that prefix.
+fn strip_unit_prefix(name: &str) -> &str {
+    let mut it = name.splitn(3, '.');
+    match (it.next(), it.next(), it.next()) {
+        (Some(a), Some(_), Some(rest))
+            if a.starts_with(|c: char| c.is_ascii_uppercase())
+                && a.bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_') =>
+        {
+            rest
+        }
+        _ => name,
+    }
+}
+
+/// Whether `words` (`_`-separated) has one of `any` as a whole word.
+fn has_word(words: &str, any: &[&str]) -> bool {
+    words.split('_').any(|w| any.contains(&w))
+}
+
+fn counter_unit(words: &str) -> &'static str {
+    if words.starts_with("attribute_") {
+        return "";
+    }
+    if has_word(words, &["bytes", "byte"]) {
+        "byte"
+    } else if has_word(words, &["sectors"]) {
+        "sector"
+    } else if has_word(words, &["cycles"]) {
+        "cycle"
+    } else if has_word(words, &["requests"]) {
+        "request"
+    } else if has_word(words, &["inst"]) || words.contains("inst_executed") {
+        "inst"
+    } else if has_word(words, &["warps"]) {
+        "warp"
+    } else if has_word(words, &["threads", "thread"]) {
+        "thread"
+    } else if words.contains("time_duration") || has_word(words, &["time"]) {
+        "ns"
+    } else if has_word(words, &["active"]) {
+        "cycle"
+    } else {
+        ""
+    }
+}
+
+/// `…_bytes_per_sector….ratio` → `byte/sector`: a ratio of two counted things.
+fn per_unit(words: &str) -> Option<String> {
+    let ws: Vec<&str> = words.split('_').collect();
+    let singular = |w: &str| match w {
+        "bytes" => Some("byte"),
+        "sectors" | "sector" => Some("sector"),
+        "cycles" | "cycle" => Some("cycle"),
+        "inst" => Some("inst"),
+        _ => None,
+    };
+    ws.windows(3).find_map(|w| {
+        if w[1] != "per" {
+            return None;
+        }
+        Some(format!("{}/{}", singular(w[0])?, singular(w[2])?))
+    })
+}
+
+/// Units of the launch attributes, from what they size.
+fn launch_unit(counter: &str) -> Option<&'static str> {
+    let w = counter.strip_prefix("launch__")?;
+    if w.contains("registers_per_thread") {
+        Some("register/thread")
+    } else if w.starts_with("shared_mem_per_block") {
+        Some("byte/block")
+    } else if w.ends_with("_size")
+        && !w.starts_with("occupancy_")
+        && (w.contains("mem") || w.contains("cache"))
+    {
+        Some("byte")
+    } else if w.starts_with("block_dim")
+        || w.starts_with("occupancy_limit_")
+        || w.ends_with("potential_size")
+    {
+        Some("block")
+    } else if w == "sm_count" {
+        Some("SM")
+    } else if w.starts_with("cluster_max_active") {
+        Some("cluster")
+    } else {
+        None
+    }
+}
+
+/// A column's unit as ncu's auto scaling shows it, and the factor its values are divided by:
+/// the largest prefix that keeps the column's largest value at 1 or more (bytes: K, M, G, T,
+/// P; hertz: K, M, G; nanoseconds: us, ms, s; per second: per ms, us, ns).
+pub fn scaled(unit: &str, max: f64) -> (String, f64) {
+    let steps = |n: usize| {
+        let mut k = 0;
+        let mut f = 1.0;
+        while k < n && max >= f * 1000.0 {
+            f *= 1000.0;
+            k += 1;
+        }
+        (k, f)
+    };
+    if let Some(i) = unit.find("byte") {
+        let (k, f) = steps(5);
+        let prefix = ["", "K", "M", "G", "T", "P"][k];
+        return (format!("{}{prefix}{}", &unit[..i], &unit[i..]), f);
+    }
+    if unit == "hz" {
+        let (k, f) = steps(3);
+        return (format!("{}hz", ["", "K", "M", "G"][k]), f);
+    }
+    if unit == "ns" {
+        let (k, f) = steps(3);
+        return (["ns", "us", "ms", "s"][k].to_string(), f);
+    }
+    if let Some(num) = unit.strip_suffix("/s") {
+        let (k, f) = steps(3);
+        return (format!("{num}/{}", ["s", "ms", "us", "ns"][k]), f);
+    }
+    (unit.to_string(), 1.0)
+}
+
+/// A single value scaled as ncu-ui shows it: `(value in the scaled unit, scaled unit)`.
+pub fn scale(value: f64, unit: &str) -> (f64, String) {
+    let (unit, factor) = scaled(unit, value.abs());
+    (value / factor, unit)
 }
 
 /// A number as ncu prints it: whole numbers with thousands separators, others with two
@@ -152,24 +248,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn units_follow_ncu_metric_names() {
-        assert_eq!(base_unit("gpu__time_duration.sum"), "nsecond");
+    fn units_from_names() {
+        assert_eq!(base_unit("dram__bytes.sum.per_second"), "byte/s");
+        assert_eq!(base_unit("gpc__cycles_elapsed.max.per_second"), "hz");
         assert_eq!(
             base_unit("sm__throughput.avg.pct_of_peak_sustained_elapsed"),
             "%"
         );
-        assert_eq!(base_unit("dram__bytes.sum.per_second"), "byte/second");
-        assert_eq!(base_unit("gpc__cycles_elapsed.avg.per_second"), "hz");
-        assert_eq!(base_unit("gpc__cycles_elapsed.max"), "cycle");
-        assert_eq!(base_unit("smsp__inst_executed.sum"), "inst");
+        assert_eq!(base_unit("gpu__time_duration.sum"), "ns");
+        assert_eq!(base_unit("device__attribute_clock_rate"), "");
+        assert_eq!(base_unit("launch__block_dim_x"), "block");
         assert_eq!(
-            base_unit("sm__inst_executed.avg.per_cycle_active"),
-            "inst/cycle"
+            base_unit("SM_B.TriageCompute.l1tex__t_sectors.sum"),
+            "sector"
         );
-        assert_eq!(
-            base_unit("smsp__average_warp_latency_per_inst_issued.ratio"),
-            ""
-        );
+        assert_eq!(scaled("byte/s", 2.2e10), ("Gbyte/s".to_string(), 1e9));
+        assert_eq!(scaled("sector/s", 1.2e9), ("sector/ns".to_string(), 1e9));
+        assert_eq!(scaled("ns", 196_384.0), ("us".to_string(), 1e3));
+        assert_eq!(scaled("cycle", 1e9), ("cycle".to_string(), 1.0));
     }
 
     /// The values of kernel 0 of `ncu_moe_full` as ncu's details page prints them.

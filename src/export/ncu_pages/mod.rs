@@ -14,7 +14,6 @@ pub mod names;
 pub mod nvtx;
 pub mod raw;
 pub mod summary;
-pub mod units;
 
 /// `--print-units`: ncu scales units by default (`auto`); `base` prints every value in its
 /// metric's base unit.

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use super::format::{base_float, base_integer, scaled_float};
 use super::names::kernel_name;
-use super::units::{base_unit, scaled};
+use crate::analysis::ncu::units::{base_unit, scaled};
 use super::{UnitMode, nvtx, write_row};
 use crate::trace::ncu::{MetricId, MetricValue, NcuReport, NcuWorkload};
 
