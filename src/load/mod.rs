@@ -184,6 +184,10 @@ pub fn load_file_with(path: &Path, control: &LoadControl) -> Result<Trace, LoadE
                 trace.path = path.to_path_buf();
                 return Ok(trace);
             }
+            // Named like an Nsight Compute report but not one: say what it is instead.
+            if ncu_rep::has_report_name(path) {
+                return Err(ncu_rep::not_a_report(path, &header[..n]));
+            }
             return Err(LoadError::NotSqlite {
                 path: path.to_path_buf(),
             });
