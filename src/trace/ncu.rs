@@ -103,6 +103,11 @@ pub struct NcuWorkload {
     pub nvtx: NcuNvtx,
     /// Metric values, sorted by [`MetricId`].
     pub metrics: Vec<(MetricId, MetricValue)>,
+    /// The instance values of metrics that also have a single value (ncu writes both for the
+    /// launch and device attributes and some ratios, e.g. `launch__grid_size`: the value and
+    /// one instance per correlation id), sorted by [`MetricId`]. A metric of instances only is
+    /// a [`MetricValue::List`] in `metrics`.
+    pub value_instances: Vec<(MetricId, Vec<MetricInstance>)>,
     /// The sections this workload has, in file order.
     pub sections: Vec<SectionId>,
     pub rules: Vec<NcuRule>,
@@ -128,6 +133,18 @@ impl NcuWorkload {
             .binary_search_by_key(&id, |(m, _)| *m)
             .ok()
             .map(|i| &self.metrics[i].1)
+    }
+
+    /// A metric's instance values: the list of an instanced metric, or the instances ncu
+    /// wrote beside a single value; empty when it has none.
+    pub fn instances(&self, id: MetricId) -> &[MetricInstance] {
+        if let Some(MetricValue::List(list)) = self.metric(id) {
+            return list;
+        }
+        self.value_instances
+            .binary_search_by_key(&id, |(m, _)| *m)
+            .map(|i| self.value_instances[i].1.as_slice())
+            .unwrap_or(&[])
     }
 }
 

@@ -64,32 +64,41 @@ impl Converter {
 
     pub fn result(&mut self, report: &mut NcuReport, r: msg::ProfileResult) {
         let mut metrics: Vec<(MetricId, MetricValue)> = Vec::with_capacity(r.metric_results.len());
+        let mut value_instances = Vec::new();
         for m in r.metric_results {
             let Some(&id) = m.name_id.and_then(|i| self.names.get(i as usize)) else {
                 self.unknown_names += 1;
                 continue;
             };
-            let value = match m.metric_value {
-                Some(v) => scalar(&v).into(),
-                None if !m.metric_value_list.is_empty() => MetricValue::List(
-                    m.metric_value_list
-                        .iter()
-                        .map(|e| MetricInstance {
-                            correlation: e.correlation_id.as_ref().map(scalar),
-                            value: e
-                                .element_value
-                                .as_ref()
-                                .map(scalar)
-                                .unwrap_or(ScalarValue::Unknown),
-                        })
-                        .collect(),
-                ),
-                None => MetricValue::List(Vec::new()),
+            let list = || -> Vec<MetricInstance> {
+                m.metric_value_list
+                    .iter()
+                    .map(|e| MetricInstance {
+                        correlation: e.correlation_id.as_ref().map(scalar),
+                        value: e
+                            .element_value
+                            .as_ref()
+                            .map(scalar)
+                            .unwrap_or(ScalarValue::Unknown),
+                    })
+                    .collect()
+            };
+            let value = match &m.metric_value {
+                Some(v) => {
+                    // Both a value and instances (found against NVIDIA's reader): keep both.
+                    if !m.metric_value_list.is_empty() {
+                        value_instances.push((id, list()));
+                    }
+                    scalar(v).into()
+                }
+                None => MetricValue::List(list()),
             };
             metrics.push((id, value));
         }
         metrics.sort_by_key(|(id, _)| *id);
         metrics.dedup_by_key(|(id, _)| *id);
+        value_instances.sort_by_key(|(id, _)| *id);
+        value_instances.dedup_by_key(|(id, _)| *id);
         let sections = r
             .sections
             .iter()
@@ -112,6 +121,7 @@ impl Converter {
             creation_time: r.creation_time,
             nvtx: r.nvtx.map(|n| nvtx(&n)).unwrap_or_default(),
             metrics,
+            value_instances,
             sections,
             rules: r.rule_results.iter().map(rule).collect(),
         };
