@@ -30,6 +30,9 @@ pub struct NcuReport {
     /// Every metric name any workload has, in the order first seen.
     pub metric_names: Vec<String>,
     metric_ids: HashMap<String, MetricId>,
+    /// The unit of a metric's values, where the source says (ncu's CSV pages print one per
+    /// metric: `us`, `Gbyte/s`, `%`; a report's values are in base units and leave this empty).
+    pub units: HashMap<MetricId, String>,
     /// Section definitions, each kept once.
     pub sections: Vec<NcuSection>,
     pub workloads: Vec<NcuWorkload>,
