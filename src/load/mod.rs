@@ -5,6 +5,7 @@
 
 pub mod folder;
 pub mod kineto;
+pub mod ncu_csv;
 pub mod ncu_rep;
 pub mod nsys_rep;
 pub mod nsys_sqlite;
@@ -29,7 +30,7 @@ pub enum LoadError {
         source: std::io::Error,
     },
     #[error(
-        "{path}: not a trace Sightline reads (expected an Nsight Systems export from `nsys export --type=sqlite`, an .nsys-rep report, a PyTorch profiler trace .json / .json.gz, or an Nsight Compute report .ncu-rep)"
+        "{path}: not a trace Sightline reads (expected an Nsight Systems export from `nsys export --type=sqlite`, an .nsys-rep report, a PyTorch profiler trace .json / .json.gz, or an Nsight Compute report .ncu-rep or CSV page)"
     )]
     NotSqlite { path: PathBuf },
     #[error("{path}: not a readable Nsight Compute report: {detail}")]
@@ -171,6 +172,14 @@ pub fn load_file_with(path: &Path, control: &LoadControl) -> Result<Trace, LoadE
         if ncu_rep::report_packing(path, &header[..n]).is_some() {
             return ncu_rep::load(path, control);
         }
+        // ncu's CSV pages (plain or gzipped) before the PyTorch check, which claims gzip.
+        if (header.starts_with(b"\"ID\"")
+            || header.starts_with(&[0xEF, 0xBB, 0xBF, b'"'])
+            || header.starts_with(&[0x1f, 0x8b]))
+            && ncu_csv::is_ncu_csv(path)
+        {
+            return ncu_csv::load(path, control);
+        }
         if kineto::looks_like_trace(&header[..n]) {
             return kineto::load(path, control);
         }
@@ -183,6 +192,10 @@ pub fn load_file_with(path: &Path, control: &LoadControl) -> Result<Trace, LoadE
                 // Messages and the window title name the file the user opened, not the cache.
                 trace.path = path.to_path_buf();
                 return Ok(trace);
+            }
+            // Named like an Nsight Compute report but not one: say what it is instead.
+            if ncu_rep::has_report_name(path) {
+                return Err(ncu_rep::not_a_report(path, &header[..n]));
             }
             return Err(LoadError::NotSqlite {
                 path: path.to_path_buf(),

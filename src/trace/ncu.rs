@@ -30,6 +30,9 @@ pub struct NcuReport {
     /// Every metric name any workload has, in the order first seen.
     pub metric_names: Vec<String>,
     metric_ids: HashMap<String, MetricId>,
+    /// The unit of a metric's values, where the source says (ncu's CSV pages print one per
+    /// metric: `us`, `Gbyte/s`, `%`; a report's values are in base units and leave this empty).
+    pub units: HashMap<MetricId, String>,
     /// Section definitions, each kept once.
     pub sections: Vec<NcuSection>,
     pub workloads: Vec<NcuWorkload>,
@@ -103,9 +106,11 @@ pub struct NcuWorkload {
     pub nvtx: NcuNvtx,
     /// Metric values, sorted by [`MetricId`].
     pub metrics: Vec<(MetricId, MetricValue)>,
-    /// The instances of metrics that have a value too (ncu stores some metrics as an aggregate
-    /// and its per-instance values: the details page prints both), sorted by [`MetricId`].
-    pub instances: Vec<(MetricId, Vec<MetricInstance>)>,
+    /// The instance values of metrics that also have a single value (ncu writes both for the
+    /// launch and device attributes and some ratios, e.g. `launch__grid_size`: the value and
+    /// one instance per correlation id), sorted by [`MetricId`]. A metric of instances only is
+    /// a [`MetricValue::List`] in `metrics`.
+    pub value_instances: Vec<(MetricId, Vec<MetricInstance>)>,
     /// The sections this workload has, in file order.
     pub sections: Vec<SectionId>,
     pub rules: Vec<NcuRule>,
@@ -128,10 +133,10 @@ impl NcuWorkload {
 
     /// The per-instance values of a metric that has an aggregate value too.
     pub fn instances_of(&self, id: MetricId) -> Option<&[MetricInstance]> {
-        self.instances
+        self.value_instances
             .binary_search_by_key(&id, |(m, _)| *m)
             .ok()
-            .map(|i| self.instances[i].1.as_slice())
+            .map(|i| self.value_instances[i].1.as_slice())
     }
 
     pub fn metric(&self, id: MetricId) -> Option<&MetricValue> {
@@ -139,6 +144,18 @@ impl NcuWorkload {
             .binary_search_by_key(&id, |(m, _)| *m)
             .ok()
             .map(|i| &self.metrics[i].1)
+    }
+
+    /// A metric's instance values: the list of an instanced metric, or the instances ncu
+    /// wrote beside a single value; empty when it has none.
+    pub fn instances(&self, id: MetricId) -> &[MetricInstance] {
+        if let Some(MetricValue::List(list)) = self.metric(id) {
+            return list;
+        }
+        self.value_instances
+            .binary_search_by_key(&id, |(m, _)| *m)
+            .map(|i| self.value_instances[i].1.as_slice())
+            .unwrap_or(&[])
     }
 }
 

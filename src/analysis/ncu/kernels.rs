@@ -414,7 +414,8 @@ mod tests {
         assert_eq!(top.speedup_pct, 63.4);
         assert_eq!(top.kind, "global");
         // With local speedups only, the largest of them.
-        w.rules.retain(|r| r.identifier == "L" || r.identifier == "C");
+        w.rules
+            .retain(|r| r.identifier == "L" || r.identifier == "C");
         let top = top_rule(&w).unwrap_or_else(|| panic!("a top rule"));
         assert_eq!((top.title.as_str(), top.kind), ("Low Utilization", "local"));
         assert!(top_rule(&NcuWorkload::default()).is_none());

@@ -18,8 +18,8 @@ use std::io::{self, Write};
 
 use super::format::{base_float, base_integer};
 use super::raw::{fixed_cells, fixed_header};
-use crate::analysis::ncu::units::{base_unit, scaled};
 use super::{UnitMode, write_row};
+use crate::analysis::ncu::units::{base_unit, scaled};
 use crate::trace::ncu::{
     BodyItemKind, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload, SectionMetric,
 };

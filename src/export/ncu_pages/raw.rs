@@ -6,8 +6,8 @@ use std::io::{self, Write};
 
 use super::format::{base_float, base_integer, scaled_float};
 use super::names::kernel_name;
-use crate::analysis::ncu::units::{base_unit, scaled};
 use super::{UnitMode, nvtx, write_row};
+use crate::analysis::ncu::units::{base_unit, scaled};
 use crate::trace::ncu::{MetricId, MetricValue, NcuReport, NcuWorkload};
 
 /// The metric columns: every metric some workload has but ncu's section-internal ones

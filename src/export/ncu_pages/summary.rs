@@ -10,8 +10,8 @@ use super::details::shown;
 use super::format::separated;
 use super::names::kernel_name;
 use super::raw::device_and_cc;
-use crate::analysis::ncu::units::{base_unit, scaled};
 use super::{UnitMode, write_row};
+use crate::analysis::ncu::units::{base_unit, scaled};
 use crate::trace::ncu::{NcuReport, NcuSection, NcuWorkload};
 
 const HEADER: [&str; 15] = [

@@ -64,7 +64,7 @@ impl Converter {
     pub fn result(&mut self, report: &mut NcuReport, decoded: super::DecodedResult) {
         let r = decoded.result;
         let mut metrics: Vec<(MetricId, MetricValue)> = Vec::with_capacity(r.metric_results.len());
-        let mut instances: Vec<(MetricId, Vec<MetricInstance>)> = Vec::new();
+        let mut value_instances = Vec::new();
         for m in r.metric_results {
             let Some(&id) = m.name_id.and_then(|i| self.names.get(i as usize)) else {
                 self.unknown_names += 1;
@@ -85,8 +85,9 @@ impl Converter {
             };
             let value = match &m.metric_value {
                 Some(v) => {
+                    // Both a value and instances (found against NVIDIA's reader): keep both.
                     if !m.metric_value_list.is_empty() {
-                        instances.push((id, list()));
+                        value_instances.push((id, list()));
                     }
                     scalar(v).into()
                 }
@@ -96,8 +97,8 @@ impl Converter {
         }
         metrics.sort_by_key(|(id, _)| *id);
         metrics.dedup_by_key(|(id, _)| *id);
-        instances.sort_by_key(|(id, _)| *id);
-        instances.dedup_by_key(|(id, _)| *id);
+        value_instances.sort_by_key(|(id, _)| *id);
+        value_instances.dedup_by_key(|(id, _)| *id);
         let sections = r
             .sections
             .iter()
@@ -121,7 +122,7 @@ impl Converter {
             creation_time: r.creation_time,
             nvtx: r.nvtx.map(|n| nvtx(&n, r.thread_id)).unwrap_or_default(),
             metrics,
-            instances,
+            value_instances,
             sections,
             rules: r.rule_results.iter().map(rule).collect(),
         };

@@ -71,6 +71,58 @@ pub fn report_packing(path: &Path, header: &[u8]) -> Option<Packing> {
     (&magic == MAGIC).then_some(packing)
 }
 
+/// Is the file named like a report (`.ncu-rep`, `.ncu-repz`, `.nsight-cuprof-report`, either
+/// one gzipped)? Only used to word the message when its bytes are not a report's.
+pub fn has_report_name(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    [".ncu-rep", ".ncu-repz", ".nsight-cuprof-report"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+}
+
+/// The error for a file whose first bytes (`header`) are not a report's: what they look like
+/// instead, so that a renamed or damaged file is told from a report of another version.
+pub fn not_a_report(path: &Path, header: &[u8]) -> LoadError {
+    let looks = if header.is_empty() {
+        "the file is empty".to_string()
+    } else if header.starts_with(b"\x89PNG") {
+        "it is a PNG image, not a report".to_string()
+    } else if header.starts_with(b"SQLite format 3") {
+        "it is an SQLite database, not a report".to_string()
+    } else if let Some(text) = text_start(header) {
+        format!("it is text ({text:?}…), not a report")
+    } else {
+        let bytes: Vec<String> = header.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        format!(
+            "it starts with the bytes {} instead of the report magic NVR\\0 (4e 56 52 00): damaged, or another kind of file",
+            bytes.join(" ")
+        )
+    };
+    LoadError::NotNcuReport {
+        path: path.to_path_buf(),
+        detail: looks,
+    }
+}
+
+/// The first bytes as text, when they are (a character cut at the end aside).
+fn text_start(header: &[u8]) -> Option<&str> {
+    let text = match std::str::from_utf8(header) {
+        Ok(t) => t,
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&header[..e.valid_up_to()]).ok()?
+        }
+        Err(_) => return None,
+    };
+    let printable = text
+        .chars()
+        .all(|c| !c.is_control() || c.is_ascii_whitespace());
+    (text.len() >= 4 && printable).then_some(text)
+}
+
 fn unpacked<'a, R: Read + 'a>(inner: R, packing: Packing) -> std::io::Result<Box<dyn Read + 'a>> {
     Ok(match packing {
         // A plain report is read straight into each block's buffer: no second copy (the gzip
@@ -124,10 +176,7 @@ pub fn load_report(path: &Path, control: &LoadControl) -> Result<NcuReport, Load
         let mut f = &file;
         f.read(&mut head).map_err(unreadable)?
     };
-    let packing = report_packing(path, &head[..n]).ok_or_else(|| LoadError::NotNcuReport {
-        path: path.to_path_buf(),
-        detail: "it does not start with the report magic NVR\\0".into(),
-    })?;
+    let packing = report_packing(path, &head[..n]).ok_or_else(|| not_a_report(path, &head[..n]))?;
     let file = std::fs::File::open(path).map_err(unreadable)?;
     let read = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let counted = Counted {
@@ -148,21 +197,22 @@ pub fn load_report(path: &Path, control: &LoadControl) -> Result<NcuReport, Load
             Packing::Plain => file_len,
             Packing::Gzip | Packing::Zstd => 16 << 20,
         },
+        damage: None,
     };
     blocks.read_all(control, &|| {
         read.load(std::sync::atomic::Ordering::Relaxed) as f32 / file_len as f32
     })?;
     let report = blocks.report;
     if report.workloads.is_empty() {
-        let why = report
-            .warnings
-            .messages()
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| "ncu profiled no kernel into it".into());
+        let detail = match blocks.damage {
+            Some(what) => {
+                format!("it is damaged or cut short before its first profiled kernel: {what}")
+            }
+            None => "the report holds no profiled kernels: ncu profiled no kernel into it".into(),
+        };
         return Err(LoadError::NotNcuReport {
             path: path.to_path_buf(),
-            detail: format!("the report holds no profiled kernels: {why}"),
+            detail,
         });
     }
     Ok(report)
@@ -182,6 +232,8 @@ struct BlockReader<'a> {
     report: NcuReport,
     /// The most a buffer is sized for before its bytes are there.
     room: u64,
+    /// What stopped the read early, in words, when something did.
+    damage: Option<String>,
 }
 
 const TABLE: &str = "report";
@@ -251,15 +303,19 @@ impl BlockReader<'_> {
             }
         }
         if let Some(Stop::Damaged(what)) = stop {
-            self.report.warnings.add_about(
-                TABLE,
-                "report [block|blocks]",
-                &format!(
-                    "[is|are] damaged or cut short: {what} (the {} kernels before it are kept)",
-                    self.report.workloads.len()
-                ),
-                1,
-            );
+            // With no kernel before the damage, the load fails with `what` instead.
+            if !self.report.workloads.is_empty() {
+                self.report.warnings.add_about(
+                    TABLE,
+                    "report [block|blocks]",
+                    &format!(
+                        "[is|are] damaged or cut short: {what} (the {} kernels before it are kept)",
+                        self.report.workloads.len()
+                    ),
+                    1,
+                );
+            }
+            self.damage = Some(what);
         }
         convert.finish(&mut self.report);
         Ok(())

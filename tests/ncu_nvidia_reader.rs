@@ -1,0 +1,315 @@
+//! NVIDIA's own report reader (`pip install ncu-report`, its Python interface) as a second oracle
+//! for `load::ncu_rep`: `tests/scripts/ncu_report_dump.py` writes every metric value of every
+//! workload of each shared report as NVIDIA's reader sees it (kind, value, instance values,
+//! correlation ids; floats as their bits), and each is compared with the value Sightline loaded:
+//! exactly for integers and strings, bit for bit (or within one ulp, counted) for floats.
+//!
+//! The package is NVIDIA's proprietary library (~50 MB) and never a dependency of the product:
+//! the test installs it into a virtual environment in the temp folder (kept between runs) with
+//! `python3 -m venv` and `pip install ncu-report`, and skips loudly when that cannot be done
+//! (no python3, no network). `SIGHTLINE_NCU_REPORT_WHEELS=DIR` makes pip look in DIR first.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, Read};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sightline::load::ncu_rep;
+use sightline::trace::ncu::{MetricValue, NcuReport, ScalarValue};
+
+const REPORTS: [&str; 4] = [
+    "ncu_graphs_roofline",
+    "ncu_moe_dram",
+    "ncu_moe_full",
+    "ncu_train_gemm",
+];
+
+fn shared_ncu() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/ncu");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("SKIPPED: {} is not there", dir.display());
+        None
+    }
+}
+
+/// A Python with `ncu_report` importable, installing it into a virtual environment first when
+/// needed; `None` (said on stderr) when that cannot be done here.
+fn nvidia_reader_python() -> Option<PathBuf> {
+    let venv = std::env::temp_dir().join("sightline-ncu-report-venv");
+    let python = venv.join("bin/python");
+    let importable = |python: &Path| {
+        Command::new(python)
+            .args(["-c", "import ncu_report"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if importable(&python) {
+        return Some(python);
+    }
+    let made = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .output();
+    match made {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => {
+            eprintln!(
+                "SKIPPED: NVIDIA's reader: `python3 -m venv` failed: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            return None;
+        }
+        Err(e) => {
+            eprintln!("SKIPPED: NVIDIA's reader: no python3 ({e})");
+            return None;
+        }
+    }
+    let mut pip = Command::new(venv.join("bin/pip"));
+    pip.args(["install", "--quiet", "--disable-pip-version-check"]);
+    if let Some(dir) = std::env::var_os("SIGHTLINE_NCU_REPORT_WHEELS") {
+        pip.arg("--find-links").arg(dir);
+    }
+    pip.arg("ncu-report");
+    let installed = pip.output();
+    if !installed.as_ref().is_ok_and(|o| o.status.success()) || !importable(&python) {
+        let why = match installed {
+            Ok(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
+            Err(e) => e.to_string(),
+        };
+        eprintln!(
+            "SKIPPED: NVIDIA's reader: `pip install ncu-report` did not work here (no network to its registry?): {}",
+            why.trim()
+        );
+        return None;
+    }
+    Some(python)
+}
+
+fn load(path: &Path) -> NcuReport {
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let control = sightline::load::LoadControl {
+        progress: &|_| {},
+        cancel: &cancel,
+        needs: sightline::trace::Needs::ALL,
+    };
+    match ncu_rep::load_report(path, &control) {
+        Ok(r) => r,
+        Err(e) => panic!("{}: {e}", path.display()),
+    }
+}
+
+/// A value written as the dump script writes it.
+fn encode(v: &ScalarValue) -> Option<String> {
+    Some(match v {
+        ScalarValue::Str(s) => format!("s:{s}"),
+        ScalarValue::F32(x) => format!("f:{:08x}", x.to_bits()),
+        ScalarValue::F64(x) => format!("d:{:016x}", x.to_bits()),
+        ScalarValue::U32(x) => format!("u:{x}"),
+        ScalarValue::U64(x) => format!("U:{x}"),
+        ScalarValue::Unknown => return None,
+    })
+}
+
+fn scalar_of(v: &MetricValue) -> Option<ScalarValue> {
+    Some(match v {
+        MetricValue::Str(s) => ScalarValue::Str(s.clone()),
+        MetricValue::F32(x) => ScalarValue::F32(*x),
+        MetricValue::F64(x) => ScalarValue::F64(*x),
+        MetricValue::U32(x) => ScalarValue::U32(*x),
+        MetricValue::U64(x) => ScalarValue::U64(*x),
+        MetricValue::List(_) | MetricValue::Unknown => return None,
+    })
+}
+
+/// Whether two encoded floats of one kind are one unit in the last place apart.
+fn one_ulp_apart(a: &str, b: &str) -> bool {
+    let bits = |s: &str| i128::from_str_radix(&s[2..], 16).ok();
+    a.get(..2) == b.get(..2)
+        && matches!(a.get(..2), Some("f:" | "d:"))
+        && matches!((bits(a), bits(b)), (Some(x), Some(y)) if (x - y).abs() == 1)
+}
+
+#[derive(Default)]
+struct Tally {
+    equal: u64,
+    within_ulp: u64,
+    mismatches: Vec<String>,
+    only_nvidia: BTreeMap<String, u64>,
+    only_sightline: u64,
+}
+
+impl Tally {
+    fn compare(&mut self, what: &str, ours: Option<String>, theirs: Option<&str>) {
+        match (ours.as_deref(), theirs) {
+            (a, b) if a == b => self.equal += 1,
+            (Some(a), Some(b)) if one_ulp_apart(a, b) => self.within_ulp += 1,
+            (a, b) => self
+                .mismatches
+                .push(format!("{what}: Sightline {a:?}, NVIDIA {b:?}")),
+        }
+    }
+}
+
+fn compare_report(report: &NcuReport, dump: &Path, name: &str, tally: &mut Tally) {
+    let file = std::fs::File::open(dump).expect("the dump");
+    let mut workload: Option<usize> = None;
+    let mut seen_names: Vec<u32> = Vec::new();
+    let finish = |w: Option<usize>, seen: &mut Vec<u32>, tally: &mut Tally| {
+        if let Some(w) = w {
+            seen.sort_unstable();
+            let ours = &report.workloads[w].metrics;
+            tally.only_sightline += ours
+                .iter()
+                .filter(|(id, _)| seen.binary_search(id).is_err())
+                .count() as u64;
+        }
+        seen.clear();
+    };
+    let mut actions = 0;
+    for line in std::io::BufReader::new(file).lines() {
+        let line = line.expect("a line");
+        let row: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+        if let Some(action) = row.as_object() {
+            finish(workload, &mut seen_names, tally);
+            let w = actions;
+            actions += 1;
+            workload = Some(w);
+            let ours = report
+                .workloads
+                .get(w)
+                .expect("as many workloads as actions");
+            assert_eq!(
+                action["name"].as_str(),
+                Some(ours.function_name.as_str()),
+                "{name}: workload {w}"
+            );
+            continue;
+        }
+        let w = workload.expect("a workload line first");
+        let ours = &report.workloads[w];
+        let metric = row[0].as_str().expect("a name");
+        let what = format!("{name} #{w} {metric}");
+        let value = row[3].as_str();
+        let strings = |v: &serde_json::Value| -> Vec<Option<String>> {
+            let list = v.as_array().expect("a list");
+            list.iter()
+                .map(|v| v.as_str().map(str::to_string))
+                .collect()
+        };
+        let (instances, correlation) = (strings(&row[4]), strings(&row[5]));
+        let Some(id) = report
+            .metric_id(metric)
+            .filter(|&id| ours.metric(id).is_some())
+        else {
+            *tally.only_nvidia.entry(metric.to_string()).or_default() += 1;
+            continue;
+        };
+        seen_names.push(id);
+        // The single value, when either reader has one.
+        let mine = scalar_of(ours.metric(id).expect("looked up"));
+        let mine = mine.as_ref().and_then(encode);
+        if mine.is_some() || value.is_some() {
+            tally.compare(&what, mine, value);
+        }
+        // The instance values (of an instanced metric, or beside a single value) and their
+        // correlation ids.
+        let list = ours.instances(id);
+        if list.len() != instances.len() {
+            tally.mismatches.push(format!(
+                "{what}: {} instances, NVIDIA {}",
+                list.len(),
+                instances.len()
+            ));
+            continue;
+        }
+        for (i, (mine, theirs)) in list.iter().zip(&instances).enumerate() {
+            tally.compare(
+                &format!("{what}[{i}]"),
+                encode(&mine.value),
+                theirs.as_deref(),
+            );
+            let id = mine.correlation.as_ref().and_then(encode);
+            let theirs = correlation.get(i).and_then(|c| c.as_deref());
+            tally.compare(&format!("{what}[{i}] id"), id, theirs);
+        }
+    }
+    finish(workload, &mut seen_names, tally);
+    assert_eq!(actions, report.workloads.len(), "{name}: workloads");
+}
+
+#[test]
+fn every_metric_value_equals_nvidias_reader() {
+    let Some(dir) = shared_ncu() else { return };
+    let Some(python) = nvidia_reader_python() else {
+        return;
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/ncu_report_dump.py");
+    let scratch = std::env::temp_dir().join(format!("sightline-ncu-nvidia-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let mut total = Tally::default();
+    for name in REPORTS {
+        // NVIDIA's reader opens plain reports only: decompress the shared one first.
+        let plain = scratch.join(format!("{name}.ncu-rep"));
+        let gz = std::fs::File::open(dir.join(format!("{name}.ncu-rep.gz"))).unwrap();
+        let mut bytes = Vec::new();
+        flate2::read::GzDecoder::new(gz)
+            .read_to_end(&mut bytes)
+            .unwrap();
+        std::fs::write(&plain, &bytes).unwrap();
+        drop(bytes);
+        let dump = scratch.join(format!("{name}.jsonl"));
+        let out = Command::new(&python)
+            .arg(&script)
+            .arg(&plain)
+            .arg(&dump)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report = load(&plain);
+        let mut tally = Tally::default();
+        compare_report(&report, &dump, name, &mut tally);
+        eprintln!(
+            "{name}: {} kernels, {} values equal NVIDIA's reader ({} within 1 ulp), {} differ; {} metric values only NVIDIA lists ({} names), {} only Sightline",
+            report.workloads.len(),
+            tally.equal,
+            tally.within_ulp,
+            tally.mismatches.len(),
+            tally.only_nvidia.values().sum::<u64>(),
+            tally.only_nvidia.len(),
+            tally.only_sightline
+        );
+        for m in tally.mismatches.iter().take(10) {
+            eprintln!("  {m}");
+        }
+        for (metric, n) in tally.only_nvidia.iter().take(10) {
+            eprintln!("  only NVIDIA: {metric} ({n} kernels)");
+        }
+        total.equal += tally.equal;
+        total.within_ulp += tally.within_ulp;
+        total.mismatches.extend(tally.mismatches);
+        total.only_sightline += tally.only_sightline;
+        let _ = std::fs::remove_file(&plain);
+        let _ = std::fs::remove_file(&dump);
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    eprintln!(
+        "all reports: {} values compared equal, {} within 1 ulp, {} differ",
+        total.equal,
+        total.within_ulp,
+        total.mismatches.len()
+    );
+    assert!(
+        total.mismatches.is_empty(),
+        "{} values differ",
+        total.mismatches.len()
+    );
+    assert!(total.equal > 1_000_000, "{}", total.equal);
+}
