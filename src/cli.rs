@@ -14,6 +14,7 @@ use crate::trace::Needs;
 mod analysis_commands;
 mod diff_commands;
 mod html_report_command;
+mod ncu_join_command;
 mod ordered_work;
 pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};
 pub use diff_commands::DiffArgs;
@@ -133,6 +134,10 @@ pub struct SummaryArgs {
     /// the export (2023.4 when unknown).
     #[arg(long, value_name = "RELEASE", value_parser = NsysFormat::parse)]
     pub nsys_format: Option<NsysFormat>,
+    /// An Nsight Compute report (.ncu-rep, .ncu-rep.gz) of the same program, for `ncu_join`:
+    /// each profiled kernel with the timeline kernel it measured.
+    #[arg(long, value_name = "REPORT")]
+    pub ncu: Option<PathBuf>,
     #[command(flatten)]
     pub exclusion: ExclusionArgs,
 }
@@ -188,13 +193,19 @@ pub fn parse_range_arg(range: Option<&str>) -> Result<TimeRange> {
 }
 
 fn summary(args: &SummaryArgs) -> Result<i32> {
-    let (overlap, other_reports) = analysis_commands::take_overlap(&args.report);
+    let (ncu_join, reports) = ncu_join_command::take_ncu_join(&args.report);
+    let (overlap, other_reports) = analysis_commands::take_overlap(&reports);
     let range = parse_range_arg(args.range.as_deref())?;
     let rules = args.exclusion.rules()?;
     let mut code = 0;
     let several_files = args.traces.len() > 1;
     // A bad report name is said before any trace is loaded.
-    let mut requests = if overlap && other_reports.is_empty() {
+    let ncu_report = match (&args.ncu, ncu_join) {
+        (Some(path), _) => Some(ncu_join_command::load_ncu_report(path)?),
+        (None, true) => anyhow::bail!("--report ncu_join needs --ncu REPORT (an .ncu-rep file)"),
+        (None, false) => None,
+    };
+    let mut requests = if (overlap || ncu_join) && other_reports.is_empty() {
         Vec::new()
     } else {
         report_commands::parse_reports(&other_reports)?
@@ -215,6 +226,9 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
     if overlap {
         needs |= analysis::overlap::NEEDS;
     }
+    if ncu_join {
+        needs |= ncu_join_command::NEEDS;
+    }
     if !rules.is_empty() {
         needs = Needs::ALL;
     }
@@ -230,7 +244,7 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
         if several_files {
             writeln!(out, "# {}", path.display())?;
         }
-        let several = requests.len() + usize::from(overlap) > 1;
+        let several = requests.len() + usize::from(overlap) + usize::from(ncu_join) > 1;
         let nsys_format = args
             .nsys_format
             .unwrap_or_else(|| NsysFormat::of_trace(&trace));
@@ -245,6 +259,9 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
         )?);
         if overlap {
             analysis_commands::print_overlap(&trace, &filter, args.format, several, &mut out)?;
+        }
+        if let (true, Some(report)) = (ncu_join, &ncu_report) {
+            ncu_join_command::print_ncu_join(&trace, report, args.format, several, &mut out)?;
         }
         out.flush()?;
         drop(exclusion);

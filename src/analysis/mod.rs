@@ -14,6 +14,7 @@ pub mod headline;
 pub mod intervals;
 pub mod iterations;
 pub mod key_averages;
+pub mod ncu;
 pub mod nsys_format;
 pub mod overlap;
 pub mod range;
