@@ -51,6 +51,10 @@ pub struct Cli {
     /// another), else the first GPU operation.
     #[arg(long, value_name = "SPEC", requires = "compare")]
     pub align: Option<String>,
+    /// Attach an Nsight Compute report (.ncu-rep, .ncu-rep.gz) of the same program to the first
+    /// trace's tab: each profiled kernel's ncu numbers in its details.
+    #[arg(long, value_name = "REPORT", conflicts_with_all = ["compare", "ranks"])]
+    pub ncu: Option<PathBuf>,
     /// Open the traces of one run's ranks (one per rank) as one run: one tab, one clock.
     #[arg(long, num_args = 1.., value_name = "FILE", conflicts_with = "compare")]
     pub ranks: Option<Vec<PathBuf>>,
@@ -290,7 +294,13 @@ pub fn main_with(cli: Cli) -> Result<i32> {
                 ),
                 None => None,
             };
-            crate::ui::run_window(files, compare, align, cli.ranks.unwrap_or_default())?;
+            crate::ui::run_window(
+                files,
+                compare,
+                align,
+                cli.ranks.unwrap_or_default(),
+                cli.ncu,
+            )?;
             Ok(0)
         }
     }

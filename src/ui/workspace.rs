@@ -43,6 +43,8 @@ pub struct TraceTab {
     pub show_warnings: bool,
     /// A run of ranks (several traces on one clock) instead of one trace.
     pub run: Option<Box<super::run::RunTab>>,
+    /// An Nsight Compute report attached to this tab's timeline, with its join.
+    pub ncu: super::ncu_attach::NcuAttachment,
 }
 
 impl TraceTab {
@@ -61,6 +63,7 @@ impl TraceTab {
             panel_range: TimeRange::ALL,
             show_warnings: false,
             run: None,
+            ncu: Default::default(),
         }
     }
 
@@ -128,6 +131,40 @@ impl TraceTab {
                 false
             }
         }
+    }
+
+    /// Whether the tab shows a timeline (a trace with events, not an Nsight Compute report
+    /// opened on its own, nor a run of ranks) that a report can be attached to; also while
+    /// such a trace loads.
+    pub fn holds_timeline(&self) -> bool {
+        if self.run.is_some() {
+            return false;
+        }
+        match &self.document {
+            Some(d) => d.trace.format != crate::trace::TraceFormat::NsightCompute,
+            None => self
+                .job
+                .as_ref()
+                .is_some_and(|j| !super::ncu_attach::is_ncu_report(&j.path)),
+        }
+    }
+
+    /// Attaches the Nsight Compute report at `path` to this tab's timeline: read and joined in
+    /// the background now, or once the tab's trace is loaded.
+    pub fn attach_ncu(&mut self, path: PathBuf, ctx: Option<&egui::Context>) {
+        match &self.document {
+            Some(d) => self.ncu.start(path, Arc::clone(&d.trace), ctx),
+            None => self.ncu.pending = Some(path),
+        }
+    }
+
+    /// Starts an attachment that waited for the trace, and takes in a finished one.
+    pub fn poll_ncu(&mut self, ctx: Option<&egui::Context>) {
+        if let (Some(path), Some(d)) = (&self.ncu.pending, &self.document) {
+            let (path, trace) = (path.clone(), Arc::clone(&d.trace));
+            self.ncu.start(path, trace, ctx);
+        }
+        self.ncu.poll();
     }
 
     /// Stops the running load.
