@@ -212,3 +212,44 @@ fn a_report_of_another_program_matches_nothing_wrongly() {
         report.workloads.len()
     );
 }
+
+#[test]
+fn the_html_report_measures_dram_from_the_joined_kernels() {
+    let Some(dir) = shared_ncu() else { return };
+    let trace_path = dir.join("nsys_moe.sqlite");
+    let report_path = dir.join("ncu_moe_full.ncu-rep.gz");
+    let out = std::env::temp_dir().join(format!("sightline_ncu_dram_{}.html", std::process::id()));
+    let status = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .arg("report")
+        .arg(&trace_path)
+        .arg("--ncu")
+        .arg(&report_path)
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let page = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    // The weighted mean computed here from the report and the export (one GPU).
+    let trace = sightline::load::load_file(&trace_path).unwrap();
+    let report = load_report(&report_path);
+    let join = ncu::join(&trace, &report);
+    let (mut weighted, mut weight) = (0.0, 0i64);
+    for (kernel, workload) in join.pairs() {
+        let d = trace.kernels.spans.duration_ns(kernel);
+        weighted += facts::dram_pct(&report, &report.workloads[workload]).unwrap() * d as f64;
+        weight += d;
+    }
+    let expected = format!("{:.1} %", weighted / weight as f64);
+    let row = page
+        .split("Memory bandwidth (DRAM)</a></td>")
+        .nth(1)
+        .expect("the DRAM row")
+        .split("</tr>")
+        .next()
+        .unwrap();
+    assert!(row.contains(&expected), "{expected} not in {row}");
+    assert!(!row.contains("not measurable"), "{row}");
+    eprintln!("DRAM row: {expected} (113 matched kernels)");
+}

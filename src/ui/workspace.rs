@@ -164,7 +164,9 @@ impl TraceTab {
             let (path, trace) = (path.clone(), Arc::clone(&d.trace));
             self.ncu.start(path, trace, ctx);
         }
-        self.ncu.poll();
+        if self.ncu.poll() {
+            self.analysis.ncu = self.ncu.attached.clone();
+        }
     }
 
     /// Stops the running load.
