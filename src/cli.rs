@@ -15,6 +15,7 @@ mod analysis_commands;
 mod diff_commands;
 mod html_report_command;
 mod ncu_commands;
+mod ncu_join_command;
 mod ordered_work;
 pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};
 pub use diff_commands::DiffArgs;
@@ -51,6 +52,10 @@ pub struct Cli {
     /// another), else the first GPU operation.
     #[arg(long, value_name = "SPEC", requires = "compare")]
     pub align: Option<String>,
+    /// Attach an Nsight Compute report (.ncu-rep, .ncu-rep.gz) of the same program to the first
+    /// trace's tab: each profiled kernel's ncu numbers in its details.
+    #[arg(long, value_name = "REPORT", conflicts_with_all = ["compare", "ranks"])]
+    pub ncu: Option<PathBuf>,
     /// Open the traces of one run's ranks (one per rank) as one run: one tab, one clock.
     #[arg(long, num_args = 1.., value_name = "FILE", conflicts_with = "compare")]
     pub ranks: Option<Vec<PathBuf>>,
@@ -139,6 +144,10 @@ pub struct SummaryArgs {
     /// base`).
     #[arg(long, value_name = "MODE", value_parser = crate::export::ncu_pages::UnitMode::parse, default_value = "auto")]
     pub print_units: crate::export::ncu_pages::UnitMode,
+    /// An Nsight Compute report (.ncu-rep, .ncu-rep.gz) of the same program, for `ncu_join`:
+    /// each profiled kernel with the timeline kernel it measured.
+    #[arg(long, value_name = "REPORT")]
+    pub ncu: Option<PathBuf>,
     #[command(flatten)]
     pub exclusion: ExclusionArgs,
 }
@@ -197,13 +206,19 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
     if let Some(pages) = ncu_commands::requested_pages(&args.report)? {
         return ncu_commands::print_pages(&args.traces, &pages, args.print_units);
     }
-    let (overlap, other_reports) = analysis_commands::take_overlap(&args.report);
+    let (ncu_join, reports) = ncu_join_command::take_ncu_join(&args.report);
+    let (overlap, other_reports) = analysis_commands::take_overlap(&reports);
     let range = parse_range_arg(args.range.as_deref())?;
     let rules = args.exclusion.rules()?;
     let mut code = 0;
     let several_files = args.traces.len() > 1;
     // A bad report name is said before any trace is loaded.
-    let mut requests = if overlap && other_reports.is_empty() {
+    let ncu_report = match (&args.ncu, ncu_join) {
+        (Some(path), _) => Some(ncu_join_command::load_ncu_report(path)?),
+        (None, true) => anyhow::bail!("--report ncu_join needs --ncu REPORT (an .ncu-rep file)"),
+        (None, false) => None,
+    };
+    let mut requests = if (overlap || ncu_join) && other_reports.is_empty() {
         Vec::new()
     } else {
         report_commands::parse_reports(&other_reports)?
@@ -224,6 +239,9 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
     if overlap {
         needs |= analysis::overlap::NEEDS;
     }
+    if ncu_join {
+        needs |= ncu_join_command::NEEDS;
+    }
     if !rules.is_empty() {
         needs = Needs::ALL;
     }
@@ -240,7 +258,7 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
         if several_files {
             writeln!(out, "# {}", path.display())?;
         }
-        let several = requests.len() + usize::from(overlap) > 1;
+        let several = requests.len() + usize::from(overlap) + usize::from(ncu_join) > 1;
         let nsys_format = args
             .nsys_format
             .unwrap_or_else(|| NsysFormat::of_trace(&trace));
@@ -255,6 +273,9 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
         )?);
         if overlap {
             analysis_commands::print_overlap(&trace, &filter, args.format, several, &mut out)?;
+        }
+        if let (true, Some(report)) = (ncu_join, &ncu_report) {
+            ncu_join_command::print_ncu_join(&trace, report, args.format, several, &mut out)?;
         }
         out.flush()?;
         drop(exclusion);
@@ -283,7 +304,13 @@ pub fn main_with(cli: Cli) -> Result<i32> {
                 ),
                 None => None,
             };
-            crate::ui::run_window(files, compare, align, cli.ranks.unwrap_or_default())?;
+            crate::ui::run_window(
+                files,
+                compare,
+                align,
+                cli.ranks.unwrap_or_default(),
+                cli.ncu,
+            )?;
             Ok(0)
         }
     }

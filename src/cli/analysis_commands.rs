@@ -163,7 +163,7 @@ pub fn print_overlap(
     )
 }
 
-fn write_rows(
+pub(super) fn write_rows(
     header: &[&str],
     rows: &[Vec<String>],
     format: Format,

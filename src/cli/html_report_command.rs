@@ -30,6 +30,10 @@ pub struct ReportArgs {
     /// runs. Default: the whole trace.
     #[arg(long)]
     pub range: Option<String>,
+    /// An Nsight Compute report (.ncu-rep, .ncu-rep.gz) of the same program as TRACE: fills the
+    /// Memory bandwidth (DRAM) row from the profiled kernels when the trace has no GPU metrics.
+    #[arg(long, value_name = "REPORT")]
+    pub ncu: Option<PathBuf>,
 }
 
 pub fn report(args: &ReportArgs) -> Result<i32> {
@@ -65,10 +69,22 @@ pub fn report(args: &ReportArgs) -> Result<i32> {
         exclusion,
         pictures: true,
     };
-    let built = report::build(
+    let mut built = report::build(
         input(&trace, exclusion.as_ref()),
         base.as_ref().map(|(t, e)| input(t, e.as_ref())),
     );
+    if let Some(path) = &args.ncu {
+        let ncu = super::ncu_join_command::load_ncu_report(path)?;
+        let join = crate::analysis::ncu::join(&trace, &ncu);
+        eprintln!(
+            "{}: {} of {} profiled kernels matched to {}",
+            path.display(),
+            join.matched_count(),
+            ncu.workloads.len(),
+            args.trace.display()
+        );
+        report::ncu_dram::fill_dram_from_ncu(&mut built.run, &trace, &ncu, &join);
+    }
     let page = report::html::page(&built);
     std::fs::write(&args.out, page)
         .with_context(|| format!("cannot write {}", args.out.display()))?;

@@ -182,7 +182,7 @@ const DEFINITIONS: &str = r#"<h2 id="definitions">How the figures are computed</
 <dt id="def-exposed-comm">Exposed communication</dt>
 <dd>Time communication kernels (NCCL/RCCL, all-reduce, all-gather, reduce-scatter, all-to-all names) and peer copies ran with no compute kernel on the same GPU, as a share of its measured time (<code>analysis::comm_overlap</code>, the panel's Overlap tab). The guides set no target.</dd>
 <dt id="def-dram">Memory bandwidth (target &gt; 80 %)</dt>
-<dd>Average of the GPU metrics DRAM read + DRAM write throughput (% of peak) over the GPU's active span; only with <code>nsys profile --gpu-metrics-device</code>.</dd>
+<dd>Average of the GPU metrics DRAM read + DRAM write throughput (% of peak) over the GPU's active span; only with <code>nsys profile --gpu-metrics-device</code>. Without them, with <code>--ncu REPORT</code> (an Nsight Compute report of the same program): the DRAM throughput ncu measured of each kernel it profiled and matched to the timeline (<code>dram__throughput</code> / <code>gpu__dram_throughput</code>, % of peak), weighted by the kernel's duration on the timeline.</dd>
 <dt id="def-pcie">PCIe throughput (target 50–70 %)</dt>
 <dd>Average of the GPU metrics PCIe RX and TX throughput (% of peak) over the GPU's active span, the larger judged; only with GPU metrics.</dd>
 <dt id="def-sm-active">SM active</dt>

@@ -110,7 +110,7 @@ fn check(
 }
 
 /// The checks of one GPU's figures, in the order the page lists them.
-fn checks_of(g: &GpuFigures) -> Vec<Check> {
+pub fn checks_of(g: &GpuFigures) -> Vec<Check> {
     let pcie = match (g.pcie_rx_pct, g.pcie_tx_pct) {
         (Some(r), Some(t)) => Some(r.max(t)),
         (r, t) => r.or(t),

@@ -13,6 +13,7 @@ pub mod html;
 pub mod iterations_chart;
 pub mod json;
 pub mod metrics;
+pub mod ncu_dram;
 pub mod pictures;
 mod sections;
 pub mod tables;

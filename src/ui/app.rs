@@ -60,6 +60,8 @@ pub struct SightlineApp {
     pub dropped: Vec<PathBuf>,
     /// File → Open run… is waiting for the file dialog.
     picking_run: bool,
+    /// File → Attach Nsight Compute report… is waiting for the file dialog (the tab's id).
+    attaching_ncu: Option<u64>,
     /// File → Save report…'s reports being written.
     save_report: super::save_report::SaveReport,
 }
@@ -92,6 +94,7 @@ impl SightlineApp {
             pending_runs: Vec::new(),
             dropped: Vec::new(),
             picking_run: false,
+            attaching_ncu: None,
             save_report: Default::default(),
         }
     }
@@ -174,9 +177,31 @@ impl SightlineApp {
         }
     }
 
+    /// `sightline TRACE --ncu REPORT`: the report goes to the first file's tab once it is open.
+    pub fn attach_ncu_to_first_tab(&mut self, report: PathBuf) {
+        match self.tabs.first_mut() {
+            Some(tab) => tab.ncu_attached.pending = Some(report),
+            None => self.pending_open.push(report),
+        }
+    }
+
+    /// Attaches the Nsight Compute report at `path` to the shown tab when that tab holds a
+    /// timeline; otherwise opens it as a tab of its own. True when attached.
+    pub fn attach_or_open_ncu(&mut self, path: PathBuf, ctx: Option<&egui::Context>) -> bool {
+        if self.compare.is_none() && self.tab().holds_timeline() {
+            self.tab_mut().attach_ncu(path, ctx);
+            true
+        } else {
+            self.open(path, ctx);
+            false
+        }
+    }
+
     /// Whether any tab is still loading.
     pub fn is_loading(&self) -> bool {
-        self.tabs.iter().any(TraceTab::is_loading)
+        self.tabs
+            .iter()
+            .any(|t| t.is_loading() || t.ncu_attached.is_loading())
     }
 
     pub fn trace(&self) -> Option<&Trace> {
@@ -310,6 +335,7 @@ impl SightlineApp {
             } else if was_loading && tab.error.is_some() {
                 self.settings.load_failed(tab);
             }
+            tab.poll_ncu(Some(&ctx));
         }
         if ctx.input_mut(|i| i.consume_shortcut(&QUIT_SHORTCUT)) {
             // eframe saves the settings as the window closes.
@@ -346,13 +372,23 @@ impl SightlineApp {
         // File → Open…'s in-window browser (when no system dialog opens) and what it chose.
         file_dialog::show(&ctx);
         if let Some(path) = file_dialog::take(&ctx, &FilePurpose::OpenTrace) {
-            match path.parent().filter(|_| self.picking_run) {
-                Some(folder) => self.open(folder.to_path_buf(), Some(&ctx)),
-                None => self.open(path, Some(&ctx)),
+            if let Some(id) = self.attaching_ncu.take() {
+                match self.tabs.iter_mut().find(|t| t.id == id) {
+                    Some(tab) if tab.holds_timeline() => tab.attach_ncu(path, Some(&ctx)),
+                    _ => self.open(path, Some(&ctx)),
+                }
+            } else {
+                match path.parent().filter(|_| self.picking_run) {
+                    Some(folder) => self.open(folder.to_path_buf(), Some(&ctx)),
+                    None => self.open(path, Some(&ctx)),
+                }
             }
             self.picking_run = false;
-        } else if self.picking_run && !file_dialog::with(&ctx, |d| d.browsing().is_some()) {
+        } else if (self.picking_run || self.attaching_ncu.is_some())
+            && !file_dialog::with(&ctx, |d| d.browsing().is_some())
+        {
             self.picking_run = false;
+            self.attaching_ncu = None;
         }
         self.dropped_choice(&ctx);
         self.save_report.poll(&ctx, &mut self.tabs, self.active);
@@ -481,7 +517,12 @@ impl SightlineApp {
             return;
         }
         for path in dropped {
-            self.open(path, Some(ctx));
+            // A report dropped on a timeline's tab is attached to it (see `attach_or_open_ncu`).
+            if super::ncu_attach::is_ncu_report(&path) {
+                self.attach_or_open_ncu(path, Some(ctx));
+            } else {
+                self.open(path, Some(ctx));
+            }
         }
     }
 
@@ -516,6 +557,7 @@ pub fn status_lines(ui: &mut Ui, tab: &mut TraceTab) {
     if let Some(status) = &tab.status {
         ui.weak(status);
     }
+    super::ncu_attach::status_line(ui, &mut tab.ncu_attached);
     if let Some(d) = &tab.document
         && !d.trace.warnings.is_empty()
     {

@@ -137,13 +137,16 @@ fn details_panel(ui: &mut Ui, tab: &mut TraceTab) {
     }
     // A call stack makes the details taller than the panel: scroll.
     let selection = tab.timeline.selection;
+    let ncu = tab.ncu_attached.attached.as_deref();
     let shown = if selection.is_some() {
         egui::ScrollArea::vertical()
             .auto_shrink([false, false])
-            .show(ui, |ui| details::show(ui, &d.trace, &d.model, selection))
+            .show(ui, |ui| {
+                details::show(ui, &d.trace, &d.model, selection, ncu)
+            })
             .inner
     } else {
-        details::show(ui, &d.trace, &d.model, selection)
+        details::show(ui, &d.trace, &d.model, selection, ncu)
     };
     if let Some(e) = shown {
         tab.timeline.reveal(&d.trace, &d.model, e);

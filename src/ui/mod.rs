@@ -6,7 +6,8 @@
 //! [`columns`] the tables' names cut to fit and their resizable, remembered column widths;
 //! [`gap_tooltip`] what an idle gap says about itself (Gaps tab and hatching); [`details_dock`]
 //! the details panel's size and splitter; [`shortcuts`] the window's own keys (Ctrl+O, Ctrl+F);
-//! [`run`] a run of ranks (several traces on one clock) in one tab.
+//! [`run`] a run of ranks (several traces on one clock) in one tab; [`ncu_attach`] an Nsight
+//! Compute report attached to a tab's timeline.
 
 pub mod about;
 pub mod app;
@@ -19,6 +20,7 @@ pub mod fonts;
 pub mod gap_tooltip;
 pub mod loader;
 pub mod ncu;
+pub mod ncu_attach;
 pub mod panels;
 pub mod run;
 pub mod save_report;
@@ -39,6 +41,7 @@ pub fn run_window(
     compare: bool,
     align: Option<crate::analysis::align::Alignment>,
     run: Vec<PathBuf>,
+    ncu: Option<PathBuf>,
 ) -> anyhow::Result<()> {
     let mut viewport = egui::ViewportBuilder::default()
         .with_title("Sightline")
@@ -68,6 +71,9 @@ pub fn run_window(
             app.pending_alignment = align;
             if !run.is_empty() {
                 app.pending_runs.push(run);
+            }
+            if let Some(report) = ncu {
+                app.attach_ncu_to_first_tab(report);
             }
             Ok(Box::new(app))
         }),

@@ -46,6 +46,8 @@ pub struct TraceTab {
     pub run: Option<Box<super::run::RunTab>>,
     /// The report view, when the document is an Nsight Compute report (no timeline).
     pub ncu: Option<Box<NcuView>>,
+    /// An Nsight Compute report attached to this tab's timeline, with its join.
+    pub ncu_attached: super::ncu_attach::NcuAttachment,
 }
 
 impl TraceTab {
@@ -65,6 +67,7 @@ impl TraceTab {
             show_warnings: false,
             run: None,
             ncu: None,
+            ncu_attached: Default::default(),
         }
     }
 
@@ -140,6 +143,42 @@ impl TraceTab {
                 self.error = Some(message);
                 false
             }
+        }
+    }
+
+    /// Whether the tab shows a timeline (a trace with events, not an Nsight Compute report
+    /// opened on its own, nor a run of ranks) that a report can be attached to; also while
+    /// such a trace loads.
+    pub fn holds_timeline(&self) -> bool {
+        if self.run.is_some() {
+            return false;
+        }
+        match &self.document {
+            Some(d) => d.trace.format != crate::trace::TraceFormat::NsightCompute,
+            None => self
+                .job
+                .as_ref()
+                .is_some_and(|j| !super::ncu_attach::is_ncu_report(&j.path)),
+        }
+    }
+
+    /// Attaches the Nsight Compute report at `path` to this tab's timeline: read and joined in
+    /// the background now, or once the tab's trace is loaded.
+    pub fn attach_ncu(&mut self, path: PathBuf, ctx: Option<&egui::Context>) {
+        match &self.document {
+            Some(d) => self.ncu_attached.start(path, Arc::clone(&d.trace), ctx),
+            None => self.ncu_attached.pending = Some(path),
+        }
+    }
+
+    /// Starts an attachment that waited for the trace, and takes in a finished one.
+    pub fn poll_ncu(&mut self, ctx: Option<&egui::Context>) {
+        if let (Some(path), Some(d)) = (&self.ncu_attached.pending, &self.document) {
+            let (path, trace) = (path.clone(), Arc::clone(&d.trace));
+            self.ncu_attached.start(path, trace, ctx);
+        }
+        if self.ncu_attached.poll() {
+            self.analysis.ncu = self.ncu_attached.attached.clone();
         }
     }
 

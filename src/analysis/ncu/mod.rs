@@ -1,9 +1,16 @@
 //! Pure computations over an Nsight Compute report ([`crate::trace::ncu::NcuReport`]): the
 //! kernel table's rows with their filters and sort ([`kernels`]), the FP32/FP64 roofline as
-//! ncu's `SpeedOfLight_RooflineChart` section computes it ([`roofline`]), and metric values
-//! with the units ncu-ui prints them in ([`units`]). Nothing here knows about drawing.
+//! ncu's `SpeedOfLight_RooflineChart` section computes it ([`roofline`]), metric values with the
+//! units ncu-ui prints them in ([`units`]); and, read beside a timeline of the same program,
+//! which timeline kernel each profiled workload measured ([`join`]) and what that adds to the
+//! timeline's numbers ([`facts`]: per-kernel metrics, per-name averages, what is worth
+//! optimising, DRAM throughput weighted by timeline time). Nothing here knows about drawing.
 
+pub mod facts;
+pub mod join;
 pub mod kernels;
 pub mod roofline;
 pub mod rule_text;
 pub mod units;
+
+pub use join::{MatchOutcome, NcuJoin, WorkloadMatch, join};

@@ -30,6 +30,21 @@ impl SightlineApp {
                     self.picking_run = true;
                     file_dialog::open_trace(ui.ctx(), self.settings.last_folder.as_deref());
                 }
+                let can_attach = self.compare.is_none() && self.tab().holds_timeline();
+                if ui
+                    .add_enabled(can_attach, egui::Button::new("Attach Nsight Compute report…"))
+                    .on_hover_text(
+                        "Join an .ncu-rep of the same program to this timeline: each profiled \
+                         kernel's ncu numbers in its details (dropping the file on the tab does \
+                         the same)",
+                    )
+                    .on_disabled_hover_text("Open a timeline trace (nsys or PyTorch) first")
+                    .clicked()
+                {
+                    ui.close();
+                    self.attaching_ncu = Some(self.tab().id);
+                    file_dialog::open_trace(ui.ctx(), self.settings.last_folder.as_deref());
+                }
                 if let Some(path) = recent_files_menu(ui, &mut self.settings) {
                     self.open(path, Some(ui.ctx()));
                 }

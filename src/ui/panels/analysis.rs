@@ -20,6 +20,7 @@ mod gpu_view;
 mod iterations_view;
 mod jobs;
 mod keys;
+mod ncu_view;
 mod results;
 mod samples_view;
 mod sql_editor;
@@ -107,10 +108,12 @@ pub enum AnalysisTab {
     CpuSamples,
     Export,
     Sql,
+    /// Shown only with an Nsight Compute report attached.
+    NsightCompute,
 }
 
 impl AnalysisTab {
-    pub const ALL: [AnalysisTab; 9] = [
+    pub const ALL: [AnalysisTab; 10] = [
         AnalysisTab::Statistics,
         AnalysisTab::Findings,
         AnalysisTab::Warmup,
@@ -120,6 +123,7 @@ impl AnalysisTab {
         AnalysisTab::CpuSamples,
         AnalysisTab::Export,
         AnalysisTab::Sql,
+        AnalysisTab::NsightCompute,
     ];
 
     pub fn label(self) -> &'static str {
@@ -133,6 +137,7 @@ impl AnalysisTab {
             AnalysisTab::CpuSamples => "CPU samples",
             AnalysisTab::Export => "Export",
             AnalysisTab::Sql => "SQL",
+            AnalysisTab::NsightCompute => "Nsight Compute",
         }
     }
 }
@@ -219,6 +224,8 @@ pub struct AnalysisPanel {
     iterations: iterations_view::IterationsState,
     /// The SQL tab: query, answer, pinned tracks.
     sql: SqlTab,
+    /// The Nsight Compute report attached to the trace, with its join (set by the tab).
+    pub ncu: Option<Arc<crate::ui::ncu_attach::AttachedNcu>>,
 }
 
 impl Default for AnalysisPanel {
@@ -252,6 +259,7 @@ impl Default for AnalysisPanel {
             samples: samples_view::SamplesState::default(),
             iterations: iterations_view::IterationsState::default(),
             sql: SqlTab::default(),
+            ncu: None,
         }
     }
 }
@@ -423,6 +431,9 @@ impl AnalysisPanel {
         let badge = self.findings().map(Findings::count);
         ui.horizontal_wrapped(|ui| {
             for tab in AnalysisTab::ALL {
+                if tab == AnalysisTab::NsightCompute && self.ncu.is_none() {
+                    continue;
+                }
                 let label = match (tab, badge) {
                     (AnalysisTab::Findings, Some(n)) => format!("Findings ({n})"),
                     _ => tab.label().to_string(),
@@ -452,6 +463,7 @@ impl AnalysisPanel {
                     let repaint = self.repaint_fn();
                     self.sql.ui(ui, trace, selection, repaint, &mut actions);
                 }
+                AnalysisTab::NsightCompute => self.ncu_ui(ui, trace),
             });
         actions
     }

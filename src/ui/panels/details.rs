@@ -1,9 +1,11 @@
 //! The details panel: the facts of the selected event ([`crate::ui::timeline::event_facts`]),
-//! selectable and copyable, with buttons that jump to its correlated partner.
+//! selectable and copyable, with buttons that jump to its correlated partner, and a matched
+//! kernel's Nsight Compute numbers ([`super::ncu_facts`]) when a report is attached.
 
 use egui::Ui;
 
 use crate::trace::Trace;
+use crate::ui::ncu_attach::AttachedNcu;
 use crate::ui::timeline::event_facts::stack_text;
 pub use crate::ui::timeline::event_facts::{
     TOOLTIP_FRAMES, as_text, bytes_text, call_stack, call_stack_ui, describe,
@@ -17,6 +19,7 @@ pub fn show(
     trace: &Trace,
     model: &TimelineModel,
     selected: Option<EventRef>,
+    ncu: Option<&AttachedNcu>,
 ) -> Option<EventRef> {
     let Some(event) = selected else {
         ui.weak("Click an event to see its details. Double-click zooms to it. Press ? for keys.");
@@ -61,6 +64,10 @@ pub fn show(
                     });
                 call_stack_ui(&mut cols[0], trace, frames, usize::MAX);
                 let ui = &mut cols[1];
+                if let Some(ncu) = ncu.filter(|_| event.kind == EventKind::Kernel) {
+                    super::ncu_facts::show_for_kernel(ui, ncu, event.index as usize);
+                    ui.add_space(6.0);
+                }
                 let partners = model.partners(trace, event);
                 if !partners.is_empty() {
                     ui.strong(if event.kind == EventKind::ApiCall {

@@ -4,5 +4,6 @@
 pub mod analysis;
 pub mod details;
 pub mod graph_launch;
+pub mod ncu_facts;
 pub mod search;
 pub mod warnings;
