@@ -46,7 +46,7 @@ fn oracle(dir: &std::path::Path, id: usize) -> std::collections::HashMap<String,
 
 fn wait_for_ncu(h: &mut Harness<'static, SightlineApp>) {
     settle_with(h, |app| app.is_loading());
-    let ncu = &h.state().tab().ncu;
+    let ncu = &h.state().tab().ncu_attached;
     assert!(ncu.error.is_none(), "{:?}", ncu.error);
     assert!(ncu.attached.is_some(), "the report is attached");
 }
