@@ -74,7 +74,7 @@ fn advice(rule: &NcuRule) -> Option<RuleAdvice> {
         } else {
             title
         },
-        message: first.text.clone(),
+        message: super::rule_text::plain(&first.text),
         kind: first.kind_label(),
         speedup_pct: rule.speedup.map(|s| s.percent),
     })
@@ -296,6 +296,7 @@ mod tests {
                 text: format!("{id} says"),
                 kind,
                 title: String::new(),
+                speedup: None,
             }],
             speedup: speedup.map(|percent| RuleSpeedup { kind: 1, percent }),
             ..Default::default()

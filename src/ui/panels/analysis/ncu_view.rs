@@ -42,6 +42,9 @@ impl AnalysisPanel {
                 for h in [
                     "Kernel",
                     "Time (%)",
+                    "Compute (%)",
+                    "Memory (%)",
+                    "Occupancy (%)",
                     "Headroom (%)",
                     "Score",
                     "Top rule",
