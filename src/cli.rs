@@ -15,6 +15,7 @@ mod analysis_commands;
 mod diff_commands;
 mod html_report_command;
 mod ncu_commands;
+mod ncu_diff_command;
 mod ncu_join_command;
 mod ordered_work;
 pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};

@@ -275,13 +275,22 @@ fn torch_ops_equals_pytorch_key_averages() {
             let golden = golden_rows(&golden_path);
             let table = torch_ops(&trace, by_shape);
             let ours = our_rows(&table);
-            // The panel outlines a row's events: every row but `[memory]` has some.
+            // The panel outlines a row's events: every row but `[memory]` has some, and the
+            // CUDA synchronisation rows (`cuda_sync` events: GPU-side waits, which the timeline
+            // does not draw as events of their own).
+            const SYNCS: [&str; 4] = [
+                "Stream Sync",
+                "Context Sync",
+                "Stream Wait Event",
+                "Event Sync",
+            ];
             assert!(
                 table
                     .rows
                     .iter()
                     .zip(&ours)
                     .all(|(r, o)| o.key == "[memory]"
+                        || SYNCS.contains(&o.key.as_str())
                         || r.events != sightline::analysis::RowEvents::None),
                 "{}: a row without events",
                 path.display()

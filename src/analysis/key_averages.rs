@@ -109,6 +109,8 @@ enum Source {
     Event(EventRef),
     /// An allocator record no CPU event covers.
     Memory,
+    /// A `cuda_sync` event of a PyTorch trace (a GPU-side wait; no table of the filter's).
+    Sync,
 }
 
 /// PyTorch's `FunctionEvent`, reduced to what `key_averages` reads.
@@ -292,6 +294,30 @@ fn function_events(trace: &Trace) -> Vec<FunctionEvent<'_>> {
                 ..FunctionEvent::new(name, source, OpDevice::Cuda, start_ns, end_ns)
             });
         }
+    }
+    // CUDA synchronisation events (`enable_cuda_sync_events`): device events of the op whose
+    // call waited ("Stream Sync" under `aten::_local_scalar_dense`'s cudaStreamSynchronize),
+    // rows of their own, as PyTorch's profiler keeps them.
+    let syncs = &trace.syncs;
+    for i in 0..syncs.kineto_name.len().min(syncs.spans.len()) {
+        let Some(name) = key_name(trace.str(syncs.kineto_name[i])) else {
+            continue;
+        };
+        // Kineto writes a sync made outside any op with its own correlation as `External id`
+        // (kt_ws_streaming_sync's Context Syncs and Stream Wait Events, kt_train_sync's Context
+        // Sync): PyTorch's key_averages() counts those in no op and in no CUDA call.
+        let external = syncs.external_id.get(i).copied().unwrap_or(0);
+        let own = syncs.correlation_id.get(i).map(|&c| u64::from(c)) == Some(external);
+        out.push(FunctionEvent {
+            linked: if own { 0 } else { external },
+            ..FunctionEvent::new(
+                name,
+                Source::Sync,
+                OpDevice::Cuda,
+                syncs.spans.start_ns[i],
+                syncs.spans.end_ns[i],
+            )
+        });
     }
     out
 }
@@ -579,7 +605,7 @@ fn aggregate(
 fn keeps(filter: &Filter, e: &FunctionEvent) -> bool {
     match e.source {
         Source::Event(r) => filter.keeps(r.table, r.index as usize, e.start_ns),
-        Source::Memory => filter.range.contains(e.start_ns),
+        Source::Memory | Source::Sync => filter.range.contains(e.start_ns),
     }
 }
 

@@ -1,4 +1,5 @@
-//! `sightline diff BASE NEW`: one report's per-name deltas between two runs, or `--report
+//! `sightline diff BASE NEW`: one report's per-name deltas between two runs (two Nsight Compute
+//! reports: [`super::ncu_diff_command`]), or `--report
 //! headline` for whole-run figures, optionally per step (`--per-step REGEX`: divided by the
 //! number of NVTX ranges matching REGEX in each run). The headline's iterations are those of
 //! `--per-step`, else of the outermost repeated NVTX range both runs have (as the compare view
@@ -94,6 +95,12 @@ fn iteration_of(per_step: Option<(&str, &Regex)>, base: &Run, new: &Run) -> Opti
 }
 
 pub fn diff(args: &DiffArgs) -> Result<i32> {
+    if args.run.is_empty()
+        && (super::ncu_diff_command::is_ncu_report(&args.base)
+            || super::ncu_diff_command::is_ncu_report(&args.new))
+    {
+        return super::ncu_diff_command::diff_reports(&args.base, &args.new, args.format);
+    }
     let range = parse_range_arg(args.range.as_deref())?;
     let rules = args.exclusion.rules()?;
     let step = match &args.per_step {

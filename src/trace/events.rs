@@ -387,6 +387,12 @@ pub struct SyncEvents {
     pub global_pid: Vec<i64>,
     pub device: Vec<u16>,
     pub stream: Vec<u32>,
+    /// PyTorch traces: the `External id` of the op that made the call (`cuda_sync` events of
+    /// `enable_cuda_sync_events`); empty for nsys exports.
+    pub external_id: Vec<u64>,
+    /// PyTorch traces: Kineto's own name ("Stream Sync", "Context Sync", "Stream Wait Event"),
+    /// the key `key_averages()` gives it; empty for nsys exports.
+    pub kineto_name: Vec<StrId>,
 }
 
 /// Label of a CUPTI synchronization type (`ENUM_CUPTI_SYNC_TYPE`).
@@ -639,5 +645,18 @@ impl SyncEvents {
         permute(&mut self.global_pid, order);
         permute(&mut self.device, order);
         permute(&mut self.stream, order);
+        permute(&mut self.external_id, order);
+        permute(&mut self.kineto_name, order);
+    }
+
+    /// Moves `other`'s rows to the end of these.
+    pub fn append(&mut self, other: &mut SyncEvents) {
+        self.spans.append(&mut other.spans);
+        self.correlation_id.append(&mut other.correlation_id);
+        self.global_pid.append(&mut other.global_pid);
+        self.device.append(&mut other.device);
+        self.stream.append(&mut other.stream);
+        self.external_id.append(&mut other.external_id);
+        self.kineto_name.append(&mut other.kineto_name);
     }
 }

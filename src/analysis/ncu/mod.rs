@@ -4,8 +4,10 @@
 //! units ncu-ui prints them in ([`units`]); and, read beside a timeline of the same program,
 //! which timeline kernel each profiled workload measured ([`join`]) and what that adds to the
 //! timeline's numbers ([`facts`]: per-kernel metrics, per-name averages, what is worth
-//! optimising, DRAM throughput weighted by timeline time). Nothing here knows about drawing.
+//! optimising, DRAM throughput weighted by timeline time); and two reports kernel by kernel
+//! ([`diff`]). Nothing here knows about drawing.
 
+pub mod diff;
 pub mod facts;
 pub mod join;
 pub mod kernels;

@@ -11,7 +11,7 @@ use crate::load::nsys_sqlite::{
 };
 use crate::trace::{
     ApiCalls, GlobalTid, GpuInfo, Kernels, LoadWarnings, Memcpys, MemoryUsageSample,
-    MemoryUsageTrack, Memsets, Needs, NvtxRanges, StreamKey, StringTable, TorchInfo,
+    MemoryUsageTrack, Memsets, Needs, NvtxRanges, StreamKey, StringTable, SyncEvents, TorchInfo,
     TorchMemoryEvents, Trace, TraceFormat, permute,
 };
 
@@ -40,6 +40,8 @@ pub fn build(read: FileContents) -> Trace {
     let mut memcpy_streams: Vec<StreamKey> = Vec::new();
     let mut memsets = Memsets::default();
     let mut memset_streams: Vec<StreamKey> = Vec::new();
+    let mut syncs = SyncEvents::default();
+    let mut sync_types: Vec<i64> = Vec::new();
     let mut api = ApiCalls::default();
     let mut ranges = NvtxRanges::default();
     let mut memory = TorchMemoryEvents::default();
@@ -57,6 +59,8 @@ pub fn build(read: FileContents) -> Trace {
         map(&mut b.memcpys.kineto_name);
         map(&mut b.memsets.spans.name);
         map(&mut b.memsets.kineto_name);
+        map(&mut b.syncs.spans.name);
+        map(&mut b.syncs.kineto_name);
         map(&mut b.api.spans.name);
         map(&mut b.ranges.spans.name);
         map(&mut b.ranges.input_shapes);
@@ -66,6 +70,8 @@ pub fn build(read: FileContents) -> Trace {
         memcpy_streams.append(&mut b.memcpy_streams);
         memsets.append(&mut b.memsets);
         memset_streams.append(&mut b.memset_streams);
+        syncs.append(&mut b.syncs);
+        sync_types.append(&mut b.sync_types);
         api.append(&mut b.api);
         append_ranges(&mut ranges, &mut b.ranges);
         append_memory(&mut memory, &mut b.memory);
@@ -173,7 +179,7 @@ pub fn build(read: FileContents) -> Trace {
             warnings: LoadWarnings::default(),
         },
         osrt: Default::default(),
-        syncs: Default::default(),
+        syncs: (syncs, sync_types, LoadWarnings::default()),
         gpus: metadata.gpus.clone(),
         names,
         session: (metadata.base_time_ns, None, None),

@@ -14,7 +14,7 @@ use std::ops::Range;
 use super::event::{self, RawEvent, int};
 use crate::trace::{
     ApiCalls, CopyKind, Kernels, Memcpys, Memsets, NO_INDEX, NO_STACK, NvtxRanges, NvtxStyle,
-    RangeKind, StrId, StreamKey, StringTable, TorchMemoryEvents,
+    RangeKind, StrId, StreamKey, StringTable, SyncEvents, TorchMemoryEvents,
 };
 
 /// The `globalTid` of a CPU thread: nsys's packing (pid << 24 | tid), so that every view that
@@ -39,6 +39,9 @@ pub struct Parsed {
     pub memcpy_streams: Vec<StreamKey>,
     pub memsets: Memsets,
     pub memset_streams: Vec<StreamKey>,
+    pub syncs: SyncEvents,
+    /// Each sync's CUPTI synchronisation type (`ENUM_CUPTI_SYNC_TYPE`), from its kind.
+    pub sync_types: Vec<i64>,
     pub api: ApiCalls,
     pub ranges: NvtxRanges,
     pub memory: TorchMemoryEvents,
@@ -84,6 +87,8 @@ enum Family {
     Kernel,
     Memcpy,
     Memset,
+    /// `cuda_sync`: a stream / event / device synchronisation the GPU side recorded.
+    Sync,
     Api,
     Range(RangeKind),
     Other,
@@ -94,6 +99,7 @@ fn family(cat: &str) -> Family {
         "kernel" | "Kernel" => Family::Kernel,
         "gpu_memcpy" | "Memcpy" => Family::Memcpy,
         "gpu_memset" | "Memset" => Family::Memset,
+        "cuda_sync" => Family::Sync,
         "cuda_runtime" | "cuda_driver" | "Runtime" | "Driver" => Family::Api,
         "cpu_op" | "Operator" => Family::Range(RangeKind::Operator),
         "user_annotation" => Family::Range(RangeKind::Annotation),
@@ -186,6 +192,28 @@ fn add_event<'a>(p: &mut Parsed, ev: &RawEvent<'a>, shapes_cache: &mut HashMap<&
                 Family::Memcpy => p.memcpys.external_id.push(external_id),
                 _ => p.memsets.external_id.push(external_id),
             }
+        }
+        Family::Sync => {
+            let s = &mut p.syncs;
+            // The row is named by its type at assembly, as an nsys export's; Kineto's name is
+            // the key PyTorch's key_averages() gives it.
+            // The event's name is its kind (`args.cuda_sync_kind` repeats it).
+            p.sync_types.push(match name {
+                "Event Sync" => 1,
+                "Stream Wait Event" => 2,
+                "Stream Sync" => 3,
+                "Context Sync" => 4,
+                _ => 0,
+            });
+            s.spans.push(start, end, name_id);
+            s.kineto_name.push(name_id);
+            s.correlation_id.push(correlation);
+            s.global_pid.push(0);
+            s.device
+                .push(int(args.device).unwrap_or(0).clamp(0, i64::from(u16::MAX)) as u16);
+            s.stream
+                .push(int(args.stream).unwrap_or(0).clamp(0, u32::MAX as i64) as u32);
+            s.external_id.push(external_id);
         }
         Family::Api => {
             let a = &mut p.api;
