@@ -18,7 +18,7 @@ mod layout;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use sightline::load::{self, LoadError};
@@ -158,16 +158,6 @@ fn same_metrics(a: &NcuWorkload, b: &NcuWorkload) -> bool {
             .all(|((i, x), (j, y))| i == j && value(x, y))
 }
 
-fn shared_ncu() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/ncu");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: {} is not there", dir.display());
-        None
-    }
-}
-
 const REPORTS: [&str; 4] = [
     "ncu_graphs_roofline",
     "ncu_moe_dram",
@@ -201,7 +191,9 @@ fn damage_input(dir: &Path, name: &str, limit: usize) -> (Vec<u8>, ReportLayout)
 
 #[test]
 fn a_report_cut_anywhere_keeps_the_kernels_before_the_cut_or_says_why() {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     let scratch = common::scratch_dir("ncu-cut");
     let started = Instant::now();
     let mut cuts = 0;
@@ -276,7 +268,9 @@ fn a_report_cut_anywhere_keeps_the_kernels_before_the_cut_or_says_why() {
 
 #[test]
 fn flipped_bytes_give_an_error_or_kernels_never_a_panic() {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     let scratch = common::scratch_dir("ncu-flip");
     let started = Instant::now();
     let (mut flips, mut errors, mut warned) = (0, 0, 0);

@@ -9,7 +9,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use sightline::load;
@@ -21,16 +21,6 @@ const REPORTS: [&str; 4] = [
     "ncu_moe_full",
     "ncu_train_gemm",
 ];
-
-fn shared_ncu() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/ncu");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: {} is not there", dir.display());
-        None
-    }
-}
 
 fn report_of(path: &Path) -> NcuReport {
     let trace = load::load_file(path).unwrap_or_else(|e| panic!("{e}"));
@@ -231,7 +221,9 @@ fn continental(path: &Path, out: &Path) {
 
 #[test]
 fn raw_and_details_pages_load_to_the_reports_kernels_and_values() {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     let scratch = common::scratch_dir("ncu-csv");
     for name in REPORTS {
         let rep = report_of(&dir.join(format!("{name}.ncu-rep.gz")));

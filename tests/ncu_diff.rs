@@ -6,19 +6,11 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn shared_ncu() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/ncu");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: {} is not there", dir.display());
-        None
-    }
-}
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Command;
 
 fn diff(a: &Path, b: &Path) -> Vec<csv::StringRecord> {
     let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
@@ -64,7 +56,9 @@ fn durations(dir: &Path, name: &str) -> Vec<((String, usize), String)> {
 
 #[test]
 fn two_reports_of_one_program_differ_kernel_by_kernel() {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     let full = dir.join("ncu_moe_full.ncu-rep.gz");
     let dram = dir.join("ncu_moe_dram.ncu-rep.gz");
     assert!(diff(&full, &full).is_empty(), "a report against itself");

@@ -5,23 +5,15 @@
 //! correlation id, read straight from SQLite).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+mod common;
+
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use sightline::analysis::ncu::{self, MatchOutcome, facts};
 use sightline::load::ncu_rep;
 use sightline::trace::ncu::NcuReport;
-
-fn shared_ncu() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/ncu");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: {} is not there", dir.display());
-        None
-    }
-}
 
 fn load_report(path: &Path) -> NcuReport {
     let cancel = std::sync::atomic::AtomicBool::new(false);
@@ -101,7 +93,9 @@ fn ncu_join_csv(trace: &Path, report: &Path) -> Vec<csv::StringRecord> {
 }
 
 fn check_pair(sqlite: &str, report_name: &str, workloads: usize) {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     let sqlite = dir.join(sqlite);
     let report_path = dir.join(format!("{report_name}.ncu-rep.gz"));
     let report = load_report(&report_path);
@@ -146,7 +140,9 @@ fn train_gemm_joins_every_regex_profiled_kernel_to_nsys_train() {
 
 #[test]
 fn nvtx_is_checked_and_facts_come_from_matched_kernels() {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     let trace = sightline::load::load_file(&dir.join("nsys_train.sqlite")).unwrap();
     let report = load_report(&dir.join("ncu_train_gemm.ncu-rep.gz"));
     let join = ncu::join(&trace, &report);
@@ -196,7 +192,9 @@ fn nvtx_is_checked_and_facts_come_from_matched_kernels() {
 
 #[test]
 fn a_report_of_another_program_matches_nothing_wrongly() {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     // The training run's gemms are not the MoE run's: whatever pairs must pass the shape check.
     let trace = sightline::load::load_file(&dir.join("nsys_moe.sqlite")).unwrap();
     let report = load_report(&dir.join("ncu_train_gemm.ncu-rep.gz"));
@@ -215,7 +213,9 @@ fn a_report_of_another_program_matches_nothing_wrongly() {
 
 #[test]
 fn the_html_report_measures_dram_from_the_joined_kernels() {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     let trace_path = dir.join("nsys_moe.sqlite");
     let report_path = dir.join("ncu_moe_full.ncu-rep.gz");
     let out = std::env::temp_dir().join(format!("sightline_ncu_dram_{}.html", std::process::id()));

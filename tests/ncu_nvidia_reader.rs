@@ -11,6 +11,8 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
@@ -25,16 +27,6 @@ const REPORTS: [&str; 4] = [
     "ncu_moe_full",
     "ncu_train_gemm",
 ];
-
-fn shared_ncu() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/ncu");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: {} is not there", dir.display());
-        None
-    }
-}
 
 /// A Python with `ncu_report` importable, installing it into a virtual environment first when
 /// needed; `None` (said on stderr) when that cannot be done here.
@@ -243,7 +235,9 @@ fn compare_report(report: &NcuReport, dump: &Path, name: &str, tally: &mut Tally
 
 #[test]
 fn every_metric_value_equals_nvidias_reader() {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     let Some(python) = nvidia_reader_python() else {
         return;
     };

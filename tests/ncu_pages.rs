@@ -9,22 +9,14 @@
 //! names: 1470 of 2282 cells equal; units: 11550 of 11902), so that a regression fails.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+mod common;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use sightline::export::ncu_pages::{self, NcuPage, UnitMode};
 use sightline::load::ncu_rep;
 use sightline::trace::ncu::NcuReport;
-
-fn shared_ncu() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/ncu");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: {} is not there", dir.display());
-        None
-    }
-}
 
 const REPORTS: [&str; 4] = [
     "ncu_graphs_roofline",
@@ -144,7 +136,9 @@ const FIXED: [&str; 12] = [
 
 #[test]
 fn raw_pages_match_ncu() {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     let (mut names_equal, mut names) = (0, 0);
     let (mut units_equal, mut units) = (0, 0);
     for name in REPORTS {
@@ -234,7 +228,9 @@ fn keyed(
 /// names and units make the rest differ).
 #[test]
 fn details_pages_match_ncu() {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     for name in REPORTS {
         let report = load(&dir.join(format!("{name}.ncu-rep.gz")));
         let oracle = records(&read_text(
@@ -291,7 +287,9 @@ fn details_pages_match_ncu() {
 /// prints as ncu does, every invocation count, minimum, maximum and average equal.
 #[test]
 fn summary_pages_match_ncu() {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     for name in REPORTS {
         let report = load(&dir.join(format!("{name}.ncu-rep.gz")));
         let oracle_text = read_text(&dir.join("oracle").join(format!("{name}.summary.csv")));

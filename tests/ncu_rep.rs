@@ -3,20 +3,12 @@
 //! launch shape, and every metric value that ncu prints unscaled.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use sightline::load::ncu_rep;
 use sightline::trace::ncu::NcuReport;
-
-fn shared_ncu() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/ncu");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: {} is not there", dir.display());
-        None
-    }
-}
 
 pub const REPORTS: [&str; 4] = [
     "ncu_graphs_roofline",
@@ -49,7 +41,9 @@ fn oracle_rows(dir: &Path, name: &str) -> Vec<csv::StringRecord> {
 
 #[test]
 fn every_shared_report_has_the_kernels_ncu_lists() {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     for name in REPORTS {
         let report = load(&dir.join(format!("{name}.ncu-rep.gz")));
         let rows = oracle_rows(&dir, name);

@@ -9,7 +9,6 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use common::ui::{DroppedPath, click_at, harness, settle_with, wait_for_load};
@@ -17,16 +16,6 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use sightline::ui::SightlineApp;
 use sightline::ui::timeline::{EventKind, EventRef, format_duration};
-
-fn shared_ncu() -> Option<PathBuf> {
-    let dir = common::shared_traces()?.join("ncu");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: ../shared/traces/ncu is not beside the checkout");
-        None
-    }
-}
 
 /// ncu's raw page, row of workload `id`: metric name → value as ncu printed it.
 fn oracle(dir: &std::path::Path, id: usize) -> std::collections::HashMap<String, String> {
@@ -53,7 +42,9 @@ fn wait_for_ncu(h: &mut Harness<'static, SightlineApp>) {
 
 #[test]
 fn attached_report_shows_a_gemm_kernels_ncu_numbers_in_its_details() {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     let mut h = harness(Some(dir.join("nsys_moe.sqlite")));
     // `sightline nsys_moe.sqlite --ncu ncu_moe_full.ncu-rep.gz`: asked for before the trace is in.
     h.state_mut()
@@ -171,7 +162,9 @@ fn attached_report_shows_a_gemm_kernels_ncu_numbers_in_its_details() {
 
 #[test]
 fn a_report_dropped_on_a_timeline_tab_is_attached_and_on_the_empty_window_opens() {
-    let Some(dir) = shared_ncu() else { return };
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
     let report = dir.join("ncu_moe_full.ncu-rep.gz");
     // On the empty window: a tab of its own (the report's own view).
     let mut h = harness(None);

@@ -54,6 +54,18 @@ pub fn has_table(conn: &rusqlite::Connection, table: &str) -> bool {
         > 0
 }
 
+/// `../shared/traces/ncu` (Nsight Compute reports, the nsys exports of the same programs and
+/// ncu's own pages in `oracle/`), when present; says so on stderr when it is not.
+pub fn shared_ncu() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/ncu");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("SKIPPED: {} is not there", dir.display());
+        None
+    }
+}
+
 /// `../shared/traces` beside the checkout, when present (it is on CI).
 pub fn shared_traces() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");

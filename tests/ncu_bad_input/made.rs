@@ -11,9 +11,7 @@ use sightline::load::ncu_rep::messages as msg;
 use sightline::load::{self, LoadError};
 use sightline::trace::ncu::MetricValue;
 
-use super::{
-    common, layout::ReportLayout, load_damaged, load_damaged_holding, report_bytes, shared_ncu,
-};
+use super::{common, layout::ReportLayout, load_damaged, load_damaged_holding, report_bytes};
 
 /// Fields no ncu wrote yet, of every wire type, appended to a message (protobuf readers skip
 /// them).
@@ -258,7 +256,9 @@ fn roofline_start(dir: &Path) -> (Vec<u8>, ReportLayout) {
 
 #[test]
 fn compressed_reports_cut_or_flipped_give_kernels_or_an_error() {
-    let Some(shared) = shared_ncu() else { return };
+    let Some(shared) = common::shared_ncu() else {
+        return;
+    };
     let dir = common::scratch_dir("ncu-packed");
     // The shared gzip itself, cut at several points (the stream ends mid-block).
     let gz = std::fs::read(shared.join("ncu_graphs_roofline.ncu-rep.gz")).unwrap();
@@ -323,7 +323,9 @@ fn compressed_reports_cut_or_flipped_give_kernels_or_an_error() {
 /// limit: a message saying what is wrong (or the kernels before the damage), never an abort.
 #[test]
 fn summary_of_a_damaged_report_says_so_within_a_memory_limit() {
-    let Some(shared) = shared_ncu() else { return };
+    let Some(shared) = common::shared_ncu() else {
+        return;
+    };
     let dir = common::scratch_dir("ncu-cli");
     let (bytes, layout) = roofline_start(&shared);
     let bytes = bytes[..layout.last_end_within(bytes.len())].to_vec();
