@@ -158,6 +158,76 @@ fn attached_report_shows_a_gemm_kernels_ncu_numbers_in_its_details() {
             rule.title
         );
     }
+
+    // The kernel summary gains Compute %, Memory % and occupancy columns: each row's name's
+    // averages over its matched kernels, computed here from the join and the report.
+    h.get_by_label("Statistics").click();
+    for _ in 0..200 {
+        h.step();
+        if h.state()
+            .tab()
+            .analysis
+            .report_table("cuda_gpu_kern_sum")
+            .is_some_and(|t| t.columns.len() > 9)
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let tab = h.state().tab();
+    let trace = tab.document.as_ref().unwrap().trace.clone();
+    let table = tab.analysis.report_table("cuda_gpu_kern_sum").unwrap();
+    let col = |c: &str| table.columns.iter().position(|h| h == c).expect(c);
+    let (name_col, compute_col, memory_col, occupancy_col) = (
+        col("Name"),
+        col("Compute (SM) % (ncu)"),
+        col("Memory % (ncu)"),
+        col("Achieved Occupancy % (ncu)"),
+    );
+    let report = &attached.report;
+    let metric = |w: usize, m: &str| {
+        let id = report.metric_id(m)?;
+        report.workloads[w].metric(id)?.as_f64()
+    };
+    let mut filled = 0;
+    for row in &table.rows {
+        let name = row.cells[name_col].csv_text();
+        let matched: Vec<usize> = attached
+            .join
+            .pairs()
+            .filter(|&(k, _)| trace.strings.get(trace.kernels.spans.name[k]) == name)
+            .map(|(_, w)| w)
+            .collect();
+        for (c, m) in [
+            (
+                compute_col,
+                "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+            ),
+            (
+                memory_col,
+                "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+            ),
+            (
+                occupancy_col,
+                "sm__warps_active.avg.pct_of_peak_sustained_active",
+            ),
+        ] {
+            let values: Vec<f64> = matched.iter().filter_map(|&w| metric(w, m)).collect();
+            let shown = row.cells[c].csv_text();
+            if values.is_empty() {
+                assert_eq!(shown, "", "{name}: {m}");
+            } else {
+                let mean = values.iter().sum::<f64>() / values.len() as f64;
+                assert_eq!(shown, format!("{mean:.1}"), "{name}: {m}");
+                filled += 1;
+            }
+        }
+    }
+    assert!(filled >= 3, "{filled} cells filled");
+    eprintln!(
+        "kernel summary: {} rows, {filled} ncu cells filled",
+        table.rows.len()
+    );
 }
 
 #[test]

@@ -11,6 +11,7 @@ pub mod compare;
 pub mod cpu_samples;
 pub mod frame;
 pub mod memory;
+pub mod ncu;
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -130,11 +131,11 @@ pub struct BenchReport {
 }
 
 /// Milliseconds, to the microsecond.
-fn ms(d: Duration) -> f64 {
+pub(crate) fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
-fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     match v.len() {
@@ -154,7 +155,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// Loads `path`, recording when each progress phase was reported.
-fn timed_load(path: &Path) -> Result<(Trace, Duration, Vec<PhaseTiming>), LoadError> {
+pub(crate) fn timed_load(path: &Path) -> Result<(Trace, Duration, Vec<PhaseTiming>), LoadError> {
     let marks: Mutex<Vec<(&'static str, Duration)>> = Mutex::new(Vec::new());
     let cancel = AtomicBool::new(false);
     let t0 = Instant::now();
@@ -394,7 +395,7 @@ fn selection_change_times(trace: Trace) -> Vec<f64> {
         .collect()
 }
 
-fn warm_page_cache(path: &Path) -> u64 {
+pub(crate) fn warm_page_cache(path: &Path) -> u64 {
     use std::io::Read;
     let Ok(mut f) = std::fs::File::open(path) else {
         return 0;

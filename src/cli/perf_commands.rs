@@ -186,6 +186,15 @@ pub fn bench(args: &BenchArgs) -> Result<i32> {
         cancel: &cancel,
         needs: crate::trace::Needs::ALL,
     };
+    if args.compare.is_none() && crate::load::ncu_rep::is_report_file(&args.trace) {
+        let report = bench::ncu::run(&args.trace, args.runs)?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            print!("{}", report.to_table());
+        }
+        return Ok(0);
+    }
     let trace = crate::load::nsys_rep::sqlite_path(&args.trace, &control)?;
     if let Some(new) = &args.compare {
         let new = crate::load::nsys_rep::sqlite_path(new, &control)?;

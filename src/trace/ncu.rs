@@ -109,8 +109,9 @@ pub struct NcuWorkload {
     /// The instance values of metrics that also have a single value (ncu writes both for the
     /// launch and device attributes and some ratios, e.g. `launch__grid_size`: the value and
     /// one instance per correlation id), sorted by [`MetricId`]. A metric of instances only is
-    /// a [`MetricValue::List`] in `metrics`.
-    pub value_instances: Vec<(MetricId, Vec<MetricInstance>)>,
+    /// a [`MetricValue::List`] in `metrics`. Long lists (the Source Counters' per-instruction
+    /// values) stay in the file until asked for: [`InstanceList::Deferred`].
+    pub value_instances: Vec<(MetricId, InstanceList)>,
     /// The sections this workload has, in file order.
     pub sections: Vec<SectionId>,
     pub rules: Vec<NcuRule>,
@@ -131,12 +132,13 @@ impl NcuWorkload {
         .unwrap_or("")
     }
 
-    /// The per-instance values of a metric that has an aggregate value too.
-    pub fn instances_of(&self, id: MetricId) -> Option<&[MetricInstance]> {
+    /// The per-instance values of a metric that has an aggregate value too, read or left in
+    /// the file (`load::ncu_rep::read_instances` reads those).
+    pub fn instances_of(&self, id: MetricId) -> Option<&InstanceList> {
         self.value_instances
             .binary_search_by_key(&id, |(m, _)| *m)
             .ok()
-            .map(|i| self.value_instances[i].1.as_slice())
+            .map(|i| &self.value_instances[i].1)
     }
 
     pub fn metric(&self, id: MetricId) -> Option<&MetricValue> {
@@ -147,16 +149,48 @@ impl NcuWorkload {
     }
 
     /// A metric's instance values: the list of an instanced metric, or the instances ncu
-    /// wrote beside a single value; empty when it has none.
-    pub fn instances(&self, id: MetricId) -> &[MetricInstance] {
+    /// wrote beside a single value; `None` when they are still in the file.
+    pub fn instances(&self, id: MetricId) -> Option<&[MetricInstance]> {
         if let Some(MetricValue::List(list)) = self.metric(id) {
-            return list;
+            return Some(list);
         }
-        self.value_instances
-            .binary_search_by_key(&id, |(m, _)| *m)
-            .map(|i| self.value_instances[i].1.as_slice())
-            .unwrap_or(&[])
+        match self.instances_of(id) {
+            Some(InstanceList::Read(list)) => Some(list),
+            Some(InstanceList::Deferred(_)) => None,
+            None => Some(&[]),
+        }
     }
+}
+
+/// Instance values written beside a metric's single value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InstanceList {
+    Read(Vec<MetricInstance>),
+    /// Left in the file: where they are, to be read when asked for.
+    Deferred(DeferredInstances),
+}
+
+impl InstanceList {
+    /// How many instances there are (known without reading deferred ones).
+    pub fn len(&self) -> usize {
+        match self {
+            InstanceList::Read(list) => list.len(),
+            InstanceList::Deferred(d) => d.count as usize,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Where a long instance list sits in the report: `len` bytes at `offset` of the report's
+/// (decompressed) byte stream, a run of the metric's list elements, `count` of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeferredInstances {
+    pub offset: u64,
+    pub len: u32,
+    pub count: u32,
 }
 
 /// A metric's value as ncu stored it: the kind is the file's, not ours.

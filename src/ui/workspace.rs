@@ -178,7 +178,7 @@ impl TraceTab {
             self.ncu_attached.start(path, trace, ctx);
         }
         if self.ncu_attached.poll() {
-            self.analysis.ncu = self.ncu_attached.attached.clone();
+            self.analysis.set_ncu(self.ncu_attached.attached.clone());
         }
     }
 

@@ -126,10 +126,14 @@ fn unknown_fields_and_value_kinds_are_read_around() {
     let instanced = msg::MetricResult {
         name_id: Some(1),
         metric_value: None,
-        metric_value_list: vec![msg::MetricListElement {
-            correlation_id: Some(u64_value(3)),
-            element_value: Some(msg::MetricValue::default()),
-        }],
+        metric_value_list: vec![
+            msg::MetricListElement {
+                correlation_id: Some(u64_value(3)),
+                element_value: Some(msg::MetricValue::default()),
+            }
+            .encode_to_vec()
+            .into(),
+        ],
     };
     let first = kernel(
         "first_kernel",

@@ -266,6 +266,42 @@ pub fn weighted_dram(trace: &Trace, report: &NcuReport, join: &NcuJoin) -> Optio
     })
 }
 
+/// The columns the kernel summary gains with an attached report.
+pub const SUMMARY_COLUMNS: [&str; 3] = [
+    "Compute (SM) % (ncu)",
+    "Memory % (ncu)",
+    "Achieved Occupancy % (ncu)",
+];
+
+/// Adds [`SUMMARY_COLUMNS`] to a kernel summary (`cuda_gpu_kern_sum`, computed with its rows'
+/// events): each row's name's averages over its matched kernels; empty where none matched.
+pub fn add_summary_columns(
+    trace: &Trace,
+    table: &mut crate::analysis::Table,
+    averages: &HashMap<StrId, NameAverages>,
+) {
+    use crate::analysis::{Cell, EventTable, RowEvents};
+    table
+        .columns
+        .extend(SUMMARY_COLUMNS.iter().map(|c| c.to_string()));
+    for row in &mut table.rows {
+        let name = match &row.events {
+            RowEvents::Events(events) => events
+                .iter()
+                .find(|e| e.table == EventTable::Kernels)
+                .and_then(|e| trace.kernels.spans.name.get(e.index as usize)),
+            _ => None,
+        };
+        let avg = name.and_then(|n| averages.get(n));
+        let cell = |v: Option<f64>| v.map_or(Cell::Null, |v| Cell::Fixed(v, 1));
+        row.cells.extend([
+            cell(avg.and_then(|a| a.compute_pct.get())),
+            cell(avg.and_then(|a| a.memory_pct.get())),
+            cell(avg.and_then(|a| a.occupancy_pct.get())),
+        ]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

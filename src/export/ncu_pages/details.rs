@@ -120,13 +120,15 @@ impl Writer<'_> {
             m.unit.clone()
         };
         let (unit, mut text) = value_text(value, &unit, self.mode);
-        if let Some(instances) = self
+        if let Some(list) = self
             .report
             .metric_id(name)
             .and_then(|id| w.instances_of(id))
             .filter(|i| i.len() > 1)
         {
-            text = with_instances(value, instances, &unit, self.mode, text);
+            let instances = crate::load::ncu_rep::read_instances(self.report, list)
+                .map_err(|e| io::Error::other(e.to_string()))?;
+            text = with_instances(value, &instances, &unit, self.mode, text);
         }
         let mut row = self.fixed.clone();
         row.extend([

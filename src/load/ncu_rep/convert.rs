@@ -10,7 +10,7 @@ use prost::Message;
 
 use super::messages as msg;
 use crate::trace::ncu::{
-    BodyItem, BodyItemKind, MetricId, MetricInstance, MetricValue, NcuNvtx, NcuProcess, NcuReport,
+    BodyItem, BodyItemKind, InstanceList, MetricId, MetricValue, NcuNvtx, NcuProcess, NcuReport,
     NcuRule, NcuSection, NcuSystem, NcuWorkload, NvtxDomainStack, RuleMessage, RuleSpeedup,
     ScalarValue, SectionBody, SectionId, SectionMetric,
 };
@@ -65,33 +65,23 @@ impl Converter {
         let r = decoded.result;
         let mut metrics: Vec<(MetricId, MetricValue)> = Vec::with_capacity(r.metric_results.len());
         let mut value_instances = Vec::new();
-        for m in r.metric_results {
+        for (m, list) in r.metric_results.iter().zip(decoded.lists) {
             let Some(&id) = m.name_id.and_then(|i| self.names.get(i as usize)) else {
                 self.unknown_names += 1;
                 continue;
             };
-            let list = || -> Vec<MetricInstance> {
-                m.metric_value_list
-                    .iter()
-                    .map(|e| MetricInstance {
-                        correlation: e.correlation_id.as_ref().map(scalar),
-                        value: e
-                            .element_value
-                            .as_ref()
-                            .map(scalar)
-                            .unwrap_or(ScalarValue::Unknown),
-                    })
-                    .collect()
-            };
-            let value = match &m.metric_value {
-                Some(v) => {
-                    // Both a value and instances (found against NVIDIA's reader): keep both.
-                    if !m.metric_value_list.is_empty() {
-                        value_instances.push((id, list()));
-                    }
+            let value = match (&m.metric_value, list) {
+                // Both a value and instances (found against NVIDIA's reader): keep both.
+                (Some(v), Some(list)) => {
+                    value_instances.push((id, list));
                     scalar(v).into()
                 }
-                None => MetricValue::List(list()),
+                (Some(v), None) => scalar(v).into(),
+                (None, Some(InstanceList::Read(list))) => MetricValue::List(list),
+                // Only lists beside a value are left in the file.
+                (None, Some(InstanceList::Deferred(_))) | (None, None) => {
+                    MetricValue::List(Vec::new())
+                }
             };
             metrics.push((id, value));
         }
@@ -197,7 +187,7 @@ fn session(report: &mut NcuReport, d: &msg::SessionDetails) {
     }
 }
 
-fn scalar(v: &msg::MetricValue) -> ScalarValue {
+pub(super) fn scalar(v: &msg::MetricValue) -> ScalarValue {
     if let Some(s) = &v.string_value {
         ScalarValue::Str(s.clone())
     } else if let Some(x) = v.double_value {

@@ -146,8 +146,10 @@ pub struct MetricResult {
     pub name_id: Option<u32>,
     #[prost(message, optional, tag = "2")]
     pub metric_value: Option<MetricValue>,
-    #[prost(message, repeated, tag = "3")]
-    pub metric_value_list: Vec<MetricListElement>,
+    /// The list's elements, each a `MetricListElement` left encoded: most lists are decoded
+    /// at once, long ones (per-instruction values) only when asked for.
+    #[prost(bytes = "bytes", repeated, tag = "3")]
+    pub metric_value_list: Vec<Bytes>,
 }
 
 /// One profiled workload.

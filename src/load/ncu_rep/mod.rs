@@ -16,6 +16,7 @@
 //! bytes are there.
 
 mod convert;
+mod instances;
 pub mod messages;
 
 use std::io::{BufReader, Read};
@@ -29,9 +30,11 @@ use prost::Message;
 use rayon::prelude::*;
 
 use crate::load::{LoadControl, LoadError, LoadProgress};
+use crate::trace::ncu::InstanceList;
 use crate::trace::ncu::NcuReport;
 use crate::trace::{Trace, TraceFormat};
 use convert::Converter;
+pub use instances::read_instances;
 
 /// The report's magic bytes.
 pub const MAGIC: &[u8; 4] = b"NVR\0";
@@ -69,6 +72,15 @@ pub fn report_packing(path: &Path, header: &[u8]) -> Option<Packing> {
     let mut magic = [0u8; 4];
     reader.read_exact(&mut magic).ok()?;
     (&magic == MAGIC).then_some(packing)
+}
+
+/// Is the file at `path` an Nsight Compute report (by its bytes, as packed)?
+pub fn is_report_file(path: &Path) -> bool {
+    let mut head = [0u8; 4];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    report_packing(path, &head[..n]).is_some()
 }
 
 /// Is the file named like a report (`.ncu-rep`, `.ncu-repz`, `.nsight-cuprof-report`, either
@@ -193,6 +205,7 @@ pub fn load_report(path: &Path, control: &LoadControl) -> Result<NcuReport, Load
         report: NcuReport::new(path.to_path_buf()),
         // A plain file cannot hold more than its length; a compressed one is allowed blocks of
         // up to 16 MiB before a buffer has to grow as its bytes arrive.
+        pos: 0,
         room: match packing {
             Packing::Plain => file_len,
             Packing::Gzip | Packing::Zstd => 16 << 20,
@@ -232,6 +245,8 @@ struct BlockReader<'a> {
     report: NcuReport,
     /// The most a buffer is sized for before its bytes are there.
     room: u64,
+    /// Bytes of the (decompressed) stream read so far.
+    pos: u64,
     /// What stopped the read early, in words, when something did.
     damage: Option<String>,
 }
@@ -245,6 +260,7 @@ impl BlockReader<'_> {
         fraction: &dyn Fn() -> f32,
     ) -> Result<(), LoadError> {
         let mut magic = [0u8; 4];
+        self.pos = 4;
         if read_fully(&mut self.reader, &mut magic).is_err() || &magic != MAGIC {
             return Err(LoadError::NotNcuReport {
                 path: self.path.to_path_buf(),
@@ -283,12 +299,10 @@ impl BlockReader<'_> {
                     }
                 }
             }
-            let decoded: Vec<Result<Vec<DecodedResult>, String>> = batch
-                .par_iter()
-                .map(|(header, payload)| decode_block(header, payload))
-                .collect();
-            for ((header, _), results) in batch.iter().zip(decoded) {
-                convert.block_header(&mut self.report, header);
+            let decoded: Vec<Result<Vec<DecodedResult>, String>> =
+                batch.par_iter().map(decode_block).collect();
+            for (block, results) in batch.iter().zip(decoded) {
+                convert.block_header(&mut self.report, &block.header);
                 match results {
                     Ok(results) => {
                         for r in results {
@@ -326,7 +340,7 @@ impl BlockReader<'_> {
         let mut len = [0u8; 4];
         match read_fully(&mut self.reader, &mut len) {
             Ok(0) => return Err(Stop::End),
-            Ok(4) => {}
+            Ok(4) => self.pos += 4,
             Ok(_) => return Err(Stop::Damaged("a length is cut short".into())),
             Err(e) => return Err(Stop::Damaged(format!("reading failed ({e})"))),
         }
@@ -347,35 +361,48 @@ impl BlockReader<'_> {
                 "a message of {len} bytes has only {got} in the file"
             )));
         }
+        self.pos += len;
         Ok(Bytes::from(buf))
     }
 
     /// The next block's header and payload, read but not decoded.
-    fn raw_block(&mut self) -> Result<(messages::BlockHeader, Bytes), Stop> {
+    fn raw_block(&mut self) -> Result<RawBlock, Stop> {
         let header = self.length_prefixed()?;
         let header = messages::BlockHeader::decode(header)
             .map_err(|e| Stop::Damaged(format!("a block header does not decode ({e})")))?;
         let payload_len = u64::from(header.payload_size.unwrap_or(0));
+        let offset = self.pos;
         let payload = self.bytes(payload_len)?;
-        Ok((header, payload))
+        Ok(RawBlock {
+            header,
+            payload,
+            offset,
+        })
     }
 }
 
 /// Blocks read and decoded together (a block is one workload: a few MB at most).
 const BATCH_BLOCKS: usize = 8;
 
-/// A decoded workload and the hashes of its section definitions' bytes.
+/// A block read but not decoded, and where its payload starts in the stream.
+struct RawBlock {
+    header: messages::BlockHeader,
+    payload: Bytes,
+    offset: u64,
+}
+
+/// A decoded workload, the hashes of its section definitions' bytes and each metric's
+/// instance list (in `result.metric_results` order; `None` where it has none).
 pub(super) struct DecodedResult {
     pub result: messages::ProfileResult,
     pub section_hashes: Vec<u64>,
+    pub lists: Vec<Option<InstanceList>>,
 }
 
 /// The workloads of a block's payload: `NumSources` source messages (skipped) then
 /// `NumResults` results.
-fn decode_block(
-    header: &messages::BlockHeader,
-    payload: &Bytes,
-) -> Result<Vec<DecodedResult>, String> {
+fn decode_block(block: &RawBlock) -> Result<Vec<DecodedResult>, String> {
+    let (header, payload) = (&block.header, &block.payload);
     let sources = header.num_sources.unwrap_or(0) as usize;
     let results = header.num_results.unwrap_or(0) as usize;
     let mut out = Vec::with_capacity(results.min(1024));
@@ -404,9 +431,16 @@ fn decode_block(
                 hasher.finish()
             })
             .collect();
+        let lists = result
+            .metric_results
+            .iter()
+            .map(|m| instances::list(m, payload, block.offset))
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("a metric's instances do not decode ({e})"))?;
         out.push(DecodedResult {
             result,
             section_hashes,
+            lists,
         });
     }
     Ok(out)

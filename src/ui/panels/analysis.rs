@@ -158,7 +158,8 @@ struct Message {
 #[derive(Default)]
 struct Jobs {
     /// The shown report over the current inputs.
-    report: Worker<(InputsKey, &'static str), Arc<Table>>,
+    /// Keyed by the inputs, the report and the attached ncu report (its address; 0: none).
+    report: Worker<(InputsKey, &'static str, usize), Arc<Table>>,
     /// Reports already computed for `tables_key`.
     tables: HashMap<&'static str, Arc<Table>>,
     tables_key: Option<InputsKey>,

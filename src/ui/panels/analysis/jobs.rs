@@ -211,10 +211,18 @@ impl AnalysisPanel {
         let (t, ex) = (trace.clone(), self.exclusion.result.clone());
         let (selection, format) = (inputs.selection, inputs.nsys_format);
         let repaint = self.repaint_fn();
-        let key = (inputs, report);
+        // The kernel summary gains the attached Nsight Compute report's columns.
+        let ncu = self.ncu.clone().filter(|_| report == KERNEL_SUMMARY);
+        let key = self.report_key(inputs, report);
         let status = self.jobs.report.request(
             &key,
-            move || Arc::new(compute_report(def, &t, selection, ex.as_deref(), format)),
+            move || {
+                let mut table = compute_report(def, &t, selection, ex.as_deref(), format);
+                if let Some(ncu) = ncu {
+                    crate::analysis::ncu::facts::add_summary_columns(&t, &mut table, &ncu.averages);
+                }
+                Arc::new(table)
+            },
             repaint,
         );
         let ready = status.ready().cloned();
@@ -268,6 +276,33 @@ impl AnalysisPanel {
         }
     }
 }
+
+impl AnalysisPanel {
+    /// The report job's key: the inputs, the report and, for the kernel summary, the attached
+    /// Nsight Compute report (its address; 0 when none), whose columns it gains.
+    pub(super) fn report_key(
+        &self,
+        inputs: InputsKey,
+        report: &'static str,
+    ) -> (InputsKey, &'static str, usize) {
+        let ncu = match &self.ncu {
+            Some(n) if report == KERNEL_SUMMARY => Arc::as_ptr(n) as usize,
+            _ => 0,
+        };
+        (inputs, report, ncu)
+    }
+
+    /// Attaches (or detaches) an Nsight Compute report: the kernel summary is computed anew.
+    pub fn set_ncu(&mut self, ncu: Option<Arc<crate::ui::ncu_attach::AttachedNcu>>) {
+        self.ncu = ncu;
+        if let Some(t) = self.jobs.tables.remove(KERNEL_SUMMARY) {
+            worker::drop_elsewhere(t);
+        }
+    }
+}
+
+/// The kernel summary: the report that gains an attached ncu report's columns.
+const KERNEL_SUMMARY: &str = "cuda_gpu_kern_sum";
 
 /// A report over the selection, with the events behind each row.
 fn compute_report(

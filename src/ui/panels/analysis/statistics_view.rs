@@ -88,7 +88,10 @@ impl AnalysisPanel {
         };
         // While the fresh table is computed, the last one of the same report stays, dimmed.
         let shown = fresh.clone().or_else(|| {
-            let status = self.jobs.report.status(&(inputs, self.report));
+            let status = self
+                .jobs
+                .report
+                .status(&self.report_key(inputs, self.report));
             let same_report = self
                 .jobs
                 .report
@@ -97,7 +100,11 @@ impl AnalysisPanel {
             status.latest().filter(|_| same_report).cloned()
         });
         let Some(table) = shown else {
-            if self.jobs.report.failed(&(inputs, self.report)) {
+            if self
+                .jobs
+                .report
+                .failed(&self.report_key(inputs, self.report))
+            {
                 ui.colored_label(
                     super::ERROR_COLOR,
                     "Computing this report failed: a bug in Sightline (the message is on stderr).",
