@@ -238,10 +238,6 @@ pub const GAP_COLUMNS: [&str; 7] = [
     "After",
 ];
 
-/// The column `gaps --range` adds: `selection start`, `selection end` or `whole selection` for a
-/// gap an edge of the range cut, else empty.
-pub const EDGE_COLUMN: &str = "Edge";
-
 /// Columns `gaps --causes` adds.
 pub const CAUSE_COLUMNS: [&str; 5] = [
     "Cause",
@@ -352,7 +348,8 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
         over: MeasureOver::Range,
     };
     let gaps = analysis::gpu_idle_gaps(&trace, &filter, &options);
-    // Only a range has edges to cut gaps: without one the columns stay as they were.
+    // Only a range has edges to cut gaps (column Edge: `selection start`, `selection end`,
+    // `whole selection` or empty); without one the columns stay as they were.
     let with_edges = range != analysis::TimeRange::ALL;
     let table = args.format == Format::Table;
     let name_width = if table && args.wide { 60 } else { usize::MAX };
@@ -378,9 +375,7 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
                 short(g.before_name(&trace), name_width),
                 short(g.after_name(&trace), name_width),
             ];
-            if with_edges {
-                row.push(g.edge.map_or("", SelectionEdge::label).to_string());
-            }
+            row.extend(with_edges.then(|| g.edge.map_or("", SelectionEdge::label).to_string()));
             if let Some(c) = causes.as_ref().and_then(|c| c.get(i)) {
                 row.push(c.cause.label().to_string());
                 if !host_split {
@@ -398,9 +393,7 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
         .collect();
     let mut rows = rows;
     let mut columns: Vec<&str> = GAP_COLUMNS.to_vec();
-    if with_edges {
-        columns.push(EDGE_COLUMN);
-    }
+    columns.extend(with_edges.then_some("Edge"));
     if host_split {
         columns.extend(CAUSE_COLUMNS);
     } else if args.causes {
