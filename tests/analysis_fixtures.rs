@@ -244,6 +244,7 @@ fn idle_gaps_equal_a_boundary_sweep_of_the_sql_rows() {
                 &GapOptions {
                     min_ns,
                     per_stream: false,
+                    ..GapOptions::default()
                 },
             );
             let mut expected: Vec<(u32, i64, i64)> = Vec::new();
@@ -281,9 +282,11 @@ fn idle_gaps_equal_a_boundary_sweep_of_the_sql_rows() {
                     };
                     (spans.start_ns[op.index], spans.end_ns[op.index])
                 };
-                assert_eq!((span(g.before).1, span(g.after).0), (g.start_ns, g.end_ns));
-                assert!(range.contains(span(g.before).0) && range.contains(span(g.after).0));
-                assert!(!g.before.name(&trace).is_empty() && !g.after.name(&trace).is_empty());
+                let (before, after) = (g.before.expect("op before"), g.after.expect("op after"));
+                assert_eq!(g.edge, None, "no selection edges over the active span");
+                assert_eq!((span(before).1, span(after).0), (g.start_ns, g.end_ns));
+                assert!(range.contains(span(before).0) && range.contains(span(after).0));
+                assert!(!before.name(&trace).is_empty() && !after.name(&trace).is_empty());
             }
         }
         // A gap exactly `min` long is listed ("at least min").
@@ -292,6 +295,7 @@ fn idle_gaps_equal_a_boundary_sweep_of_the_sql_rows() {
             let options = GapOptions {
                 min_ns: shortest.duration_ns(),
                 per_stream: false,
+                ..GapOptions::default()
             };
             let again = analysis::gpu_idle_gaps(&trace, &Filter::all(), &options);
             assert_eq!(again.last(), Some(shortest), "{name}");
@@ -303,6 +307,7 @@ fn idle_gaps_equal_a_boundary_sweep_of_the_sql_rows() {
             &GapOptions {
                 min_ns: 100_000,
                 per_stream: true,
+                ..GapOptions::default()
             },
         );
         let mut streams: HashMap<(u32, u32), Ops> = HashMap::new();
@@ -591,6 +596,7 @@ fn warmup_exclusion_cuts_its_time_out_of_gaps_and_busy_time() {
         &GapOptions {
             min_ns: 0,
             per_stream: false,
+            ..GapOptions::default()
         },
     )
     .iter()

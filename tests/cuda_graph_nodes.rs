@@ -361,6 +361,7 @@ fn nodes_stay_kernels_and_launch_spans_add_no_busy_time() {
             &GapOptions {
                 min_ns: 0,
                 per_stream: true,
+                ..GapOptions::default()
             },
         );
         let inside = gaps

@@ -331,6 +331,7 @@ fn graph_time_is_busy_no_gap_lies_inside_a_graph_and_kernel_reports_are_unchange
         let options = GapOptions {
             min_ns: 0,
             per_stream,
+            ..GapOptions::default()
         };
         let gaps = analysis::gpu_idle_gaps(&trace, &Filter::all(), &options);
         assert!(!gaps.is_empty());
@@ -485,6 +486,7 @@ fn an_old_graph_mode_export_warns_about_launches_without_work_and_explains_their
         &GapOptions {
             min_ns: 0,
             per_stream: false,
+            ..GapOptions::default()
         },
     );
     let causes = gap_causes::gap_causes(&trace, &gaps);
@@ -624,6 +626,7 @@ fn node_level_graph_kernels_are_kernels_linked_to_their_launch() {
             &GapOptions {
                 min_ns: 0,
                 per_stream: false,
+                ..GapOptions::default()
             },
         );
         let causes = gap_causes::gap_causes(trace, &gaps);

@@ -204,6 +204,7 @@ fn check_gpu_time(trace: &Trace, json: &Expected, c: &mut Checks) {
     let every_gap = GapOptions {
         min_ns: 0,
         per_stream: false,
+        ..GapOptions::default()
     };
     let gaps = analysis::gpu_idle_gaps(trace, &Filter::all(), &every_gap);
     let devices: Vec<u32> = json.gpu_intervals.keys().copied().collect();

@@ -58,6 +58,7 @@ fn gaps_text(trace: &Trace) -> String {
     let options = GapOptions {
         min_ns: 0,
         per_stream: false,
+        ..GapOptions::default()
     };
     let gaps = gpu_idle_gaps(trace, &filter, &options);
     let causes = gap_causes(trace, &gaps);
@@ -70,8 +71,8 @@ fn gaps_text(trace: &Trace) -> String {
                 g.stream,
                 g.start_ns,
                 g.end_ns,
-                g.before.name(trace),
-                g.after.name(trace),
+                g.before_name(trace),
+                g.after_name(trace),
                 c.cause.label(),
                 c.host
             )

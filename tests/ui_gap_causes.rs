@@ -84,7 +84,7 @@ fn check_link(
     assert_eq!(link.call, Some(EventRef::new(EventKind::ApiCall, call)));
     assert_eq!(link.end_ns, gap.end_ns);
     let next = app.selection().expect("the next work is selected");
-    assert_eq!(next.index as usize, cause.next.index);
+    assert_eq!(Some(next.index as usize), cause.next.map(|op| op.index));
     let trace = app.trace().unwrap();
     let call_start = trace.api_calls.spans.start_ns[call] as f64;
     let view = &app.tab().timeline.view;

@@ -146,7 +146,8 @@ pub fn comm_compute_overlap_with(
         .devices()
         .into_iter()
         .map(|device| {
-            let measured = gaps::measured_time(trace, filter, device, None);
+            let measured =
+                gaps::measured_time(trace, filter, device, None, gaps::MeasureOver::ActiveSpan);
             let (mut comm, mut compute) = (Vec::new(), Vec::new());
             for op in &measured.kept {
                 match classify(trace, names, op) {

@@ -102,8 +102,9 @@ pub struct HostBreakdown {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GapCauseInfo {
     pub cause: GapCause,
-    /// N: the operation that ended the gap.
-    pub next: GpuOpRef,
+    /// N: the operation that ended the gap; `None` for a gap cut by the selection's end after
+    /// which the device (or stream) ran nothing more.
+    pub next: Option<GpuOpRef>,
     /// L: index into `trace.api_calls` of the call that launched N.
     pub launch_call: Option<usize>,
     /// `[g0, min(L.start, g1))`, split by what L's thread did; only for [`GapCause::LaunchLate`].
@@ -249,8 +250,8 @@ impl<'t> CauseContext<'t> {
     /// The cause of `gap` (see the module comment).
     pub fn cause(&self, gap: &IdleGap) -> GapCauseInfo {
         let trace = self.trace;
-        let next = self.next_op(gap).unwrap_or(gap.after);
-        let call = launch_call(trace, next);
+        let next = self.next_op(gap).or(gap.after);
+        let call = next.and_then(|op| launch_call(trace, op));
         let graph_launch = self.untraced_graph_in(gap);
         if graph_launch.is_some() {
             return GapCauseInfo {

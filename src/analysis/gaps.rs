@@ -3,7 +3,12 @@
 //!
 //! Range semantics are those of every Sightline analysis: an operation belongs to `[A, B)` when
 //! its start lies in it (issue #4), and it then counts whole, even if it ends after `B`. A
-//! device's *window* is the active span — first start to last end — of its operations in range.
+//! device's *window* is the active span — first start to last end — of its operations in range
+//! ([`MeasureOver::ActiveSpan`], the whole trace's figures). Within a selection the user chose
+//! ([`MeasureOver::Range`], issue #33) the window is the selection itself: an operation that
+//! straddles an edge counts clipped to it, and the idle time between an edge and the first (or
+//! last) operation is a gap cut at that edge ([`IdleGap::edge`]) — a GPU idle for the first
+//! third of a selected step is idle for a third of it, not busier than it was.
 //!
 //! Exclusions (warm-up) cut time out rather than pretend it was idle: a GPU running warm-up work
 //! is not idle, and the gaps inside and at the borders of the warm-up phase are not steady-state
@@ -15,6 +20,10 @@
 use super::filter::{EventTable, Filter};
 use super::intervals::{self, Interval};
 use crate::trace::{StreamKey, Trace};
+pub use selection::{MeasureOver, SelectionEdge};
+use selection::{edge_holes, edges, runs_anything};
+
+mod selection;
 
 /// Default shortest gap worth listing: 100 µs.
 pub const DEFAULT_MIN_GAP_NS: i64 = 100_000;
@@ -60,12 +69,35 @@ pub(crate) struct GpuOp {
 }
 
 /// Every operation of every stream of `device` (or of one stream), unsorted, with the filter's
-/// exclusion flag.
+/// exclusion flag: those starting in the filter's range and, over [`MeasureOver::Range`], those
+/// running at its start too, clipped to its edges.
 pub(crate) fn gpu_ops(
     trace: &Trace,
     filter: &Filter,
     device: u32,
     stream: Option<StreamKey>,
+    over: MeasureOver,
+) -> Vec<GpuOp> {
+    let (a, b) = edges(filter, over);
+    let mut ops = gpu_ops_where(trace, filter, device, stream, |start, end| {
+        filter.range.contains(start)
+            || a.is_some_and(|a| start < a && end > a && filter.range.contains(a))
+    });
+    for o in &mut ops {
+        o.start_ns = a.map_or(o.start_ns, |a| o.start_ns.max(a));
+        o.end_ns = b.map_or(o.end_ns, |b| o.end_ns.min(b)).max(o.start_ns);
+    }
+    ops
+}
+
+/// The operations of `device` (or of one stream) whose span `keep` accepts, with the filter's
+/// exclusion flag.
+fn gpu_ops_where(
+    trace: &Trace,
+    filter: &Filter,
+    device: u32,
+    stream: Option<StreamKey>,
+    keep: impl Fn(i64, i64) -> bool,
 ) -> Vec<GpuOp> {
     let mut ops = Vec::new();
     let excluded =
@@ -97,7 +129,7 @@ pub(crate) fn gpu_ops(
         // A graph execution has no exclusion flags of its own: it follows its launching call.
         for index in track.graphs.range.clone() {
             let spans = &trace.graphs.spans;
-            if !filter.range.contains(spans.start_ns[index]) {
+            if !keep(spans.start_ns[index], spans.end_ns[index]) {
                 continue;
             }
             let call = trace
@@ -118,7 +150,7 @@ pub(crate) fn gpu_ops(
         }
         for (kind, table, spans, slice) in tables {
             for index in slice.range.clone() {
-                if !filter.range.contains(spans.start_ns[index]) {
+                if !keep(spans.start_ns[index], spans.end_ns[index]) {
                     continue;
                 }
                 ops.push(GpuOp {
@@ -133,15 +165,18 @@ pub(crate) fn gpu_ops(
     ops
 }
 
-/// A hole between operations, with the op that ended last before it and the first op after.
+/// A hole between operations, with the op that ended last before it and the first op after
+/// (`None` where the device ran nothing before or after it in the whole trace).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Hole {
     pub span: Interval,
-    pub before: GpuOpRef,
-    pub after: GpuOpRef,
+    pub before: Option<GpuOpRef>,
+    pub after: Option<GpuOpRef>,
     /// An operation ending at its start or starting at its end is excluded: the hole belongs to
     /// the excluded phase (or its border), so it is neither idle nor measured.
     pub excluded: bool,
+    /// Cut by an edge of the selection ([`MeasureOver::Range`]).
+    pub edge: Option<SelectionEdge>,
 }
 
 /// Holes between `ops` (all of them, excluded ones too: a GPU running warm-up work is busy).
@@ -161,9 +196,10 @@ fn holes(ops: &mut [GpuOp]) -> Vec<Hole> {
                 .any(|n| n.excluded);
             out.push(Hole {
                 span: (busy_until, o.start_ns),
-                before: last_to_end,
-                after: o.op,
+                before: Some(last_to_end),
+                after: Some(o.op),
                 excluded: end_excluded || start_excluded,
+                edge: None,
             });
         }
         if o.end_ns > busy_until {
@@ -179,7 +215,8 @@ fn holes(ops: &mut [GpuOp]) -> Vec<Hole> {
 /// The time of one device (or stream) that the analyses measure.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MeasuredTime {
-    /// Active span `[first start, last end)` of its operations in range.
+    /// Active span `[first start, last end)` of its operations in range, or the selection
+    /// ([`MeasureOver::Range`]; an open side is the active span's).
     pub window: Option<Interval>,
     /// The window less excluded time (excluded operations and the holes bordering them).
     pub region: Vec<Interval>,
@@ -212,19 +249,24 @@ pub(crate) fn measured_time(
     filter: &Filter,
     device: u32,
     stream: Option<StreamKey>,
+    over: MeasureOver,
 ) -> MeasuredTime {
-    let mut ops = gpu_ops(trace, filter, device, stream);
-    let (Some(first), Some(last)) = (
-        ops.iter().map(|o| o.start_ns).min(),
-        ops.iter().map(|o| o.end_ns).max(),
-    ) else {
+    let mut ops = gpu_ops(trace, filter, device, stream, over);
+    let (a, b) = edges(filter, over);
+    let lo = a.or_else(|| ops.iter().map(|o| o.start_ns).min());
+    let hi = b.or_else(|| ops.iter().map(|o| o.end_ns).max());
+    let (Some(lo), Some(hi)) = (lo, hi) else {
         return MeasuredTime::default();
     };
-    let (lo, hi) = (first, last);
-    if hi <= lo {
+    // A selection with nothing in it on a device that ran elsewhere is all idle; a device that
+    // never ran is not measured.
+    if hi <= lo || (ops.is_empty() && !runs_anything(trace, device, stream)) {
         return MeasuredTime::default();
     }
-    let all_holes = holes(&mut ops);
+    let mut all_holes = holes(&mut ops);
+    if a.is_some() || b.is_some() {
+        all_holes.extend(edge_holes(trace, filter, device, stream, &ops, (lo, hi)));
+    }
     let mut excluded_time: Vec<Interval> = ops
         .iter()
         .filter(|o| o.excluded)
@@ -232,7 +274,7 @@ pub(crate) fn measured_time(
         .collect();
     excluded_time.extend(all_holes.iter().filter(|h| h.excluded).map(|h| h.span));
     let region = intervals::subtract(&[(lo, hi)], &intervals::union(excluded_time));
-    let idle = all_holes
+    let mut idle: Vec<Hole> = all_holes
         .into_iter()
         .filter(|h| !h.excluded)
         .filter_map(|h| {
@@ -240,6 +282,7 @@ pub(crate) fn measured_time(
             (e > s).then_some(Hole { span: (s, e), ..h })
         })
         .collect();
+    idle.sort_unstable_by_key(|h| h.span);
     ops.retain(|o| !o.excluded);
     MeasuredTime {
         window: Some((lo, hi)),
@@ -257,14 +300,28 @@ pub struct IdleGap {
     pub stream: Option<StreamKey>,
     pub start_ns: i64,
     pub end_ns: i64,
-    /// The operation whose end opened the gap, and the one whose start closed it.
-    pub before: GpuOpRef,
-    pub after: GpuOpRef,
+    /// The operation whose end opened the gap, and the one whose start closed it; for a gap cut
+    /// by the selection, the one beyond the edge. `None` where the device (or stream) ran nothing
+    /// before, or after, in the whole trace.
+    pub before: Option<GpuOpRef>,
+    pub after: Option<GpuOpRef>,
+    /// Set when an edge of the selection cut the gap ([`MeasureOver::Range`]).
+    pub edge: Option<SelectionEdge>,
 }
 
 impl IdleGap {
     pub fn duration_ns(&self) -> i64 {
         self.end_ns - self.start_ns
+    }
+
+    /// The name of the operation before the gap, or "" where there is none.
+    pub fn before_name<'t>(&self, trace: &'t Trace) -> &'t str {
+        self.before.map_or("", |op| op.name(trace))
+    }
+
+    /// The name of the operation after the gap, or "" where there is none.
+    pub fn after_name<'t>(&self, trace: &'t Trace) -> &'t str {
+        self.after.map_or("", |op| op.name(trace))
     }
 }
 
@@ -275,6 +332,8 @@ pub struct GapOptions {
     pub min_ns: i64,
     /// Gaps of each stream instead of gaps of the whole GPU.
     pub per_stream: bool,
+    /// Idle time inside the operations' active span, or inside the whole selection.
+    pub over: MeasureOver,
 }
 
 impl Default for GapOptions {
@@ -282,6 +341,7 @@ impl Default for GapOptions {
         Self {
             min_ns: DEFAULT_MIN_GAP_NS,
             per_stream: false,
+            over: MeasureOver::ActiveSpan,
         }
     }
 }
@@ -302,7 +362,7 @@ pub fn gpu_idle_gaps(trace: &Trace, filter: &Filter, options: &GapOptions) -> Ve
             vec![None]
         };
         for stream in streams {
-            let measured = measured_time(trace, filter, device, stream);
+            let measured = measured_time(trace, filter, device, stream, options.over);
             for h in measured.idle {
                 let (start_ns, end_ns) = h.span;
                 if end_ns - start_ns >= options.min_ns {
@@ -313,6 +373,7 @@ pub fn gpu_idle_gaps(trace: &Trace, filter: &Filter, options: &GapOptions) -> Ve
                         end_ns,
                         before: h.before,
                         after: h.after,
+                        edge: h.edge,
                     });
                 }
             }
@@ -330,7 +391,8 @@ pub fn gpu_idle_gaps(trace: &Trace, filter: &Filter, options: &GapOptions) -> Ve
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeviceActivity {
     pub device: u32,
-    /// The window (active span within the range); `None` when nothing ran in the range.
+    /// The window (active span within the range, or the selection: [`MeasureOver`]); `None`
+    /// when nothing was measured.
     pub window: Option<Interval>,
     /// Window length less excluded time (equal to the window's length without exclusions).
     pub measured_ns: i64,
@@ -347,13 +409,19 @@ impl DeviceActivity {
     }
 }
 
-/// Busy and idle time of every device that ran anything, ascending by device.
+/// Busy and idle time of every device that ran anything, ascending by device, each inside its
+/// active span ([`MeasureOver::ActiveSpan`]).
 pub fn gpu_activity(trace: &Trace, filter: &Filter) -> Vec<DeviceActivity> {
+    gpu_activity_over(trace, filter, MeasureOver::ActiveSpan)
+}
+
+/// [`gpu_activity`] measured over `over`.
+pub fn gpu_activity_over(trace: &Trace, filter: &Filter, over: MeasureOver) -> Vec<DeviceActivity> {
     trace
         .devices()
         .into_iter()
         .map(|device| {
-            let measured = measured_time(trace, filter, device, None);
+            let measured = measured_time(trace, filter, device, None, over);
             let busy_ns = intervals::total_ns(&measured.busy(|_| true));
             let measured_ns = measured.region_ns();
             DeviceActivity {
@@ -397,9 +465,10 @@ mod tests {
             op(90, 95, 6, false),
             op(71, 80, 7, false),
         ];
+        let index = |op: Option<GpuOpRef>| op.map_or(usize::MAX, |o| o.index);
         let holes: Vec<(Interval, usize, usize, bool)> = holes(&mut ops)
             .into_iter()
-            .map(|h| (h.span, h.before.index, h.after.index, h.excluded))
+            .map(|h| (h.span, index(h.before), index(h.after), h.excluded))
             .collect();
         assert_eq!(
             holes,

@@ -30,8 +30,8 @@ pub mod warmup;
 
 pub use filter::{EventTable, Excluded, Filter};
 pub use gaps::{
-    DEFAULT_MIN_GAP_NS, DeviceActivity, GapOptions, GpuOpKind, GpuOpRef, IdleGap, gpu_activity,
-    gpu_idle_gaps,
+    DEFAULT_MIN_GAP_NS, DeviceActivity, GapOptions, GpuOpKind, GpuOpRef, IdleGap, MeasureOver,
+    SelectionEdge, gpu_activity, gpu_activity_over, gpu_idle_gaps,
 };
 pub use nsys_format::NsysFormat;
 pub use overlap::{

@@ -78,7 +78,8 @@ pub fn copy_compute_overlap(trace: &Trace, filter: &Filter) -> Vec<CopyComputeOv
         .devices()
         .into_iter()
         .map(|device| {
-            let measured = gaps::measured_time(trace, filter, device, None);
+            let measured =
+                gaps::measured_time(trace, filter, device, None, gaps::MeasureOver::ActiveSpan);
             let kernels = measured.busy(is_compute);
             let memory = measured.busy(|k| !is_compute(k));
             CopyComputeOverlap {
@@ -100,7 +101,8 @@ pub fn copy_compute_overlap(trace: &Trace, filter: &Filter) -> Vec<CopyComputeOv
 pub fn overlap_by_copy_kind(trace: &Trace, filter: &Filter) -> Vec<CopyKindOverlap> {
     let mut out = Vec::new();
     for device in trace.devices() {
-        let measured = gaps::measured_time(trace, filter, device, None);
+        let measured =
+            gaps::measured_time(trace, filter, device, None, gaps::MeasureOver::ActiveSpan);
         let kernels = measured.busy(is_compute);
         let direction = |o: &gaps::GpuOp| match o.op.kind {
             GpuOpKind::Kernel | GpuOpKind::Graph => None,

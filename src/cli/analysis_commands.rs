@@ -7,7 +7,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 
 use super::{Format, parse_range_arg};
-use crate::analysis::{self, AttributionScope, ExclusionRule, Filter, GapOptions, WarmupExclusion};
+use crate::analysis::{
+    self, AttributionScope, ExclusionRule, Filter, GapOptions, MeasureOver, SelectionEdge,
+    WarmupExclusion,
+};
 use crate::export::{events_csv, text_table};
 use crate::trace::{Needs, Trace};
 
@@ -214,7 +217,8 @@ pub struct GapsArgs {
     /// kernel keeps its start, `[CUDA memcpy Device-to-Host]` its end). CSV is always whole.
     #[arg(long)]
     pub wide: bool,
-    /// Only time inside START:END (gaps are clipped to it).
+    /// Only time inside START:END: idle time is measured over the whole range, operations
+    /// running across an edge count up to it, and a gap cut by an edge says so (column Edge).
     #[arg(long)]
     pub range: Option<String>,
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -341,8 +345,12 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
     let options = GapOptions {
         min_ns,
         per_stream: args.per_stream,
+        over: MeasureOver::Range,
     };
     let gaps = analysis::gpu_idle_gaps(&trace, &filter, &options);
+    // Only a range has edges to cut gaps (column Edge: `selection start`, `selection end`,
+    // `whole selection` or empty); without one the columns stay as they were.
+    let with_edges = range != analysis::TimeRange::ALL;
     let table = args.format == Format::Table;
     let name_width = if table && args.wide { 60 } else { usize::MAX };
     // The table counts from the trace's origin, as the window's axis does: a PyTorch trace's
@@ -364,9 +372,10 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
                 (g.start_ns - origin_ns).to_string(),
                 (g.end_ns - origin_ns).to_string(),
                 g.duration_ns().to_string(),
-                short(g.before.name(&trace), name_width),
-                short(g.after.name(&trace), name_width),
+                short(g.before_name(&trace), name_width),
+                short(g.after_name(&trace), name_width),
             ];
+            row.extend(with_edges.then(|| g.edge.map_or("", SelectionEdge::label).to_string()));
             if let Some(c) = causes.as_ref().and_then(|c| c.get(i)) {
                 row.push(c.cause.label().to_string());
                 if !host_split {
@@ -384,6 +393,7 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
         .collect();
     let mut rows = rows;
     let mut columns: Vec<&str> = GAP_COLUMNS.to_vec();
+    columns.extend(with_edges.then_some("Edge"));
     if host_split {
         columns.extend(CAUSE_COLUMNS);
     } else if args.causes {
@@ -407,7 +417,7 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
             GAPS_TABLE_COLUMNS
         };
         writeln!(out)?;
-        for a in analysis::gpu_activity(&trace, &filter) {
+        for a in analysis::gpu_activity_over(&trace, &filter, options.over) {
             let Some((lo, hi)) = a.window else {
                 writeln!(out, " GPU {}: no activity in this range", a.device)?;
                 continue;

@@ -58,8 +58,8 @@ fn fill_gaps(conn: &Connection, trace: &Trace) -> rusqlite::Result<()> {
             g.device,
             g.stream.map(|s| s.stream),
             causes.get(i).map(|c| c.cause.label()),
-            g.before.name(trace),
-            g.after.name(trace),
+            g.before.map(|op| op.name(trace)),
+            g.after.map(|op| op.name(trace)),
         ])?;
     }
     Ok(())

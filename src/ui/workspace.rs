@@ -224,13 +224,18 @@ impl TraceTab {
         let Some(d) = &self.document else {
             return;
         };
-        let kind = match cause.next.kind {
+        // A gap cut by the selection's end with no work after it: the gap alone.
+        let Some(next_op) = cause.next else {
+            self.timeline.view.zoom_to_event(gap.start_ns, gap.end_ns);
+            return;
+        };
+        let kind = match next_op.kind {
             GpuOpKind::Kernel => EventKind::Kernel,
             GpuOpKind::Memcpy => EventKind::Memcpy,
             GpuOpKind::Memset => EventKind::Memset,
             GpuOpKind::Graph => EventKind::Graph,
         };
-        let next = EventRef::new(kind, cause.next.index);
+        let next = EventRef::new(kind, next_op.index);
         let call = cause
             .launch_call
             .map(|c| EventRef::new(EventKind::ApiCall, c));

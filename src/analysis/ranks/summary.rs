@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::collectives::Collectives;
 use crate::analysis::filter::Filter;
-use crate::analysis::gaps::measured_time;
+use crate::analysis::gaps::{MeasureOver, measured_time};
 use crate::analysis::intervals::{self, Interval};
 use crate::trace::Trace;
 
@@ -17,7 +17,9 @@ pub fn gpu_busy(trace: &Trace) -> Vec<Interval> {
     let filter = Filter::all();
     let mut busy = Vec::new();
     for device in trace.devices() {
-        busy.extend(measured_time(trace, &filter, device, None).busy(|_| true));
+        busy.extend(
+            measured_time(trace, &filter, device, None, MeasureOver::ActiveSpan).busy(|_| true),
+        );
     }
     intervals::union(busy)
 }

@@ -6,7 +6,7 @@ use super::Run;
 use super::collectives::Collectives;
 use crate::analysis::comm_overlap::{CommTimeline, DEFAULT_COMM_PATTERN, default_comm_regex};
 use crate::analysis::filter::Filter;
-use crate::analysis::gaps::{GpuOpKind, measured_time};
+use crate::analysis::gaps::{GpuOpKind, MeasureOver, measured_time};
 use crate::analysis::intervals::{self, Interval};
 use crate::analysis::table::{Cell, RowEvents, Table};
 use crate::trace::Trace;
@@ -31,7 +31,7 @@ impl GpuTime {
         let (mut busy, mut kernels): (Vec<Interval>, Vec<Interval>) = (Vec::new(), Vec::new());
         let (mut first, mut last) = (i64::MAX, i64::MIN);
         for device in trace.devices() {
-            let m = measured_time(trace, &filter, device, None);
+            let m = measured_time(trace, &filter, device, None, MeasureOver::ActiveSpan);
             if let Some((s, e)) = m.window {
                 (first, last) = (first.min(s), last.max(e));
             }

@@ -64,7 +64,7 @@ impl StatsReport for IdleCauses {
         let trace = input.trace;
         let options = GapOptions {
             min_ns: min_gap_ns(input.options),
-            per_stream: false,
+            ..GapOptions::default()
         };
         let gaps = gaps::gpu_idle_gaps(trace, input.filter, &options);
         let causes = gap_causes::gap_causes(trace, &gaps);

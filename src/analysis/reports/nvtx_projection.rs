@@ -20,6 +20,9 @@ use super::nvtx_tree::RangeForest;
 use crate::analysis::filter::{EventTable, Filter};
 use crate::analysis::table::EventRef;
 use crate::trace::{GlobalTid, NO_INDEX, Trace};
+use suffix_aggregate::SuffixAggregate;
+
+mod suffix_aggregate;
 
 /// Start and end of a GPU operation.
 pub fn op_span(trace: &Trace, op: EventRef) -> (i64, i64) {
@@ -436,48 +439,6 @@ impl Projection {
     }
 }
 
-/// A Fenwick tree over slots answering "merge of the slots `lo..`" under inserts.
-struct SuffixAggregate {
-    tree: Vec<Option<Projection>>,
-}
-
-impl SuffixAggregate {
-    fn new(len: usize) -> Self {
-        Self {
-            tree: vec![None; len + 1],
-        }
-    }
-
-    /// Slots are stored mirrored, so a suffix is a Fenwick prefix.
-    fn mirrored(&self, slot: usize) -> usize {
-        self.tree.len() - 1 - slot
-    }
-
-    fn insert(&mut self, slot: usize, value: Projection) {
-        let mut i = self.mirrored(slot);
-        while i < self.tree.len() {
-            let cell = &mut self.tree[i];
-            *cell = Some(cell.map_or(value, |c| c.merge(value)));
-            i += i & i.wrapping_neg();
-        }
-    }
-
-    fn from(&self, lo: usize) -> Option<Projection> {
-        if lo + 1 >= self.tree.len() {
-            return None;
-        }
-        let mut i = self.mirrored(lo);
-        let mut acc: Option<Projection> = None;
-        while i > 0 {
-            if let Some(c) = self.tree[i] {
-                acc = Some(acc.map_or(c, |a| a.merge(c)));
-            }
-            i -= i & i.wrapping_neg();
-        }
-        acc
-    }
-}
-
 /// What both GPU projection reports print: the ranges that launched GPU work, projected, and
 /// the work launched outside every range.
 pub struct GpuProjection {
@@ -495,10 +456,16 @@ pub struct GpuProjection {
 /// GPU work launched by calls inside no range.
 pub struct OutsideRanges {
     pub projection: Projection,
-    /// The launching thread nsys prints: SQLite takes the bare `globalTid` of this group from
-    /// its last row, the last operation in (kernels, memcpys, memsets) table order; within a
-    /// table the model keeps no rowid, so the latest start stands for the last row (exports
-    /// write GPU activity about in time order; stress.sqlite checks a two-thread case).
+    /// The launching thread nsys prints: the thread of the call that launched the operation
+    /// that ended last. `nvtx_gpu_proj_trace.py` selects the bare `r.globalTid` beside
+    /// `min(op.start)` and `max(op.end)`; SQLite fills a bare column from the row where the
+    /// *last* min/max aggregate of the query (here `max(op.end)`) took a new value (each one's
+    /// `OP_CollSeq` resets the shared "hit" register), so the first row reaching the greatest
+    /// end. Rows come in `gpuops` order — kernels, memcpys, memsets — so of operations ending
+    /// at the same instant the first in that order wins (within a table the model keeps no
+    /// rowid: the earliest start stands for the first row). Checked against nsys 2023.4.4 in
+    /// `tests/nvtx_end_thread.rs` (`outside_thread.sql`): another thread's copy is the last
+    /// memcpy row, the main thread's kernel ends last.
     pub global_tid: i64,
 }
 
@@ -564,13 +531,15 @@ fn outside_ranges(
     outside.sort_unstable();
     let mut projection: Option<Projection> = None;
     let mut correlation_ids: Vec<u32> = Vec::new();
-    let mut last: Option<((u8, i64), usize)> = None;
+    // The operation ending last (earliest in gpuops order among equal ends) and its call.
+    let mut last: Option<(i64, (u8, i64, u32), usize)> = None;
     let mut k = 0;
     while k < outside.len() {
         let l = outside[k].0 as usize;
-        let mut last_call = outside[k].1;
+        // Of the launch's calls outside every range (usually one thread's runtime and driver
+        // call), the first stands for its rows.
+        let call = outside[k].1;
         while k < outside.len() && outside[k].0 as usize == l {
-            last_call = outside[k].1;
             k += 1;
         }
         let p = Projection {
@@ -581,15 +550,16 @@ fn outside_ranges(
         projection = Some(projection.map_or(p, |q| q.merge(p)));
         correlation_ids.push(launches.correlation_id[l]);
         for &op in launches.ops_of(l) {
-            let order = (op.table as u8, op_span(trace, op).0);
-            if last.is_none_or(|(o, _)| order > o) {
-                last = Some((order, last_call));
+            let (start, end) = op_span(trace, op);
+            let row = (op.table as u8, start, op.index);
+            if last.is_none_or(|(e, r, _)| end > e || (end == e && row < r)) {
+                last = Some((end, row, call));
             }
         }
     }
     correlation_ids.sort_unstable();
     correlation_ids.dedup();
-    let (projection, (_, call)) = projection.zip(last)?;
+    let (projection, (_, _, call)) = projection.zip(last)?;
     Some(OutsideRanges {
         projection: Projection {
             launches: correlation_ids.len() as i64,
@@ -597,41 +567,4 @@ fn outside_ranges(
         },
         global_tid: trace.api_calls.global_tid[launches.calls[call] as usize],
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn suffix_aggregate_merges_inserted_slots_from_lo() {
-        let mut t = SuffixAggregate::new(5);
-        let p = |s, e| Projection {
-            start_ns: s,
-            end_ns: e,
-            launches: 1,
-        };
-        t.insert(1, p(10, 20));
-        t.insert(3, p(5, 8));
-        t.insert(4, p(30, 40));
-        assert_eq!(
-            t.from(0),
-            Some(Projection {
-                start_ns: 5,
-                end_ns: 40,
-                launches: 3
-            })
-        );
-        assert_eq!(
-            t.from(2),
-            Some(Projection {
-                start_ns: 5,
-                end_ns: 40,
-                launches: 2
-            })
-        );
-        assert_eq!(t.from(4), Some(p(30, 40)));
-        assert_eq!(t.from(5), None);
-        assert_eq!(SuffixAggregate::new(0).from(0), None);
-    }
 }

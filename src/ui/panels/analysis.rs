@@ -41,8 +41,8 @@ use egui::{Button, Color32, Ui};
 use crate::analysis::gap_causes::{self, CauseTotal, GapCauseInfo};
 use crate::analysis::{
     self, CopyComputeOverlap, CopyKindOverlap, DeviceActivity, EventTable, Filter, GapOptions,
-    IdleGap, NsysFormat, ReportInput, ReportOptions, RowEvents, Rule, RuleInput, StatsReport,
-    Table, TimeRange, WarmupExclusion, reports,
+    IdleGap, MeasureOver, NsysFormat, ReportInput, ReportOptions, RowEvents, Rule, RuleInput,
+    StatsReport, Table, TimeRange, WarmupExclusion, reports,
 };
 use crate::export::events_csv::EventKind;
 use crate::trace::Trace;
@@ -377,10 +377,13 @@ impl AnalysisPanel {
         filter_of(selection, self.exclusion())
     }
 
+    /// What the Gaps tab lists: idle time over the whole selection (its edges cut the gaps
+    /// there), or over the active span of the whole trace when nothing is selected.
     pub fn gap_options(&self) -> GapOptions {
         GapOptions {
             min_ns: (self.min_gap_us * 1e3).round().max(0.0) as i64,
             per_stream: self.per_stream,
+            over: MeasureOver::Range,
         }
     }
 

@@ -93,25 +93,29 @@ impl AnalysisPanel {
                 let names: Vec<&str> = range
                     .clone()
                     .filter_map(|r| gaps.get(r))
-                    .flat_map(|g| [g.before.name(trace), g.after.name(trace)])
+                    .flat_map(|g| [g.before_name(trace), g.after_name(trace)])
                     .collect();
                 let ends = keeps_end_each(&names);
                 for (k, rank) in range.enumerate() {
                     let Some(gap) = gaps.get(rank) else {
                         continue;
                     };
-                    let before = gap.before.name(trace);
-                    let after = gap.after.name(trace);
+                    let before = gap.before_name(trace);
+                    let after = gap.after_name(trace);
                     let cause = result.causes.get(rank).copied();
                     let chosen = self.samples.is_chosen_gap(rank, gap);
                     ui.horizontal(|ui| {
                         let row = ui
                             .add(Button::selectable(chosen, gap_label(rank + 1, gap)))
                             .on_hover_text(format!(
-                                "{} – {}\nafter: {before}\nbefore: {after}\n{}click to show \
+                                "{} – {}\n{}after: {before}\nbefore: {after}\n{}click to show \
                                  the gap and the call that launched the next work",
                                 format_duration(gap.start_ns as f64),
                                 format_duration(gap.end_ns as f64),
+                                gap.edge.map_or(String::new(), |e| format!(
+                                    "cut at the {}: the GPU may have been idle beyond it\n",
+                                    e.label()
+                                )),
                                 cause.map_or(String::new(), |c| cause_text(trace, &c)),
                             ));
                         if row.clicked() {
@@ -328,13 +332,17 @@ fn causes_ui(ui: &mut Ui, palette: &Palette, totals: &[CauseTotal]) {
     }
 }
 
-/// The label of the gap list's row `rank` (1-based), e.g. `#1 GPU 0 · 2.345 ms`.
+/// The label of the gap list's row `rank` (1-based), e.g. `#1 GPU 0 · 2.345 ms`, or
+/// `#1 GPU 0 · 2.878 ms · selection start` for a gap the selection's start cut.
 pub fn gap_label(rank: usize, gap: &IdleGap) -> String {
     let stream = gap
         .stream
         .map_or(String::new(), |s| format!(" stream {}", s.stream));
+    let edge = gap
+        .edge
+        .map_or(String::new(), |e| format!(" · {}", e.label()));
     format!(
-        "#{rank} GPU {}{stream} · {}",
+        "#{rank} GPU {}{stream} · {}{edge}",
         gap.device,
         format_duration(gap.duration_ns() as f64)
     )

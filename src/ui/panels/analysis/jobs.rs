@@ -126,7 +126,7 @@ impl AnalysisPanel {
                         cause_totals: gap_causes::totals_by_cause(&gaps, &causes),
                         causes,
                         gaps,
-                        activity: analysis::gpu_activity(&t, &filter),
+                        activity: analysis::gpu_activity_over(&t, &filter, options.over),
                     })
                 },
                 repaint.clone(),
