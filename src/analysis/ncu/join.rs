@@ -11,7 +11,7 @@
 //!   their names.
 //! - **Context and stream** as CUDA numbers them: the same program creates them in the same order
 //!   in both runs, and CUPTI (nsys, Kineto) and ncu report the same ids.
-//! - **Kernel name** in [`canonical_kernel_name`]'s spelling: ncu and nsys 2025 spell demangled
+//! - **Kernel name** in [`kernel_match_key`]'s spelling: ncu and nsys 2025 spell demangled
 //!   names one way, CUPTI (a PyTorch trace) another.
 //! - **Invocation index per name** in launch order: the k-th ncu workload of a name on its
 //!   (process, context, stream) is the k-th timeline kernel of that name there, the timeline's
@@ -29,7 +29,9 @@
 
 use std::collections::HashMap;
 
-use crate::analysis::demangled::canonical_kernel_name;
+use super::pairing::{ANY_THREAD, PlaceKey, ThreadOrdinals};
+pub use super::pairing::{pair_in_order, pair_processes, same_executable};
+use crate::analysis::demangled::kernel_match_key;
 use crate::trace::ncu::{NcuReport, NcuWorkload};
 use crate::trace::{NO_INDEX, NvtxStyle, RangeKind, StrId, StreamKey, StringTable, Trace};
 
@@ -104,81 +106,6 @@ impl NcuJoin {
     }
 }
 
-/// Whether a timeline process name is the executable ncu names: the same file name, or one a
-/// prefix of the other where the rest is a version (`python3` / `python3.12`) or where Linux cut
-/// the name to its 15-character `comm`.
-pub fn same_executable(ncu_executable: &str, timeline_name: &str) -> bool {
-    let file_name = |s: &str| s.rsplit(['/', '\\']).next().unwrap_or(s).to_string();
-    let (a, b) = (file_name(ncu_executable), file_name(timeline_name));
-    if a.is_empty() || b.is_empty() {
-        return false;
-    }
-    if a == b {
-        return true;
-    }
-    let (short, long) = if a.len() < b.len() {
-        (&a, &b)
-    } else {
-        (&b, &a)
-    };
-    match long.strip_prefix(short.as_str()) {
-        Some(rest) => {
-            short.len() == 15 || rest.starts_with(|c: char| c == '.' || c.is_ascii_digit())
-        }
-        None => false,
-    }
-}
-
-/// Pairs the report's processes with the timeline's: for each ncu pid, the timeline pid. `ncu`
-/// is (pid, executable) in order of first workload, `timeline` (pid, name) in order of first
-/// kernel. The k-th ncu process of an executable gets the k-th timeline process of that name.
-pub fn pair_processes(ncu: &[(u32, String)], timeline: &[(u32, String)]) -> HashMap<u32, u32> {
-    let mut out = HashMap::new();
-    if ncu.len() == 1 && timeline.len() == 1 {
-        out.insert(ncu[0].0, timeline[0].0);
-        return out;
-    }
-    let mut taken = vec![false; timeline.len()];
-    for (pid, exe) in ncu {
-        let found = timeline
-            .iter()
-            .enumerate()
-            .find(|(i, (_, name))| !taken[*i] && same_executable(exe, name));
-        if let Some((i, (t_pid, _))) = found {
-            taken[i] = true;
-            out.insert(*pid, *t_pid);
-        }
-    }
-    out
-}
-
-/// Where a launch ran: (process, context, stream, canonical name). The process is the
-/// timeline's pid on both sides once processes are paired.
-type PlaceKey = (u32, u32, u32, String);
-
-/// The k-th item of each key on one side paired with the k-th of the same key on the other.
-/// `ncu` is in ncu's order; `timeline` already in launch order. Returns, for each ncu item, the
-/// index into `timeline` of its partner.
-pub fn pair_in_order<K: Eq + std::hash::Hash + Clone>(
-    ncu: &[Option<K>],
-    timeline: &[K],
-) -> Vec<Option<usize>> {
-    let mut launches: HashMap<&K, Vec<usize>> = HashMap::new();
-    for (i, key) in timeline.iter().enumerate() {
-        launches.entry(key).or_default().push(i);
-    }
-    let mut seen: HashMap<K, usize> = HashMap::new();
-    ncu.iter()
-        .map(|key| {
-            let key = key.as_ref()?;
-            let k = seen.entry(key.clone()).or_insert(0);
-            let nth = *k;
-            *k += 1;
-            launches.get(key).and_then(|l| l.get(nth)).copied()
-        })
-        .collect()
-}
-
 /// Joins `report` to `trace` (see the module comment for what is matched on).
 pub fn join(trace: &Trace, report: &NcuReport) -> NcuJoin {
     let k = &trace.kernels;
@@ -188,7 +115,7 @@ pub fn join(trace: &Trace, report: &NcuReport) -> NcuJoin {
     let mut name_of = |id: StrId, strings: &StringTable| -> String {
         canonical
             .entry(id)
-            .or_insert_with(|| canonical_kernel_name(strings.get(id)))
+            .or_insert_with(|| kernel_match_key(strings.get(id)))
             .clone()
     };
 
@@ -200,6 +127,8 @@ pub fn join(trace: &Trace, report: &NcuReport) -> NcuJoin {
     order.sort_by_key(|&i| (correlation(i), k.spans.start_ns[i], i));
     let mut first_kernel_of_pid: Vec<(u32, i64)> = Vec::new();
     let mut timeline_keys: Vec<PlaceKey> = Vec::with_capacity(order.len());
+    let mut timeline_threads = ThreadOrdinals::default();
+    let mut timeline_thread: Vec<u32> = Vec::with_capacity(order.len());
     for &i in &order {
         let key = trace.streams[stream_of_kernel[i] as usize].key;
         let start = k.spans.start_ns[i];
@@ -207,8 +136,15 @@ pub fn join(trace: &Trace, report: &NcuReport) -> NcuJoin {
             Some((_, t)) => *t = (*t).min(start),
             None => first_kernel_of_pid.push((key.pid, start)),
         }
+        let tid = k
+            .api_call
+            .get(i)
+            .filter(|&&c| c != NO_INDEX)
+            .and_then(|&c| trace.api_calls.global_tid.get(c as usize))
+            .map(|&t| t as u64);
+        timeline_thread.push(timeline_threads.ordinal(key.pid, tid));
         let name = name_of(k.spans.name[i], &trace.strings);
-        timeline_keys.push((key.pid, key.context, key.stream, name));
+        timeline_keys.push((key.pid, key.context, key.stream, ANY_THREAD, name));
     }
     first_kernel_of_pid.sort_by_key(|&(p, t)| (t, p));
     let timeline_processes: Vec<(u32, String)> = first_kernel_of_pid
@@ -228,29 +164,63 @@ pub fn join(trace: &Trace, report: &NcuReport) -> NcuJoin {
     }
     let pids = pair_processes(&ncu_processes, &timeline_processes);
 
+    let mut ncu_threads = ThreadOrdinals::default();
     let ncu_keys: Vec<Option<PlaceKey>> = report
         .workloads
         .iter()
         .map(|w| {
             let pid = pids.get(&w.pid)?;
-            let name = canonical_kernel_name(w.display_name());
-            Some((*pid, w.context, w.stream, name))
+            let name = kernel_match_key(w.display_name());
+            Some((*pid, w.context, w.stream, ANY_THREAD, name))
         })
         .collect();
-    let partners = pair_in_order(&ncu_keys, &timeline_keys);
+    let ncu_thread: Vec<u32> = report
+        .workloads
+        .iter()
+        .map(|w| ncu_threads.ordinal(w.pid, Some(u64::from(w.thread_id))))
+        .collect();
 
+    // Launches paired by name on their stream; and again with the launching thread (the n-th
+    // thread of its process to launch) in the key, which holds when ncu left out some threads'
+    // launches (`--nvtx-include` on a range of the main thread leaves out PyTorch's autograd
+    // thread). The pairing that matches more is kept.
     let nvtx = TimelineNvtx::of(trace);
+    let plain = outcomes(
+        trace,
+        report,
+        &nvtx,
+        &order,
+        &ncu_keys,
+        &pair_in_order(&ncu_keys, &timeline_keys),
+    );
+    let with_thread = |keys: &[PlaceKey]| -> Vec<PlaceKey> {
+        keys.iter()
+            .zip(&timeline_thread)
+            .map(|(key, &t)| (key.0, key.1, key.2, t, key.4.clone()))
+            .collect()
+    };
+    let ncu_keys_t: Vec<Option<PlaceKey>> = ncu_keys
+        .iter()
+        .zip(&ncu_thread)
+        .map(|(key, &t)| key.clone().map(|key| (key.0, key.1, key.2, t, key.4)))
+        .collect();
+    let threaded = outcomes(
+        trace,
+        report,
+        &nvtx,
+        &order,
+        &ncu_keys_t,
+        &pair_in_order(&ncu_keys_t, &with_thread(&timeline_keys)),
+    );
+    let matched =
+        |o: &[(MatchOutcome, Option<usize>)]| o.iter().filter(|(m, _)| m.is_matched()).count();
+    let chosen = if matched(&threaded) > matched(&plain) {
+        threaded
+    } else {
+        plain
+    };
     let mut join = NcuJoin::default();
-    for ((w, key), partner) in report.workloads.iter().zip(&ncu_keys).zip(partners) {
-        let outcome_kernel = match (key, partner) {
-            (None, _) => (MatchOutcome::NoProcess, None),
-            (Some(_), None) => (MatchOutcome::NoLaunch, None),
-            (Some(_), Some(p)) => {
-                let kernel = order[p];
-                check(trace, &nvtx, w, kernel)
-            }
-        };
-        let (outcome, kernel) = outcome_kernel;
+    for (outcome, kernel) in chosen {
         if let Some(kernel) = kernel {
             join.by_kernel
                 .insert(kernel as u32, join.matches.len() as u32);
@@ -270,6 +240,28 @@ pub fn join(trace: &Trace, report: &NcuReport) -> NcuJoin {
         );
     }
     join
+}
+
+/// Each workload's outcome and timeline kernel for one pairing (`partners`: per workload, the
+/// index into `order` of its candidate).
+fn outcomes(
+    trace: &Trace,
+    report: &NcuReport,
+    nvtx: &TimelineNvtx,
+    order: &[usize],
+    keys: &[Option<PlaceKey>],
+    partners: &[Option<usize>],
+) -> Vec<(MatchOutcome, Option<usize>)> {
+    report
+        .workloads
+        .iter()
+        .zip(keys.iter().zip(partners))
+        .map(|(w, (key, partner))| match (key, partner) {
+            (None, _) => (MatchOutcome::NoProcess, None),
+            (Some(_), None) => (MatchOutcome::NoLaunch, None),
+            (Some(_), Some(p)) => check(trace, nvtx, w, order[*p]),
+        })
+        .collect()
 }
 
 /// Whether ncu's command line skipped launches (`--launch-skip N`, `-s N`, with N > 0).

@@ -11,6 +11,7 @@ pub mod diff;
 pub mod facts;
 pub mod join;
 pub mod kernels;
+mod pairing;
 pub mod roofline;
 pub mod rule_text;
 pub mod units;
