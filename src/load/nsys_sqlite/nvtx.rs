@@ -43,28 +43,98 @@ pub struct NvtxRead {
     pub warnings: LoadWarnings,
 }
 
+/// Tables with more rows than this are read in two halves by `rowid`, side by side.
+const SPLIT_ROWS: i64 = 50_000;
+
 pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, LoadError> {
-    let mut out = NvtxRead {
+    if !r.schema.has_table(T_NVTX) {
+        return Ok(NvtxRead {
+            ranges: NvtxRanges::default(),
+            strings: StringTable::new(),
+            thread_names: Vec::new(),
+            warnings: LoadWarnings::default(),
+        });
+    }
+    // A large table is read in two halves of its rowids, each on its own connection and core,
+    // then joined in file order: reading it is the longest single job of a load.
+    let split = {
+        let conn = r.open()?;
+        conn.query_row(
+            &format!("SELECT min(rowid), max(rowid) FROM \"{T_NVTX}\""),
+            [],
+            |row| Ok((row.get::<_, Option<i64>>(0)?, row.get::<_, Option<i64>>(1)?)),
+        )
+        .ok()
+        .and_then(|(lo, hi)| Some((lo?, hi?)))
+        .filter(|(lo, hi)| hi - lo > SPLIT_ROWS)
+        .map(|(lo, hi)| lo + (hi - lo) / 2)
+    };
+    let parts = match split {
+        None => vec![read_part(r, file_strings, None)?],
+        Some(mid) => {
+            let (a, b) = rayon::join(
+                || read_part(r, file_strings, Some((i64::MIN, mid))),
+                || read_part(r, file_strings, Some((mid, i64::MAX))),
+            );
+            vec![a?, b?]
+        }
+    };
+    Ok(finish(parts))
+}
+
+/// What one part of the table holds, before domains and unclosed ranges are settled.
+struct Part {
+    ranges: NvtxRanges,
+    strings: StringTable,
+    thread_names: Vec<(i64, StrId)>,
+    /// Domain-create events in file order: ((pid, domainId), name).
+    domains: Vec<((u32, i64), StrId)>,
+    range_domain_ids: Vec<i64>,
+    last_ts: i64,
+    counts: Counts,
+}
+
+#[derive(Default)]
+struct Counts {
+    lossy: u64,
+    unknown_type: u64,
+    no_start: u64,
+    end_before_start: u64,
+    unknown_text: u64,
+}
+
+/// Reads the rows whose rowid is in `[from, to)`, or all of them.
+fn read_part(
+    r: &Reader,
+    file_strings: &FileStrings,
+    rows: Option<(i64, i64)>,
+) -> Result<Part, LoadError> {
+    let mut out = Part {
         ranges: NvtxRanges::default(),
         strings: StringTable::new(),
         thread_names: Vec::new(),
-        warnings: LoadWarnings::default(),
+        domains: Vec::new(),
+        range_domain_ids: Vec::new(),
+        last_ts: i64::MIN,
+        counts: Counts::default(),
     };
-    if !r.schema.has_table(T_NVTX) {
-        return Ok(out);
-    }
     let conn = r.open()?;
-    let sql = r.schema.select(T_NVTX, NVTX_COLUMNS);
-    // Domain names are per process: nsys joins a range to the domain-create event with the same
-    // domainId in the same process (nvtx_sum.py, Nsight Systems 2023.4).
-    let mut domains: HashMap<(u32, i64), StrId> = HashMap::new();
-    let mut range_domain_ids: Vec<i64> = Vec::new();
+    let mut sql = r.schema.select(T_NVTX, NVTX_COLUMNS);
+    if let Some((from, to)) = rows {
+        sql.push_str(&format!(" WHERE rowid >= {from} AND rowid < {to}"));
+    }
     let mut last_ts = i64::MIN;
-    let mut lossy = 0u64;
-    let mut unknown_type = 0u64;
-    let (mut no_start, mut end_before_start, mut unknown_text) = (0u64, 0u64, 0u64);
+    let Counts {
+        mut lossy,
+        mut unknown_type,
+        mut no_start,
+        mut end_before_start,
+        mut unknown_text,
+    } = Counts::default();
     let strings = &mut out.strings;
     let n = &mut out.ranges;
+    let domains = &mut out.domains;
+    let range_domain_ids = &mut out.range_domain_ids;
     r.for_each_row(&conn, T_NVTX, &sql, |row| {
         let start = int(row, 0);
         let end = int(row, 1);
@@ -102,7 +172,7 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
             DOMAIN_CREATE => {
                 let name = label();
                 if let Some(domain) = int(row, 6) {
-                    domains.entry((pid_of(global_tid), domain)).or_insert(name);
+                    domains.push(((pid_of(global_tid), domain), name));
                 }
                 return;
             }
@@ -142,6 +212,73 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
         n.ended_on_other_thread.push(int(row, 9).is_some());
         range_domain_ids.push(int(row, 6).unwrap_or(0));
     })?;
+    out.last_ts = last_ts;
+    out.counts = Counts {
+        lossy,
+        unknown_type,
+        no_start,
+        end_before_start,
+        unknown_text,
+    };
+    Ok(out)
+}
+
+/// Joins the parts in file order (the strings of later parts renumbered into the first's),
+/// then ends unclosed ranges and names domains over the whole table.
+fn finish(parts: Vec<Part>) -> NvtxRead {
+    let mut parts = parts.into_iter();
+    let Some(mut all) = parts.next() else {
+        return NvtxRead {
+            ranges: NvtxRanges::default(),
+            strings: StringTable::new(),
+            thread_names: Vec::new(),
+            warnings: LoadWarnings::default(),
+        };
+    };
+    for p in parts {
+        let remap = all.strings.merge(&p.strings);
+        let id = |s: StrId| remap.get(s as usize).copied().unwrap_or(StringTable::EMPTY);
+        let (n, m) = (&mut all.ranges, p.ranges);
+        n.spans.start_ns.extend(m.spans.start_ns);
+        n.spans.end_ns.extend(m.spans.end_ns);
+        n.spans.name.extend(m.spans.name.into_iter().map(id));
+        n.style.extend(m.style);
+        n.unclosed.extend(m.unclosed);
+        n.global_tid.extend(m.global_tid);
+        n.color_argb.extend(m.color_argb);
+        n.domain.extend(m.domain.into_iter().map(id));
+        n.depth.extend(m.depth);
+        n.row_id.extend(m.row_id);
+        n.ended_on_other_thread.extend(m.ended_on_other_thread);
+        all.thread_names
+            .extend(p.thread_names.into_iter().map(|(t, s)| (t, id(s))));
+        all.domains
+            .extend(p.domains.into_iter().map(|(k, s)| (k, id(s))));
+        all.range_domain_ids.extend(p.range_domain_ids);
+        all.last_ts = all.last_ts.max(p.last_ts);
+        let c = &mut all.counts;
+        c.lossy += p.counts.lossy;
+        c.unknown_type += p.counts.unknown_type;
+        c.no_start += p.counts.no_start;
+        c.end_before_start += p.counts.end_before_start;
+        c.unknown_text += p.counts.unknown_text;
+    }
+    // Domain names are per process: nsys joins a range to the domain-create event with the same
+    // domainId in the same process (nvtx_sum.py, Nsight Systems 2023.4); the first one counts.
+    let mut domains: HashMap<(u32, i64), StrId> = HashMap::new();
+    for (key, name) in &all.domains {
+        domains.entry(*key).or_insert(*name);
+    }
+    let n = &mut all.ranges;
+    let last_ts = all.last_ts;
+    let range_domain_ids = &all.range_domain_ids;
+    let Counts {
+        lossy,
+        unknown_type,
+        no_start,
+        end_before_start,
+        unknown_text,
+    } = all.counts;
     // nvtx_sum.py ends an unclosed range at the largest NVTX timestamp of the file.
     let mut unclosed = 0u64;
     for (i, &domain_id) in range_domain_ids.iter().enumerate() {
@@ -156,7 +293,8 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
             }
         }
     }
-    let w = &mut out.warnings;
+    let mut warnings = LoadWarnings::default();
+    let w = &mut warnings;
     w.add_about(
         T_NVTX,
         "NVTX [range was|ranges were]",
@@ -176,5 +314,10 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
     );
     w.skip(T_NVTX, "[has|have] no start time (skipped)", no_start);
     w.skip(T_NVTX, END_BEFORE_START, end_before_start);
-    Ok(out)
+    NvtxRead {
+        ranges: all.ranges,
+        strings: all.strings,
+        thread_names: all.thread_names,
+        warnings,
+    }
 }
