@@ -159,7 +159,7 @@ fn narrowed_loads_give_the_same_outputs() {
             let options = ReportOptions {
                 values: vec![("rows".to_string(), "-1".to_string())],
             };
-            check(rule.needs(), rule.name(), &|t| {
+            check(rule.needs(&options), rule.name(), &|t| {
                 let filter = Filter::range(TimeRange::ALL);
                 let input = RuleInput {
                     trace: t,

@@ -289,7 +289,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<i32> {
     let range = parse_range_arg(args.range.as_deref())?;
     let needs = requests
         .iter()
-        .fold(Needs::NONE, |n, (rule, _)| n | rule.needs());
+        .fold(Needs::NONE, |n, (rule, options)| n | rule.needs(options));
     let trace = super::load_for_cli(&args.trace, needs)?;
     let filter = Filter::range(range);
     let nsys_format = args

@@ -10,7 +10,9 @@
 use super::gpu_ops::device_ops;
 use super::scope::{RuleScope, int_option};
 use super::{Rule, RuleInput};
+use crate::analysis::ReportOptions;
 use crate::analysis::table::{Cell, RowEvents, Table};
+use crate::trace::Needs;
 
 pub struct GpuGaps;
 
@@ -28,6 +30,10 @@ struct Gap {
 }
 
 impl Rule for GpuGaps {
+    fn needs(&self, options: &ReportOptions) -> Needs {
+        super::gpu_ops_needs(options)
+    }
+
     fn name(&self) -> &'static str {
         "gpu_gaps"
     }

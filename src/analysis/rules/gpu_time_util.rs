@@ -9,7 +9,9 @@ use super::gpu_ops::{DeviceOps, device_ops};
 use super::scope::{RuleScope, int_option};
 use super::{Rule, RuleInput};
 use crate::analysis::NsysFormat;
+use crate::analysis::ReportOptions;
 use crate::analysis::table::{Cell, RowEvents, Table};
+use crate::trace::Needs;
 
 pub struct GpuTimeUtil;
 
@@ -40,6 +42,10 @@ struct LowUse {
 }
 
 impl Rule for GpuTimeUtil {
+    fn needs(&self, options: &ReportOptions) -> Needs {
+        super::gpu_ops_needs(options)
+    }
+
     fn name(&self) -> &'static str {
         "gpu_time_util"
     }

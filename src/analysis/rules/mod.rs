@@ -52,10 +52,22 @@ pub trait Rule: Sync {
     }
     /// The findings; an error for a bad option value or an NVTX range that does not exist.
     fn compute(&self, input: &RuleInput) -> Result<Table, String>;
-    /// What it reads from a trace: the rules look at GPU work with the calls that launched it,
-    /// the calls and synchronization on the CPU, the profiler's own overhead and (`nvtx=`) NVTX.
-    fn needs(&self) -> Needs {
+    /// What it reads from a trace with these options: the rules look at GPU work with the calls
+    /// that launched it, the calls and synchronization on the CPU, the profiler's own overhead
+    /// and (`nvtx=`) NVTX.
+    fn needs(&self, _options: &ReportOptions) -> Needs {
         Needs::GPU_LINKS | Needs::SYNCS | Needs::NVTX | Needs::PROFILER_OVERHEAD
+    }
+}
+
+/// What the two rules over GPU busy time read ([`gpu_ops`]): the GPU work where it ran, the
+/// profiler's overhead, and NVTX only for an `nvtx=` window.
+fn gpu_ops_needs(options: &ReportOptions) -> Needs {
+    let needs = Needs::GPU_WORK | Needs::PROFILER_OVERHEAD;
+    if options.has("nvtx") {
+        needs | Needs::NVTX
+    } else {
+        needs
     }
 }
 
