@@ -130,8 +130,14 @@ fn a_dropped_report_shows_its_kernels_their_details_and_the_roofline() {
     assert_eq!(v.table.rows.len(), 113);
     assert_eq!(v.table.order.len(), 113);
     h.get_by_label("113 of 113 kernels shown");
-    // The report view, not an empty timeline.
+    // The report view, not an empty timeline: no timeline controls or legend in the top bar.
     h.get_by_label("Nsight Compute report");
+    for timeline_only in ["Launch arrows", "Ruler", "HtoD"] {
+        assert!(
+            h.query_by_label(timeline_only).is_none(),
+            "`{timeline_only}` on a report's tab"
+        );
+    }
 
     // Kernel 1 clicked, then kernel 0: its Details page.
     let name0 = v.report.workloads[0].display_name().to_string();

@@ -130,7 +130,11 @@ impl SightlineApp {
                 }
             });
             let tab = self.tab_mut();
-            if !compare_on && let Some(d) = &tab.document {
+            // An Nsight Compute report's tab has no timeline: no search, arrows, ruler or legend.
+            if !compare_on
+                && let Some(d) = &tab.document
+                && !is_ncu_report(&d.trace)
+            {
                 ui.separator();
                 match search::show(ui, &d.trace, &d.model.sql_tracks, &mut tab.search) {
                     Some(search::SearchHit::Event(e)) => {
@@ -157,7 +161,13 @@ impl SightlineApp {
                 self.show_help = !self.show_help;
             }
             // Last: on a narrow window the legend is what runs off the edge, not the controls.
-            if self.tab().document.is_some() || compare_on {
+            if self
+                .tab()
+                .document
+                .as_ref()
+                .is_some_and(|d| !is_ncu_report(&d.trace))
+                || compare_on
+            {
                 ui.separator();
                 legend(ui, palette);
             }
@@ -304,4 +314,9 @@ fn short_legend_name(name: &str) -> &str {
         "Communication" => "Comm",
         other => other,
     }
+}
+
+/// Whether a tab's trace is an Nsight Compute report (a kernel table, no timeline).
+fn is_ncu_report(trace: &crate::trace::Trace) -> bool {
+    trace.format == crate::trace::TraceFormat::NsightCompute
 }
