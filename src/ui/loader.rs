@@ -15,18 +15,35 @@ use crate::trace::Trace;
 /// What the worker reports at the end.
 pub type LoadOutcome = Result<Trace, String>;
 
-/// A load in progress.
-pub struct LoadJob {
+/// A load in progress: of a trace, or of anything else read from a file on a worker (an
+/// attached Nsight Compute report with its join).
+pub struct LoadJob<T = Trace> {
     pub path: PathBuf,
     progress: Arc<Mutex<(String, f32)>>,
     cancel: Arc<AtomicBool>,
-    done: Receiver<LoadOutcome>,
+    done: Receiver<Result<T, String>>,
 }
 
-impl LoadJob {
+impl LoadJob<Trace> {
     /// Starts loading `path` on a new thread; `repaint` (when given) is asked for a frame on
     /// every progress step so the bar moves.
     pub fn start(path: PathBuf, repaint: Option<egui::Context>) -> Self {
+        LoadJob::run(path, repaint, "sightline-load", |path, control| {
+            load::load_file_with(path, control).map_err(|e| e.to_string())
+        })
+    }
+}
+
+impl<T: Send + 'static> LoadJob<T> {
+    /// Runs `work` on `path` on a new thread named `thread`, with a [`LoadControl`] whose
+    /// progress this job publishes and whose cancel flag [`LoadJob::cancel`] (or dropping the
+    /// job) sets.
+    pub fn run(
+        path: PathBuf,
+        repaint: Option<egui::Context>,
+        thread: &str,
+        work: impl FnOnce(&Path, &LoadControl) -> Result<T, String> + Send + 'static,
+    ) -> Self {
         let progress = Arc::new(Mutex::new(("opening".to_string(), 0.0)));
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, done) = channel();
@@ -34,7 +51,7 @@ impl LoadJob {
         let worker_progress = Arc::clone(&progress);
         let worker_cancel = Arc::clone(&cancel);
         let spawned = std::thread::Builder::new()
-            .name("sightline-load".to_string())
+            .name(thread.to_string())
             .spawn(move || {
                 let report = |p: &LoadProgress| {
                     if let Ok(mut slot) = worker_progress.lock() {
@@ -44,7 +61,12 @@ impl LoadJob {
                         ctx.request_repaint();
                     }
                 };
-                let outcome = load_any(&worker_path, &report, &worker_cancel);
+                let control = LoadControl {
+                    progress: &report,
+                    cancel: &worker_cancel,
+                    needs: crate::trace::Needs::ALL,
+                };
+                let outcome = work(&worker_path, &control);
                 // The receiver is gone when a newer open replaced this job: nothing to do.
                 let _ = tx.send(outcome);
                 if let Some(ctx) = &repaint {
@@ -86,7 +108,7 @@ impl LoadJob {
     }
 
     /// The outcome once the worker is done.
-    pub fn poll(&self) -> Option<LoadOutcome> {
+    pub fn poll(&self) -> Option<Result<T, String>> {
         match self.done.try_recv() {
             Ok(outcome) => Some(outcome),
             Err(TryRecvError::Empty) => None,
@@ -97,22 +119,9 @@ impl LoadJob {
     }
 }
 
-impl Drop for LoadJob {
+impl<T> Drop for LoadJob<T> {
     /// A replaced or abandoned load stops reading as soon as it notices.
     fn drop(&mut self) {
-        self.cancel();
+        self.cancel.store(true, Ordering::Relaxed);
     }
-}
-
-fn load_any(
-    path: &Path,
-    report: &(dyn Fn(&LoadProgress) + Sync),
-    cancel: &AtomicBool,
-) -> LoadOutcome {
-    let control = LoadControl {
-        progress: report,
-        cancel,
-        needs: crate::trace::Needs::ALL,
-    };
-    load::load_file_with(path, &control).map_err(|e| e.to_string())
 }

@@ -7,14 +7,13 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
 use crate::analysis::ncu::facts::{self, NameAverages, WorthOptimising};
 use crate::analysis::ncu::{self, NcuJoin};
-use crate::load::{self, LoadControl};
+use crate::load;
 use crate::trace::ncu::NcuReport;
 use crate::trace::{StrId, Trace};
+use crate::ui::loader::LoadJob;
 
 /// A report joined to a tab's trace.
 pub struct AttachedNcu {
@@ -62,66 +61,21 @@ impl AttachedNcu {
     }
 }
 
-/// A report being read and joined.
-pub struct NcuAttachJob {
-    pub path: PathBuf,
-    cancel: Arc<AtomicBool>,
-    done: Receiver<Result<AttachedNcu, String>>,
-}
+/// A report being read and joined, on a worker thread.
+pub type NcuAttachJob = LoadJob<AttachedNcu>;
 
-impl NcuAttachJob {
-    /// Reads `path` and joins it to `trace` on a new thread; `repaint` is asked for a frame when
-    /// done.
-    pub fn start(path: PathBuf, trace: Arc<Trace>, repaint: Option<egui::Context>) -> Self {
-        let cancel = Arc::new(AtomicBool::new(false));
-        let (tx, done) = channel();
-        let worker_path = path.clone();
-        let worker_cancel = Arc::clone(&cancel);
-        let spawned = std::thread::Builder::new()
-            .name("sightline-ncu".to_string())
-            .spawn(move || {
-                let control = LoadControl {
-                    progress: &|_| {},
-                    cancel: &worker_cancel,
-                    needs: crate::trace::Needs::ALL,
-                };
-                let outcome = load::ncu_rep::load_report(&worker_path, &control)
-                    .map(|report| AttachedNcu::new(&trace, Arc::new(report)))
-                    .map_err(|e| e.to_string());
-                let _ = tx.send(outcome);
-                if let Some(ctx) = &repaint {
-                    ctx.request_repaint();
-                }
-            });
-        if let Err(e) = spawned {
-            let (tx, rx) = channel();
-            let _ = tx.send(Err(format!("cannot start a loading thread: {e}")));
-            return Self {
-                path,
-                cancel,
-                done: rx,
-            };
-        }
-        Self { path, cancel, done }
-    }
-
-    /// The outcome once the worker is done.
-    pub fn poll(&self) -> Option<Result<AttachedNcu, String>> {
-        match self.done.try_recv() {
-            Ok(outcome) => Some(outcome),
-            Err(TryRecvError::Empty) => None,
-            Err(TryRecvError::Disconnected) => Some(Err(
-                "the report's loading thread stopped unexpectedly".to_string(),
-            )),
-        }
-    }
-}
-
-impl Drop for NcuAttachJob {
-    fn drop(&mut self) {
-        self.cancel
-            .store(true, std::sync::atomic::Ordering::Relaxed);
-    }
+/// Reads `path` and joins it to `trace` on a new thread; `repaint` is asked for a frame when
+/// done.
+pub fn start_attach(
+    path: PathBuf,
+    trace: Arc<Trace>,
+    repaint: Option<egui::Context>,
+) -> NcuAttachJob {
+    LoadJob::run(path, repaint, "sightline-ncu", move |path, control| {
+        load::ncu_rep::load_report(path, control)
+            .map(|report| AttachedNcu::new(&trace, Arc::new(report)))
+            .map_err(|e| e.to_string())
+    })
 }
 
 /// A tab's attached report: asked for, being read, read, or failed.
@@ -139,7 +93,7 @@ impl NcuAttachment {
     pub fn start(&mut self, path: PathBuf, trace: Arc<Trace>, ctx: Option<&egui::Context>) {
         self.pending = None;
         self.error = None;
-        self.job = Some(NcuAttachJob::start(path, trace, ctx.cloned()));
+        self.job = Some(start_attach(path, trace, ctx.cloned()));
     }
 
     /// Takes in a finished job; true when a report was just attached.
