@@ -16,6 +16,7 @@ pub fn range_kind_name(kind: RangeKind) -> &'static str {
     match kind {
         RangeKind::Nvtx => "nvtx",
         RangeKind::Operator => "operator",
+        RangeKind::ProfilerOverhead => "profiler_overhead",
         RangeKind::Annotation => "annotation",
         RangeKind::GpuAnnotation => "gpu_annotation",
         RangeKind::Python => "python",

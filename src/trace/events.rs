@@ -303,6 +303,10 @@ pub enum RangeKind {
     Annotation,
     /// A PyTorch operator (Kineto `cpu_op`, 2021 schema `Operator`).
     Operator,
+    /// Time the profiler spent inside the program (Kineto `overhead`: CUPTI's `Activity Buffer
+    /// Request`, `Buffer Flush`), placed on the thread whose operators were running then: Kineto
+    /// writes no thread (pid -1, tid 0).
+    ProfilerOverhead,
     /// NVTX (nsys exports).
     #[default]
     Nvtx,
@@ -318,6 +322,7 @@ impl RangeKind {
         match self {
             RangeKind::Annotation => "Annotations",
             RangeKind::Operator => "Operators",
+            RangeKind::ProfilerOverhead => "Profiler overhead",
             RangeKind::Nvtx => "NVTX",
             RangeKind::Python => "Python",
             RangeKind::GpuAnnotation => "GPU annotations",

@@ -1,7 +1,8 @@
 //! Joins the parsed batches in file order and hands them to the same assembly an nsys export
 //! goes through (sorting by track, launch links by correlation id, range nesting, indices), then
-//! adds what only a PyTorch trace has: GPU annotation lanes, the allocator's memory row, GPU
-//! names from `deviceProperties`, the rank and the trace's own metadata.
+//! adds what only a PyTorch trace has: the profiler's overhead on the thread it delayed, GPU
+//! annotation lanes, the allocator's memory row, GPU names from `deviceProperties`, the rank and
+//! the trace's own metadata.
 
 use std::collections::HashMap;
 
@@ -81,6 +82,7 @@ pub fn build(read: FileContents) -> Trace {
         counts.add(&b.counts);
     }
     count_warnings(&counts, &mut warnings);
+    super::overhead::place(&mut ranges, &api.global_tid, &mut warnings);
 
     // File order: the position of each row in its table, as nsys's row dumps break ties.
     let order = |n: usize| (0..n).map(|i| i.min(u32::MAX as usize) as u32).collect();

@@ -10,6 +10,7 @@
 mod build;
 pub mod event;
 mod framer;
+mod overhead;
 mod parse;
 
 use std::io::Read;

@@ -4,9 +4,10 @@
 //!
 //! Categories, current schema and the 2021 one: `kernel`/`Kernel`, `gpu_memcpy`/`Memcpy`,
 //! `gpu_memset`/`Memset` are GPU work; `cuda_runtime`, `cuda_driver`/`Runtime` CUDA calls;
-//! `cpu_op`/`Operator`, `user_annotation`, `python_function`, `gpu_user_annotation` ranges;
-//! `[memory]` instants allocator events; `M` events name processes and threads. Everything else
-//! (flows, `Trace` spans, unknown categories) is counted and left out.
+//! `cpu_op`/`Operator`, `user_annotation`, `python_function`, `gpu_user_annotation` and Kineto's
+//! own `overhead` ranges (placed on a thread by [`super::overhead`]); `[memory]` instants
+//! allocator events; `M` events name processes and threads. Everything else (flows, `Trace`
+//! spans, unknown categories) is counted and left out.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -105,6 +106,7 @@ fn family(cat: &str) -> Family {
         "user_annotation" => Family::Range(RangeKind::Annotation),
         "python_function" => Family::Range(RangeKind::Python),
         "gpu_user_annotation" => Family::Range(RangeKind::GpuAnnotation),
+        "overhead" => Family::Range(RangeKind::ProfilerOverhead),
         _ => Family::Other,
     }
 }

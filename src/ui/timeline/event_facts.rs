@@ -100,6 +100,7 @@ pub fn describe(
         EventKind::Nvtx => match trace.nvtx.kind_of(i) {
             RangeKind::Nvtx => None,
             RangeKind::Operator => Some("PyTorch operator"),
+            RangeKind::ProfilerOverhead => Some("Profiler overhead (Kineto / CUPTI)"),
             RangeKind::Annotation => Some("PyTorch annotation (record_function)"),
             RangeKind::Python => Some("Python frame"),
             RangeKind::GpuAnnotation => Some("GPU annotation (record_function on the GPU)"),
