@@ -224,9 +224,19 @@ fn attached_report_shows_a_gemm_kernels_ncu_numbers_in_its_details() {
         }
     }
     assert!(filled >= 3, "{filled} cells filled");
-    eprintln!(
-        "kernel summary: {} rows, {filled} ncu cells filled",
-        table.rows.len()
+    // And the panel draws it (its layout made for the new columns): the row count under it.
+    let shown = format!("{n} of {n} rows", n = table.rows.len());
+    eprintln!("kernel summary: {shown}, {filled} ncu cells filled");
+    for _ in 0..100 {
+        h.step();
+        if h.query_by_label(&shown).is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        h.query_by_label(&shown).is_some(),
+        "the table is drawn: `{shown}`"
     );
 }
 

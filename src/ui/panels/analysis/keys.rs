@@ -48,7 +48,9 @@ pub struct InputsKey {
 
 /// What a table's layout depends on: the table (by its inputs and report), the name filter and
 /// the sort.
-pub(super) type LayoutKey = (InputsKey, &'static str, String, Option<Sort>);
+/// The table's inputs and report, the name filter, the sort, and the attached Nsight Compute
+/// report the kernel summary took its columns from (its address; 0: none).
+pub(super) type LayoutKey = (InputsKey, &'static str, String, Option<Sort>, usize);
 
 /// Names a row across recomputations: its report and its text cells (name, style, …), and where
 /// it was when chosen, which tells apart rows whose text is the same (the rows of a dump, one

@@ -114,7 +114,14 @@ impl AnalysisPanel {
             }
             return;
         };
-        let layout_key = (inputs, self.report, self.name_filter.clone(), self.sort);
+        // The table's columns change when a report is attached: so does the layout's key.
+        let layout_key = (
+            inputs,
+            self.report,
+            self.name_filter.clone(),
+            self.sort,
+            self.report_key(inputs, self.report).2,
+        );
         if let Some(fresh) = &fresh {
             let (t, filter, sort) = (fresh.clone(), self.name_filter.clone(), self.sort);
             let repaint = self.repaint_fn();
