@@ -18,6 +18,7 @@ mod ncu_commands;
 mod ncu_diff_command;
 mod ncu_join_command;
 mod ordered_work;
+mod output_pipes;
 pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};
 pub use diff_commands::DiffArgs;
 mod perf_commands;

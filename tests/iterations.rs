@@ -99,7 +99,7 @@ fn transformer_iterations_are_its_step_ranges_and_the_kernels_they_launched() {
     assert_eq!(found.family, "step_*");
     assert_eq!(found.iterations.len(), sql.len());
     for (it, row) in found.iterations.iter().zip(&sql) {
-        assert_eq!(it.name, row.text);
+        assert_eq!(*it.name, row.text);
         assert_eq!(
             (it.start_ns, it.end_ns),
             (row.start, row.end),
@@ -304,7 +304,7 @@ fn pytorch_iterations_are_its_profiler_steps_and_the_kernels_they_launched() {
     let found = iterations::iterations(&trace, TimeRange::ALL, &FamilyChoice::Default, None);
     assert_eq!(found.iterations.len(), steps.len());
     for (it, (start, (name, duration, count, gpu))) in found.iterations.iter().zip(&expected) {
-        assert_eq!(&it.name, name);
+        assert_eq!(&*it.name, name.as_str());
         // The JSON's µs floats round to the ns within 1; the loader reads the text exactly.
         assert!((it.start_ns - start).abs() <= 1, "{name}");
         assert!((it.duration_ns() - duration).abs() <= 2, "{name}");

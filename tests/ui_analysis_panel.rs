@@ -107,7 +107,7 @@ fn row_name(row: &analysis::Row) -> String {
         .iter()
         .rev()
         .find_map(|c| match c {
-            analysis::Cell::Text(t) => Some(t.clone()),
+            analysis::Cell::Text(t) => Some(t.to_string()),
             _ => None,
         })
         .expect("a text cell")

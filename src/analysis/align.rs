@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use regex::Regex;
 
 use crate::analysis::warmup::is_warmup_name;
-use crate::trace::{NvtxStyle, RangeKind, Trace};
+use crate::trace::{NvtxStyle, RangeKind, StrId, Trace};
 
 /// What relative zero is in each run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,16 +170,27 @@ pub fn outermost_repeated(trace: &Trace) -> Vec<(String, usize)> {
     let n = &trace.nvtx;
     // Every candidate instance: (start, end, family id).
     let mut ids: HashMap<String, usize> = HashMap::new();
+    // Each distinct key's family id (`None`: not a candidate), worked out once: a long name is
+    // not copied, hashed and lower-cased per instance. A key is the range's text, or
+    // `ProfilerStep*` standing for it.
+    let mut family_of_key: HashMap<(StrId, bool), Option<usize>> = HashMap::new();
     let mut instances: Vec<(i64, i64, usize)> = Vec::new();
     for i in 0..n.spans.len() {
         let Some(key) = range_key(trace, i) else {
             continue;
         };
-        if key.is_empty() || is_warmup_name(key) {
+        let id = *family_of_key
+            .entry((n.spans.name[i], key == PROFILER_STEP))
+            .or_insert_with(|| {
+                if key.is_empty() || is_warmup_name(key) {
+                    return None;
+                }
+                let next = ids.len();
+                Some(*ids.entry(family_of(key).into_owned()).or_insert(next))
+            });
+        let Some(id) = id else {
             continue;
-        }
-        let next = ids.len();
-        let id = *ids.entry(family_of(key).into_owned()).or_insert(next);
+        };
         instances.push((n.spans.start_ns[i], n.spans.end_ns[i], id));
     }
     let families = ids.len();

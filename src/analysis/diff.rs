@@ -139,7 +139,7 @@ pub fn canonical_kernel_names(report: &str, table: &mut Table) {
     };
     for row in &mut table.rows {
         if let Some(Cell::Text(name)) = row.cells.get_mut(c.name) {
-            *name = super::demangled::canonical_kernel_name(name);
+            *name = super::demangled::canonical_kernel_name(&name.as_str()).into();
         }
     }
 }

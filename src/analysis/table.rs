@@ -7,6 +7,9 @@ use std::sync::{Arc, Mutex};
 use super::filter::EventTable;
 use super::rounding::py_float;
 
+pub mod text;
+pub use text::CellText;
+
 /// One cell. Typed so that the panel sorts numbers as numbers and the CSV writer prints each the
 /// way nsys's Python `csv.writer` does.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,11 +22,12 @@ pub enum Cell {
     Float(f64),
     /// A number printed with a fixed number of decimals, as SQL `printf('%.3f', x)` does.
     Fixed(f64, u8),
-    Text(String),
+    /// Text, shared with the trace where it is a name (`Cell::text(trace.shared_str(id))`).
+    Text(CellText),
 }
 
 impl Cell {
-    pub fn text(s: impl Into<String>) -> Cell {
+    pub fn text(s: impl Into<CellText>) -> Cell {
         Cell::Text(s.into())
     }
 
@@ -39,7 +43,7 @@ impl Cell {
             Cell::Int(v) => v.to_string(),
             Cell::Float(v) => py_float(*v),
             Cell::Fixed(v, decimals) => format!("{v:.prec$}", prec = *decimals as usize),
-            Cell::Text(s) => s.clone(),
+            Cell::Text(s) => s.to_string(),
         }
     }
 
@@ -56,7 +60,7 @@ impl Cell {
             }
             Cell::Fixed(v, decimals) => write!(out, "{v:.prec$}", prec = *decimals as usize),
             Cell::Text(s) => {
-                out.push_str(s);
+                s.pieces().iter().for_each(|p| out.push_str(p));
                 Ok(())
             }
         };

@@ -120,10 +120,18 @@ impl WarmupExclusion {
 
 /// Does an NVTX text name a warm-up phase (`warmup`, `warm-up`, `warm_up`, any case)?
 pub fn is_warmup_name(name: &str) -> bool {
-    let lower = name.to_lowercase();
-    ["warmup", "warm-up", "warm_up"]
-        .iter()
-        .any(|w| lower.contains(w))
+    // Compared ASCII-blind in place rather than on a lower-cased copy (a text can be megabytes,
+    // read once per range): no other character lower-cases to one of these letters.
+    let bytes = name.as_bytes();
+    (0..bytes.len())
+        .filter(|&i| bytes[i].eq_ignore_ascii_case(&b'w'))
+        .any(|i| {
+            [&b"warmup"[..], b"warm-up", b"warm_up"].iter().any(|w| {
+                bytes[i..]
+                    .get(..w.len())
+                    .is_some_and(|b| b.eq_ignore_ascii_case(w))
+            })
+        })
 }
 
 /// Indices into `trace.nvtx` of the ranges (not marks) any of `rules` chooses, ascending.
@@ -134,8 +142,15 @@ pub fn matching_ranges(trace: &Trace, rules: &[ExclusionRule]) -> Vec<usize> {
     for rule in rules {
         match rule {
             ExclusionRule::WarmupNames => {
+                // Each distinct text read once, however many ranges it names.
+                let mut warmup_text: Vec<Option<bool>> = vec![None; trace.strings.len()];
                 for (i, c) in chosen.iter_mut().enumerate() {
-                    *c |= is_range(i) && is_warmup_name(trace.str(n.spans.name[i]));
+                    let id = n.spans.name[i];
+                    let named = match warmup_text.get_mut(id as usize) {
+                        Some(known) => *known.get_or_insert_with(|| is_warmup_name(trace.str(id))),
+                        None => is_warmup_name(trace.str(id)),
+                    };
+                    *c |= is_range(i) && named;
                 }
             }
             ExclusionRule::NameRegex(re) => {

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Result, bail};
 
 use super::ordered_work::OrderedWork;
+use super::output_pipes::{OutputPipes, PipeWriter};
 use super::{Format, parse_range_arg};
 use crate::analysis::reports::{self, ReportOptions, StatsReport};
 use crate::analysis::rules::{self, Rule, RuleInput};
@@ -98,8 +99,10 @@ pub fn set_group_by_input_shape(requests: &mut [ReportRequest]) {
 /// Computes and prints each request; returns the exit code (0). Reports are computed and
 /// written out as text on worker threads, as many at once as there are cores, and printed in the
 /// order asked: a row dump takes as long to write as to compute, and the reports are independent.
-/// A worker takes the next report only while fewer than twice as many finished ones wait to be
-/// printed, so a slow reader of stdout does not let the whole output pile up in memory.
+/// Each writes into its own bounded pipe ([`OutputPipes`]) that the printer empties when its turn
+/// comes, so output goes out as it is written; a worker takes the next report only while fewer
+/// than twice as many wait to be printed, and waits while its pipe is full, so neither a slow
+/// reader of stdout nor a report of gigabytes piles the output up in memory.
 pub fn print_reports(
     trace: &Trace,
     requests: &[ReportRequest],
@@ -109,76 +112,83 @@ pub fn print_reports(
     several: bool,
     out: &mut impl Write,
 ) -> Result<i32> {
-    let render = |request: &ReportRequest| -> Result<Option<Vec<u8>>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, requests.len().max(1));
+    let ahead = 2 * workers;
+    let ordered = OrderedWork::new(requests.len(), ahead);
+    // At most about 64 MiB waiting in all the pipes ahead of the printer, 1 MiB each at least.
+    let pipes = OutputPipes::new(requests.len(), ((64 << 20) / ahead).max(1 << 20));
+    let render = |i: usize| -> Result<Option<()>> {
+        // Taken first: however this returns, dropping it tells the printer the report is done.
+        let text = pipes.writer(i);
+        let request = &requests[i];
         if reports::format_lacks(request.report, trace) {
             return Ok(None);
         }
         let id = request.report.name();
         // A row dump written as CSV goes out row by row as it is computed, never held whole.
-        let csv_sink = (format == Format::Csv && request.report.streams()).then(|| {
+        if format == Format::Csv && request.report.streams() {
             let prefix = if several {
                 format!("# {id}\n")
             } else {
                 String::new()
             };
-            Arc::new(Mutex::new(nsys_csv::CsvSink::new(&prefix)))
-        });
-        let table = request.report.compute(&ReportInput {
-            trace,
-            filter,
-            options: &request.options,
-            with_events: false,
-            row_limit: None,
-            nsys_format,
-            sink: csv_sink
-                .clone()
-                .map(|s| SharedSink(s as Arc<Mutex<dyn RowSink>>)),
-        });
-        if let Some(sink) = csv_sink
-            && table.streamed > 0
-        {
-            drop(table);
-            let mut sink = sink
+            let sink = Arc::new(Mutex::new(nsys_csv::CsvSink::new(text, &prefix)));
+            let table = compute(trace, request, filter, nsys_format, Some(sink.clone()));
+            let taken = sink
                 .lock()
-                .map_err(|_| anyhow::anyhow!("{id}: the report failed"))?;
-            return Ok(sink.take()?);
+                .map_err(|_| anyhow::anyhow!("{id}: the report failed"))?
+                .take()?;
+            let Some((mut text, wrote)) = taken else {
+                bail!("{id}: the report failed");
+            };
+            if wrote {
+                return Ok(Some(()));
+            }
+            if table.is_empty() {
+                return Ok(None);
+            }
+            // Rows kept rather than streamed (a report that fills its table another way).
+            write_table(&table, "", id, format, several, &mut text)?;
+            text.flush()?;
+            return Ok(Some(()));
         }
+        let table = compute(trace, request, filter, nsys_format, None);
         if table.is_empty() {
             return Ok(None);
         }
         let title = format!("{} ({id}):", request.report.title());
-        let mut text = Vec::new();
+        let mut text = text;
         write_table(&table, &title, id, format, several, &mut text)?;
-        Ok(Some(text))
+        text.flush()?;
+        Ok(Some(()))
     };
-    let workers = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .clamp(1, requests.len().max(1));
-    let ordered = OrderedWork::new(requests.len(), 2 * workers);
     std::thread::scope(|s| -> Result<()> {
         for _ in 0..workers {
             s.spawn(|| {
                 while let Some(i) = ordered.take() {
                     // A report that panics fails alone (the hook has said why); the printer
-                    // must not wait for it forever.
-                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        render(&requests[i])
-                    }))
-                    .unwrap_or_else(|_| {
-                        Err(anyhow::anyhow!(
-                            "{}: the report failed",
-                            requests[i].report.name()
-                        ))
-                    });
+                    // must not wait for it forever (its pipe closes as the panic unwinds).
+                    let result =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| render(i)))
+                            .unwrap_or_else(|_| {
+                                Err(anyhow::anyhow!(
+                                    "{}: the report failed",
+                                    requests[i].report.name()
+                                ))
+                            });
                     ordered.finish(i, result);
                 }
             });
         }
-        // On an error the workers are told to stop taking reports; the scope waits for them.
+        // On an error the workers are told to stop taking reports and writing; the scope waits
+        // for them.
         let result = (|| -> Result<()> {
             for (i, request) in requests.iter().enumerate() {
+                pipes.drain(i, out)?;
                 match ordered.wait_for(i)? {
-                    Some(text) => out.write_all(&text)?,
+                    Some(()) => {}
                     None => {
                         // What was printed before comes before the word on stderr.
                         out.flush()?;
@@ -189,9 +199,29 @@ pub fn print_reports(
             Ok(())
         })();
         ordered.stop();
+        pipes.abandon();
         result
     })?;
     Ok(0)
+}
+
+/// One report computed, its rows streamed to `sink` when given.
+fn compute(
+    trace: &Trace,
+    request: &ReportRequest,
+    filter: &Filter,
+    nsys_format: NsysFormat,
+    sink: Option<Arc<Mutex<nsys_csv::CsvSink<PipeWriter>>>>,
+) -> Table {
+    request.report.compute(&ReportInput {
+        trace,
+        filter,
+        options: &request.options,
+        with_events: false,
+        row_limit: None,
+        nsys_format,
+        sink: sink.map(|s| SharedSink(s as Arc<Mutex<dyn RowSink>>)),
+    })
 }
 
 /// Says on stderr why a report printed nothing: rows there but unreadable are worth a word even
@@ -232,8 +262,7 @@ pub fn write_table(
         Format::Table => {
             writeln!(out, "\n {title}\n")?;
             let header: Vec<&str> = table.columns.iter().map(String::as_str).collect();
-            let text = text_table::render(&header, &nsys_csv::table_text_rows(table));
-            out.write_all(text.as_bytes())?;
+            text_table::write_table(&header, table, out)?;
         }
     }
     Ok(())

@@ -6,7 +6,7 @@
 use std::io::Write;
 
 pub use crate::analysis::rounding::{py_float, sqlite_round};
-use crate::analysis::table::{Cell, RowSink};
+use crate::analysis::table::{Cell, CellText, RowSink};
 use crate::analysis::{Report, ReportTable, Table};
 
 /// Header of each classic report, as nsys prints it.
@@ -120,26 +120,37 @@ impl<W: Write> CsvRows<W> {
     }
 
     /// The output, flushed; `None` when no row (nor header) was written.
-    pub fn finish(mut self) -> csv::Result<Option<W>> {
-        if !self.started {
-            return Ok(None);
+    pub fn finish(self) -> csv::Result<Option<W>> {
+        let (out, started) = self.into_inner()?;
+        Ok(started.then_some(out))
+    }
+
+    /// The output, flushed, and whether any row (or header) was written to it.
+    pub fn into_inner(mut self) -> csv::Result<(W, bool)> {
+        if self.started {
+            self.out.write_all(&self.buf)?;
+            self.out.flush()?;
         }
-        self.out.write_all(&self.buf)?;
-        self.out.flush()?;
-        Ok(Some(self.out))
+        Ok((self.out, self.started))
     }
 }
 
-/// A text field, in double quotes (doubled inside) when it needs them.
-fn push_quoted(buf: &mut Vec<u8>, s: &str, only_field: bool) {
-    let needs =
-        (only_field && s.is_empty()) || s.bytes().any(|b| matches!(b, b',' | b'"' | b'\r' | b'\n'));
+/// A text field, in double quotes (doubled inside) when it needs them; its pieces are written
+/// one after the other, never put together first.
+fn push_quoted(buf: &mut Vec<u8>, text: &CellText, only_field: bool) {
+    let pieces = text.pieces();
+    let needs = (only_field && text.is_empty())
+        || pieces
+            .iter()
+            .any(|s| s.bytes().any(|b| matches!(b, b',' | b'"' | b'\r' | b'\n')));
     if !needs {
-        buf.extend_from_slice(s.as_bytes());
+        pieces
+            .iter()
+            .for_each(|s| buf.extend_from_slice(s.as_bytes()));
         return;
     }
     buf.push(b'"');
-    for part in s.split_inclusive('"') {
+    for part in pieces.iter().flat_map(|s| s.split_inclusive('"')) {
         buf.extend_from_slice(part.as_bytes());
         if part.ends_with('"') {
             buf.push(b'"');
@@ -148,33 +159,31 @@ fn push_quoted(buf: &mut Vec<u8>, s: &str, only_field: bool) {
     buf.push(b'"');
 }
 
-/// The command line's sink for a row dump that streams: its CSV in memory, the first error kept.
-pub struct CsvSink {
-    rows: Option<CsvRows<Vec<u8>>>,
+/// The command line's sink for a row dump that streams: its CSV written to `W` as the rows come
+/// (in blocks), the first error kept.
+pub struct CsvSink<W: Write> {
+    rows: Option<CsvRows<W>>,
     error: Option<csv::Error>,
 }
 
-impl CsvSink {
-    pub fn new(prefix: &str) -> Self {
+impl<W: Write> CsvSink<W> {
+    pub fn new(out: W, prefix: &str) -> Self {
         Self {
-            rows: Some(CsvRows::new(Vec::new(), prefix)),
+            rows: Some(CsvRows::new(out, prefix)),
             error: None,
         }
     }
 
-    /// The CSV written (`None` when no row came), or the first error.
-    pub fn take(&mut self) -> csv::Result<Option<Vec<u8>>> {
+    /// The output, flushed, and whether any row came (`None` once taken), or the first error.
+    pub fn take(&mut self) -> csv::Result<Option<(W, bool)>> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        match self.rows.take() {
-            Some(rows) => rows.finish(),
-            None => Ok(None),
-        }
+        self.rows.take().map(CsvRows::into_inner).transpose()
     }
 }
 
-impl RowSink for CsvSink {
+impl<W: Write + Send> RowSink for CsvSink<W> {
     fn row(&mut self, columns: &[String], cells: &[Cell]) {
         if self.error.is_some() {
             return;
@@ -247,6 +256,30 @@ mod tests {
             String::from_utf8_lossy(&ours),
             String::from_utf8_lossy(&by_csv_crate(&columns, &rows))
         );
+        // A text of several pieces is quoted as the text they make.
+        let joined =
+            |pieces: &[&str]| Cell::Text(CellText::joined(pieces.iter().map(|p| (*p).into())));
+        let rows = vec![
+            vec![
+                joined(&["--", "say \"hi\""]),
+                Cell::Int(1),
+                joined(&["a", ","]),
+            ],
+            vec![
+                joined(&["dom", ":", "text"]),
+                Cell::Null,
+                joined(&["\"", "\""]),
+            ],
+        ];
+        let mut ours = CsvRows::new(Vec::new(), "");
+        for row in &rows {
+            ours.write(&columns, row).ok();
+        }
+        let ours = ours.finish().ok().flatten().unwrap_or_default();
+        assert_eq!(
+            String::from_utf8_lossy(&ours),
+            String::from_utf8_lossy(&by_csv_crate(&columns, &rows))
+        );
         // A row of one empty field is written `""`, as the crate writes it.
         let one = vec!["N".to_string()];
         for cell in [Cell::Null, Cell::text("")] {
@@ -265,7 +298,8 @@ mod tests {
         let mut out = Vec::new();
         write_table_csv(&table, &mut out).ok();
         assert_eq!(out, b"x,y\n");
-        let mut sink = CsvSink::new("# r\n");
+        let mut sink = CsvSink::new(Vec::new(), "# r\n");
+        assert!(matches!(sink.take(), Ok(Some((out, false))) if out.is_empty()));
         assert!(matches!(sink.take(), Ok(None)));
     }
 }

@@ -138,6 +138,11 @@ impl Trace {
         self.strings.get(id)
     }
 
+    /// Name of a string id, shared with the trace rather than copied (see [`StringTable::shared`]).
+    pub fn shared_str(&self, id: StrId) -> std::sync::Arc<str> {
+        self.strings.shared(id)
+    }
+
     pub fn gpu(&self, device: u32) -> Option<&GpuInfo> {
         self.gpus.iter().find(|g| g.device == device)
     }

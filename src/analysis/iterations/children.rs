@@ -14,12 +14,52 @@
 //! warm-up.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::Iteration;
 use super::outliers;
 use crate::analysis::align;
 use crate::analysis::reports::nvtx_tree::RangeForest;
-use crate::trace::Trace;
+use crate::trace::{StrId, Trace};
+
+/// A child instance: its text (an id in [`Texts`]), start and end.
+type Child = (u32, i64, i64);
+
+/// The texts children are grouped by — their names and the families of those — each held once
+/// (shared with the trace's string table) and hashed once: an instance carries a small id, so a
+/// name of megabytes costs neither a copy nor a hash per instance.
+#[derive(Default)]
+struct Texts {
+    texts: Vec<Arc<str>>,
+    ids: HashMap<Arc<str>, u32>,
+    of_name: HashMap<StrId, u32>,
+}
+
+impl Texts {
+    fn intern(&mut self, text: Arc<str>) -> u32 {
+        if let Some(&id) = self.ids.get(&text) {
+            return id;
+        }
+        let id = self.texts.len() as u32;
+        self.texts.push(Arc::clone(&text));
+        self.ids.insert(text, id);
+        id
+    }
+
+    /// The id of the trace's string `name`.
+    fn name(&mut self, trace: &Trace, name: StrId) -> u32 {
+        if let Some(&id) = self.of_name.get(&name) {
+            return id;
+        }
+        let id = self.intern(trace.shared_str(name));
+        self.of_name.insert(name, id);
+        id
+    }
+
+    fn get(&self, id: u32) -> &str {
+        self.texts.get(id as usize).map_or("", |t| t)
+    }
+}
 
 /// The most columns a heatmap gets.
 pub const MAX_COLUMNS: usize = 24;
@@ -68,32 +108,37 @@ pub fn of(
     iterations: &[Iteration],
     kernels: &[Vec<u32>],
 ) -> Children {
-    let ranges: Vec<Vec<(String, i64, i64)>> = positions
+    let mut texts = Texts::default();
+    let ranges: Vec<Vec<Child>> = positions
         .iter()
-        .map(|&p| nested_ranges(trace, forest, p))
+        .map(|&p| nested_ranges(trace, forest, p, &mut texts))
         .collect();
     if ranges.iter().any(|r| !r.is_empty()) {
-        return tabulate(ChildKind::Ranges, iterations, ranges);
+        return tabulate(ChildKind::Ranges, iterations, ranges, texts);
     }
     let k = &trace.kernels;
-    let launched: Vec<Vec<(String, i64, i64)>> = kernels
+    let launched: Vec<Vec<Child>> = kernels
         .iter()
         .map(|list| {
             list.iter()
                 .map(|&i| {
                     let i = i as usize;
-                    let name = trace.str(k.short_name.get(i).copied().unwrap_or(k.spans.name[i]));
-                    (name.to_string(), k.spans.start_ns[i], k.spans.end_ns[i])
+                    let name = k.short_name.get(i).copied().unwrap_or(k.spans.name[i]);
+                    (
+                        texts.name(trace, name),
+                        k.spans.start_ns[i],
+                        k.spans.end_ns[i],
+                    )
                 })
                 .collect()
         })
         .collect();
-    tabulate(ChildKind::Kernels, iterations, launched)
+    tabulate(ChildKind::Kernels, iterations, launched, texts)
 }
 
 /// The ranges nested in position `p` on its thread that could be iterations themselves (NVTX,
 /// annotations): (text, start, end).
-fn nested_ranges(trace: &Trace, forest: &RangeForest, p: usize) -> Vec<(String, i64, i64)> {
+fn nested_ranges(trace: &Trace, forest: &RangeForest, p: usize, texts: &mut Texts) -> Vec<Child> {
     let t = forest.threads.partition_point(|(_, r)| r.end <= p);
     let Some((_, thread)) = forest.threads.get(t) else {
         return Vec::new();
@@ -109,13 +154,11 @@ fn nested_ranges(trace: &Trace, forest: &RangeForest, p: usize) -> Vec<(String, 
         if forest.end_ns[q] > end {
             continue; // overlaps the iteration's end: not inside it
         }
-        if let Some(key) = align::range_key(trace, i) {
-            let name = if key == align::PROFILER_STEP {
-                trace.str(trace.nvtx.spans.name[i])
-            } else {
-                key
-            };
-            out.push((name.to_string(), start, forest.end_ns[q]));
+        // A range with a key is named by its own text (a `ProfilerStep#N` too, not by the
+        // key `ProfilerStep*` that stands for them all).
+        if align::range_key(trace, i).is_some() {
+            let name = texts.name(trace, trace.nvtx.spans.name[i]);
+            out.push((name, start, forest.end_ns[q]));
         }
     }
     out
@@ -125,21 +168,33 @@ fn nested_ranges(trace: &Trace, forest: &RangeForest, p: usize) -> Vec<(String, 
 /// each fill one cell of their own column: a name found in one iteration only, whose family
 /// ([`align::family_of`]) is found in several, is replaced by its family (`step_*`). Names found
 /// in every iteration (`layer_3_forward`) keep their own column.
-fn merge_numbered(mut per_iteration: Vec<Vec<(String, i64, i64)>>) -> Vec<Vec<(String, i64, i64)>> {
-    let mut iterations_of: HashMap<String, usize> = HashMap::new();
-    let mut family_iterations: HashMap<String, usize> = HashMap::new();
+fn merge_numbered(mut per_iteration: Vec<Vec<Child>>, texts: &mut Texts) -> Vec<Vec<Child>> {
+    // Each distinct name's family, worked out once.
+    let mut family: HashMap<u32, u32> = HashMap::new();
+    let mut iterations_of: HashMap<u32, usize> = HashMap::new();
+    let mut family_iterations: HashMap<u32, usize> = HashMap::new();
     for list in &per_iteration {
-        let mut names: Vec<&str> = list.iter().map(|(n, _, _)| n.as_str()).collect();
+        let mut names: Vec<u32> = list.iter().map(|&(n, _, _)| n).collect();
         names.sort_unstable();
         names.dedup();
-        let mut families: Vec<String> = names
+        let mut families: Vec<u32> = names
             .iter()
-            .map(|n| align::family_of(n).into_owned())
+            .map(|&n| {
+                if let Some(&f) = family.get(&n) {
+                    return f;
+                }
+                let f = match align::family_of(texts.get(n)) {
+                    std::borrow::Cow::Borrowed(_) => n,
+                    std::borrow::Cow::Owned(f) => texts.intern(f.into()),
+                };
+                family.insert(n, f);
+                f
+            })
             .collect();
         families.sort_unstable();
         families.dedup();
         for n in names {
-            *iterations_of.entry(n.to_string()).or_default() += 1;
+            *iterations_of.entry(n).or_default() += 1;
         }
         for f in families {
             *family_iterations.entry(f).or_default() += 1;
@@ -147,11 +202,13 @@ fn merge_numbered(mut per_iteration: Vec<Vec<(String, i64, i64)>>) -> Vec<Vec<(S
     }
     for list in &mut per_iteration {
         for (name, _, _) in list.iter_mut() {
-            let family = align::family_of(name).into_owned();
-            if iterations_of.get(name.as_str()).copied().unwrap_or(0) <= 1
-                && family_iterations.get(&family).copied().unwrap_or(0) > 1
+            let Some(&f) = family.get(name) else {
+                continue;
+            };
+            if iterations_of.get(name).copied().unwrap_or(0) <= 1
+                && family_iterations.get(&f).copied().unwrap_or(0) > 1
             {
-                *name = family;
+                *name = f;
             }
         }
     }
@@ -162,11 +219,12 @@ fn merge_numbered(mut per_iteration: Vec<Vec<(String, i64, i64)>>) -> Vec<Vec<(S
 fn tabulate(
     kind: ChildKind,
     iterations: &[Iteration],
-    per_iteration: Vec<Vec<(String, i64, i64)>>,
+    per_iteration: Vec<Vec<Child>>,
+    mut texts: Texts,
 ) -> Children {
-    let per_iteration = merge_numbered(per_iteration);
+    let per_iteration = merge_numbered(per_iteration, &mut texts);
     // Column id by name; total time; summed offset from the iteration start and its count.
-    let mut ids: HashMap<String, usize> = HashMap::new();
+    let mut ids: HashMap<u32, usize> = HashMap::new();
     let mut totals: Vec<(i64, i128, i64)> = Vec::new();
     let mut cells: Vec<HashMap<usize, ChildCell>> = Vec::with_capacity(per_iteration.len());
     for (it, list) in iterations.iter().zip(per_iteration) {
@@ -196,8 +254,14 @@ fn tabulate(
         }
         cells.push(row);
     }
-    let mut names: Vec<(String, usize)> = ids.into_iter().collect();
-    names.sort_by(|(a, x), (b, y)| totals[*y].0.cmp(&totals[*x].0).then_with(|| a.cmp(b)));
+    let mut names: Vec<(u32, usize)> = ids.into_iter().collect();
+    let text = |t: &u32| texts.get(*t);
+    names.sort_by(|(a, x), (b, y)| {
+        totals[*y]
+            .0
+            .cmp(&totals[*x].0)
+            .then_with(|| text(a).cmp(text(b)))
+    });
     names.truncate(MAX_COLUMNS);
     if kind == ChildKind::Ranges {
         let mean_offset = |id: usize| totals[id].1 / i128::from(totals[id].2.max(1));
@@ -205,7 +269,7 @@ fn tabulate(
             mean_offset(*x)
                 .cmp(&mean_offset(*y))
                 .then(totals[*y].0.cmp(&totals[*x].0))
-                .then_with(|| a.cmp(b))
+                .then_with(|| text(a).cmp(text(b)))
         });
     }
     let mut grid: Vec<Vec<Option<ChildCell>>> = cells
@@ -231,7 +295,10 @@ fn tabulate(
     }
     Children {
         kind,
-        columns: names.into_iter().map(|(name, _)| name).collect(),
+        columns: names
+            .into_iter()
+            .map(|(name, _)| texts.get(name).to_string())
+            .collect(),
         cells: grid,
         thresholds,
     }

@@ -24,6 +24,8 @@
 pub mod children;
 pub mod outliers;
 
+use std::sync::Arc;
+
 use regex::Regex;
 
 use super::align::{self, PROFILER_STEP};
@@ -76,8 +78,8 @@ pub fn default_family(trace: &Trace) -> Option<String> {
 pub struct Iteration {
     /// Index into `trace.nvtx` of its range.
     pub nvtx: usize,
-    /// The range's own text (no domain).
-    pub name: String,
+    /// The range's own text (no domain), shared with the trace's string table.
+    pub name: Arc<str>,
     pub start_ns: i64,
     pub end_ns: i64,
     /// The union on the GPU of the kernels it launched.
@@ -227,7 +229,7 @@ pub fn iterations(
                 p,
                 Iteration {
                     nvtx: i,
-                    name: trace.str(trace.nvtx.spans.name[i]).to_string(),
+                    name: trace.shared_str(trace.nvtx.spans.name[i]),
                     start_ns,
                     end_ns: forest.end_ns[p],
                     gpu_time_ns: intervals::total_ns(&intervals::union(spans)),

@@ -99,7 +99,7 @@ pub fn rank_table_of(rows: &[(u32, String, GpuTime)], c: &Collectives) -> Table 
         table.push(
             vec![
                 Cell::Int(i64::from(*rank)),
-                Cell::Text(name.clone()),
+                Cell::text(name.clone()),
                 Cell::Int(t.span_ns),
                 Cell::Int(t.busy_ns),
                 Cell::Int(t.span_ns - t.busy_ns),

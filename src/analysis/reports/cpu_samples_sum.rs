@@ -64,8 +64,8 @@ impl StatsReport for CpuSamplesSum {
                     percent(f.self_samples),
                     Cell::Int(f.total_samples as i64),
                     percent(f.total_samples),
-                    Cell::text(trace.str(f.frame.function)),
-                    Cell::text(trace.str(f.frame.module)),
+                    Cell::text(trace.shared_str(f.frame.function)),
+                    Cell::text(trace.shared_str(f.frame.module)),
                 ],
                 Default::default(),
             );

@@ -2,9 +2,9 @@
 //! its result, correlation id, thread and the thread's `ThreadNames` entry, by start, as nsys
 //! 2023.4.4's `cuda_api_trace.py` prints them.
 
+use super::shared_texts::SharedTexts;
 use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
-use crate::analysis::stats::strip_version_suffix;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
 use crate::trace::Needs;
 use crate::trace::{ApiCalls, GlobalTid, ThreadTrack};
@@ -65,6 +65,7 @@ impl StatsReport for CudaApiTrace {
             .limited(input.row_limit)
             .streamed_to(input.sink.clone());
         table.rows.reserve(calls.len());
+        let mut texts = SharedTexts::new(trace);
         for i in calls {
             let g = GlobalTid(api.global_tid[i]);
             let thread = trace.threads.get(thread_of_call[i] as usize);
@@ -75,11 +76,11 @@ impl StatsReport for CudaApiTrace {
             // `ThreadNames` joined on globalTid: a name set only through NVTX is not printed.
             let thread_name = thread
                 .filter(|t| t.name_from_thread_names)
-                .map_or(Cell::Null, |t| Cell::text(trace.str(t.name)));
+                .map_or(Cell::Null, |t| Cell::text(trace.shared_str(t.name)));
             let cells = vec![
                 Cell::Int(api.spans.start_ns[i]),
                 Cell::Int(api.spans.duration_ns(i)),
-                Cell::text(strip_version_suffix(trace.str(api.spans.name[i]))),
+                Cell::text(texts.api_name(api.spans.name[i])),
                 Cell::opt_int(result.map(|&v| v as i64)),
                 Cell::Int(api.correlation_id[i] as i64),
                 Cell::Int(g.pid() as i64),

@@ -6,6 +6,7 @@
 
 use super::duration_summary::{Groups, header};
 use super::kernel_names::KernelNaming;
+use super::shared_texts::SharedTexts;
 use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::table::{Cell, EventRef, Table};
@@ -76,21 +77,22 @@ pub(super) fn kernel_summary(input: &ReportInput, by_launch_dims: bool) -> Table
         &["Name"]
     };
     let mut table = Table::new(&header("Instances", tail));
+    let mut texts = SharedTexts::new(trace);
     for mut row in rows {
         let mut cells = row.leading_cells(grand_total, input.nsys_format);
         if let Some((grid, block)) = row.key.1 {
             // printf('%4d %4d %4d', ...)
-            cells.push(Cell::Text(format!(
+            cells.push(Cell::text(format!(
                 "{:4} {:4} {:4}",
                 grid[0], grid[1], grid[2]
             )));
-            cells.push(Cell::Text(format!(
+            cells.push(Cell::text(format!(
                 "{:4} {:4} {:4}",
                 block[0], block[1], block[2]
             )));
         }
         let events = row.take_events();
-        cells.push(Cell::Text(row.key.0.into_owned()));
+        cells.push(Cell::text(texts.text(&row.key.0)));
         table.push(cells, events);
     }
     table

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 
 use super::duration_summary::{Groups, header};
 use super::kernel_names::KernelNaming;
+use super::shared_texts::SharedTexts;
 use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::stats::strip_version_suffix;
@@ -122,13 +123,14 @@ pub(super) fn gpu_summary<'t>(input: &ReportInput<'t>, with_api: bool) -> Table 
             .then_with(|| a.key.cmp(&b.key))
     });
     let mut table = Table::new(&header("Instances", &["Category", "Operation"]));
+    let mut texts = SharedTexts::new(trace);
     for mut row in rows {
         let mut cells = row.leading_cells(grand_total, input.nsys_format);
         let events = row.take_events();
         cells.push(Cell::text(
             category.get(&row.key).copied().unwrap_or(MEMORY_OPER),
         ));
-        cells.push(Cell::Text(row.key.into_owned()));
+        cells.push(Cell::text(texts.text(&row.key)));
         table.push(cells, events);
     }
     table

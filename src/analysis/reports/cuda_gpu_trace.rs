@@ -3,6 +3,8 @@
 //! stream, as nsys 2023.4.4's `cuda_gpu_trace.py` prints them (2025.3.1's prints a zero context or
 //! stream empty).
 
+use std::sync::Arc;
+
 use super::kern_exec::stream_of_rows;
 use super::kernel_names::KernelNaming;
 use super::{ReportInput, ReportOptions, StatsReport};
@@ -131,10 +133,10 @@ impl StatsReport for CudaGpuTrace {
             stream_of_rows(trace, m.spans.len(), |s| &s.memcpys),
             stream_of_rows(trace, ms.spans.len(), |s| &s.memsets),
         ];
-        let devices: Vec<String> = trace
+        let devices: Vec<Arc<str>> = trace
             .streams
             .iter()
-            .map(|s| device_label(trace, s))
+            .map(|s| device_label(trace, s).into())
             .collect();
         let naming = KernelNaming::from_options(trace, input.options);
         // 2025.3 prints `NULLIF(context, 0)` and `NULLIF(stream, 0)`; 2023.4 the plain values.
@@ -156,7 +158,7 @@ impl StatsReport for CudaGpuTrace {
             let (green_context, name) = match op {
                 Op::Kernel => {
                     push_kernel_cells(&mut cells, trace, i);
-                    (k.green_context.get(i), Cell::text(naming.kernel_name(i)))
+                    (k.green_context.get(i), Cell::Text(naming.kernel_text(i)))
                 }
                 Op::Memcpy => {
                     let m = &trace.memcpys;
@@ -165,7 +167,7 @@ impl StatsReport for CudaGpuTrace {
                     cells.push(memory_kind(m.dst_kind.get(i)));
                     (
                         m.green_context.get(i),
-                        Cell::text(trace.str(m.spans.name[i])),
+                        Cell::text(trace.shared_str(m.spans.name[i])),
                     )
                 }
                 Op::Memset => {
@@ -174,12 +176,12 @@ impl StatsReport for CudaGpuTrace {
                     cells.push(Cell::Null);
                     (
                         ms.green_context.get(i),
-                        Cell::text(trace.str(ms.spans.name[i])),
+                        Cell::text(trace.shared_str(ms.spans.name[i])),
                     )
                 }
             };
             cells.extend([
-                Cell::Text(devices[stream_index as usize].clone()),
+                Cell::text(Arc::clone(&devices[stream_index as usize])),
                 zero_as_null(stream.key.context as i64),
                 // NULLIF(greenContextId, 0)
                 Cell::opt_int(green_context.filter(|&&g| g != 0).map(|&g| g as i64)),

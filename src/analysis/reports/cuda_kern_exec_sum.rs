@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use super::kern_exec::{self, Launch, stream_of_rows};
 use super::kernel_names::KernelNaming;
+use super::shared_texts::SharedTexts;
 use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::NsysFormat;
 use crate::analysis::filter::EventTable;
@@ -96,6 +97,7 @@ impl StatsReport for CudaKernExecSum {
         }
 
         let mut rows: Vec<(f64, Vec<Cell>, RowEvents)> = Vec::with_capacity(groups.len());
+        let mut texts = SharedTexts::new(trace);
         for ((pid, tid, device, api_name, kernel_name), launches) in groups {
             let n = launches.len();
             let (mut total, mut api_ns, mut queue, mut kernel) = (
@@ -123,8 +125,8 @@ impl StatsReport for CudaKernExecSum {
             cells.extend(stat_cells(&Summary::of(&mut api_ns), format));
             cells.extend(stat_cells(&Summary::of(&mut queue), format));
             cells.extend(stat_cells(&Summary::of(&mut kernel), format));
-            cells.push(Cell::text(api_name));
-            cells.push(Cell::text(kernel_name));
+            cells.push(Cell::text(texts.text(api_name)));
+            cells.push(Cell::text(texts.text(&kernel_name)));
             let events = if input.with_events {
                 RowEvents::Events(
                     launches

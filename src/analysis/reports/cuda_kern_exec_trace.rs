@@ -4,9 +4,9 @@
 
 use super::kern_exec::{self, stream_of_rows};
 use super::kernel_names::KernelNaming;
+use super::shared_texts::SharedTexts;
 use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
-use crate::analysis::stats::strip_version_suffix;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
 use crate::trace::GlobalTid;
 use crate::trace::Needs;
@@ -70,6 +70,7 @@ impl StatsReport for CudaKernExecTrace {
             .limited(input.row_limit)
             .streamed_to(input.sink.clone());
         table.rows.reserve(launches.len());
+        let mut texts = SharedTexts::new(trace);
         for launch in launches {
             let (i, c) = (launch.kernel as usize, launch.call as usize);
             let p = launch.phases(trace);
@@ -91,11 +92,11 @@ impl StatsReport for CudaKernExecTrace {
                 Cell::Int(g.pid() as i64),
                 Cell::Int(g.tid() as i64),
                 device,
-                Cell::text(strip_version_suffix(trace.str(api.spans.name[c]))),
+                Cell::text(texts.api_name(api.spans.name[c])),
                 // printf('%4d %4d %4d', ...)
-                Cell::Text(format!("{gx:4} {gy:4} {gz:4}")),
-                Cell::Text(format!("{bx:4} {by:4} {bz:4}")),
-                Cell::text(naming.kernel_name(i)),
+                Cell::text(format!("{gx:4} {gy:4} {gz:4}")),
+                Cell::text(format!("{bx:4} {by:4} {bz:4}")),
+                Cell::Text(naming.kernel_text(i)),
             ];
             let events = if input.with_events {
                 RowEvents::Events(vec![

@@ -7,6 +7,8 @@
 //! are listed; warm-up ones (those the exclusion in force drops, else those inside a range named
 //! warmup) are marked rather than left out, so that they can be told apart.
 
+use std::sync::Arc;
+
 use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::iterations::{self, FamilyChoice};
@@ -78,7 +80,7 @@ impl StatsReport for IterationsReport {
             table.push(
                 vec![
                     Cell::Int(n as i64),
-                    Cell::text(&it.name),
+                    Cell::text(Arc::clone(&it.name)),
                     Cell::Int(it.start_ns),
                     Cell::Int(it.duration_ns()),
                     Cell::Int(it.gpu_time_ns),

@@ -15,8 +15,10 @@
 
 use crate::trace::Needs;
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use super::ReportOptions;
+use crate::analysis::table::CellText;
 use crate::trace::{NvtxStyle, StrId, StringTable, Trace};
 
 /// Which kernel name column a report prints.
@@ -134,6 +136,17 @@ impl<'t> KernelNaming<'t> {
     /// The printed name of kernel `i`; allocates only when an NVTX prefix applies.
     pub fn kernel_name(&self, i: usize) -> Cow<'t, str> {
         self.name_of(self.key(i))
+    }
+
+    /// [`KernelNaming::kernel_name`] as a cell's text: the range's and the kernel's strings
+    /// referred to, not copied, so a row dump holds no copy of a name per row.
+    pub fn kernel_text(&self, i: usize) -> CellText {
+        let key = self.key(i);
+        let kernel = self.trace.shared_str(key.kernel);
+        match key.nvtx {
+            None => kernel.into(),
+            Some(r) => CellText::joined([self.trace.shared_str(r), Arc::from("/"), kernel]),
+        }
     }
 }
 

@@ -34,6 +34,7 @@ pub mod nvtx_tree;
 mod openacc_sum;
 mod openmp_sum;
 mod osrt_sum;
+pub mod shared_texts;
 mod thread_states;
 pub mod torch_ops;
 mod um_cpu_page_faults_sum;

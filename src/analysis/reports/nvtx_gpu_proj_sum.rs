@@ -7,6 +7,7 @@
 
 use crate::trace::Needs;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::nvtx_projection::GpuProjection;
 use super::nvtx_tree::printed_name;
@@ -14,7 +15,7 @@ use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
 use crate::analysis::stats::Summary;
 use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
-use crate::trace::NvtxStyle;
+use crate::trace::{NvtxStyle, StrId};
 
 pub struct NvtxGpuProjSum;
 
@@ -42,18 +43,33 @@ impl StatsReport for NvtxGpuProjSum {
         let mut gp = GpuProjection::build(trace, input.filter, input.with_events);
         let forest = &gp.forest;
         let n = &trace.nvtx;
-        let mut groups: HashMap<(String, NvtxStyle), Group> = HashMap::new();
+        // Each (domain, text) pair's printed name, made once and numbered (pairs that print
+        // alike share a number): ranges are grouped by number, not by a copy of their name.
+        let mut names: Vec<String> = Vec::new();
+        let mut number_of_name: HashMap<String, usize> = HashMap::new();
+        let mut number_of_pair: HashMap<(StrId, StrId), Option<usize>> = HashMap::new();
+        let mut groups: HashMap<(usize, NvtxStyle), Group> = HashMap::new();
         for p in 0..forest.len() {
             let Some(proj) = gp.projection[p] else {
                 continue;
             };
             let i = forest.nvtx_index(p);
-            // The script keeps `WHERE name IS NOT NULL` (in 2025.3 every range has a name).
-            let Some(name) = printed_name(trace, n.domain[i], n.spans.name[i], input.nsys_format)
-            else {
+            let number = *number_of_pair
+                .entry((n.domain[i], n.spans.name[i]))
+                .or_insert_with(|| {
+                    // The script keeps `WHERE name IS NOT NULL` (in 2025.3 every range has a
+                    // name).
+                    let name =
+                        printed_name(trace, n.domain[i], n.spans.name[i], input.nsys_format)?;
+                    Some(*number_of_name.entry(name).or_insert_with_key(|name| {
+                        names.push(name.clone());
+                        names.len() - 1
+                    }))
+                });
+            let Some(number) = number else {
                 continue;
             };
-            let g = groups.entry((name, n.style[i])).or_default();
+            let g = groups.entry((number, n.style[i])).or_default();
             g.projected.push(proj.end_ns - proj.start_ns);
             g.range_ns += forest.duration_ns(trace, p);
             g.launches += proj.launches;
@@ -64,7 +80,9 @@ impl StatsReport for NvtxGpuProjSum {
                 g.events.append(&mut gp.ops[p]);
             }
         }
-        let mut rows: Vec<((String, NvtxStyle), Group, Summary)> = groups
+        drop(number_of_name);
+        let names: Vec<Arc<str>> = names.into_iter().map(Arc::from).collect();
+        let mut rows: Vec<((usize, NvtxStyle), Group, Summary)> = groups
             .into_iter()
             .map(|(key, mut g)| {
                 let s = Summary::of(&mut g.projected);
@@ -74,7 +92,7 @@ impl StatsReport for NvtxGpuProjSum {
         rows.sort_by(|(ka, _, a), (kb, _, b)| {
             b.total
                 .cmp(&a.total)
-                .then_with(|| ka.0.cmp(&kb.0))
+                .then_with(|| names[ka.0].cmp(&names[kb.0]))
                 .then(ka.1.label().cmp(kb.1.label()))
         });
         let mut table = Table::new(&[
@@ -97,7 +115,7 @@ impl StatsReport for NvtxGpuProjSum {
         for ((name, style), mut g, s) in rows {
             let count = s.count as f64;
             let mut cells = vec![
-                Cell::text(name),
+                Cell::text(Arc::clone(&names[name])),
                 Cell::text(style.label()),
                 Cell::Int(s.total),
                 Cell::Int(g.range_ns),

@@ -8,7 +8,7 @@
 //! in `compute`).
 
 use super::nvtx_projection::GpuProjection;
-use super::nvtx_tree::printed_name;
+use super::nvtx_tree::printed_text;
 use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::NsysFormat;
 use crate::analysis::filter::EventTable;
@@ -128,7 +128,7 @@ impl StatsReport for NvtxGpuProjTrace {
             let g = GlobalTid(n.global_tid[i]);
             let launches = gp.projection[p].map_or(0, |q| q.launches);
             let cells = vec![
-                printed_name(trace, n.domain[i], n.spans.name[i], input.nsys_format)
+                printed_text(trace, n.domain[i], n.spans.name[i], input.nsys_format)
                     .map_or(Cell::Null, Cell::Text),
                 Cell::Int(start),
                 Cell::Int(-minus_duration),

@@ -15,6 +15,7 @@
 use crate::trace::Needs;
 use std::cmp::Reverse;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -218,8 +219,8 @@ impl Grouper<'_> {
 struct RangeNames {
     /// Per forest position.
     rank: Vec<u32>,
-    /// Name of rank `r` at `r - 1`.
-    text: Vec<String>,
+    /// Name of rank `r` at `r - 1`, shared by the rows that print it.
+    text: Vec<Arc<str>>,
 }
 
 impl RangeNames {
@@ -251,13 +252,13 @@ impl RangeNames {
             .collect();
         RangeNames {
             rank: pair_of.iter().map(|&k| rank_of_pair[k]).collect(),
-            text,
+            text: text.into_iter().map(Arc::from).collect(),
         }
     }
 
-    fn name(&self, rank: u32) -> Option<&str> {
+    fn name(&self, rank: u32) -> Option<&Arc<str>> {
         let r = rank.checked_sub(1)?;
-        self.text.get(r as usize).map(String::as_str)
+        self.text.get(r as usize)
     }
 }
 
@@ -265,7 +266,8 @@ impl RangeNames {
 struct KernelNames {
     /// Per kernel (index into `trace.kernels`); only the kernels of the report are set.
     rank: Vec<u32>,
-    text: Vec<String>,
+    /// Name of each rank, shared by the rows that print it.
+    text: Vec<Arc<str>>,
 }
 
 impl KernelNames {
@@ -300,7 +302,10 @@ impl KernelNames {
         for (k, id) in ids.drain(..) {
             rank[k] = rank_of.get(&id).copied().unwrap_or(0);
         }
-        KernelNames { rank, text }
+        KernelNames {
+            rank,
+            text: text.into_iter().map(Arc::from).collect(),
+        }
     }
 }
 
@@ -339,9 +344,9 @@ fn to_table(
             .text
             .get((row.key & u64::from(u32::MAX)) as usize)
             .cloned()
-            .unwrap_or_default();
+            .unwrap_or_else(|| Arc::from(""));
         let cells = vec![
-            name.map_or(Cell::Null, Cell::text),
+            name.map_or(Cell::Null, |name| Cell::text(Arc::clone(name))),
             style.map_or(Cell::Null, |s| Cell::text(s.label())),
             Cell::opt_int(row.thread.map(|t| i64::from(t.0))),
             Cell::opt_int(row.thread.map(|t| i64::from(t.1))),
@@ -353,7 +358,7 @@ fn to_table(
             Cell::Int(s.min),
             Cell::Int(s.max),
             round(s.stddev),
-            Cell::Text(kernel),
+            Cell::text(kernel),
         ];
         let events = if input.with_events && !row.events.is_empty() {
             RowEvents::Events(row.events)

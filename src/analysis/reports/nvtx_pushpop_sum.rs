@@ -64,7 +64,7 @@ pub fn summary_of_style(input: &ReportInput, style: NvtxStyle) -> Table {
     let mut table = Table::new(&header("Instances", &["Range"]));
     for mut row in rows {
         let mut cells = row.leading_cells(grand_total, input.nsys_format);
-        cells.push(row.key.take().map_or(Cell::Null, Cell::Text));
+        cells.push(row.key.take().map_or(Cell::Null, Cell::text));
         let events = row.take_events();
         table.push(cells, events);
     }

@@ -6,10 +6,10 @@
 //! An unclosed range ends at the largest timestamp of any push/pop range (the script's
 //! `NVTX_EVENTS_MINMAXTS`), not at the largest NVTX timestamp as in `nvtx_sum`.
 
-use super::nvtx_tree::{RangeForest, RangeKinds, printed_name};
+use super::nvtx_tree::{RangeForest, RangeKinds, printed_text};
 use super::{ReportInput, ReportOptions, StatsReport};
 use crate::analysis::filter::EventTable;
-use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
+use crate::analysis::table::{Cell, CellText, EventRef, RowEvents, Table};
 use crate::trace::GlobalTid;
 use crate::trace::Needs;
 
@@ -80,7 +80,7 @@ impl StatsReport for NvtxPushpopTrace {
             let i = forest.nvtx_index(p);
             let start = forest.start_ns(trace, p);
             let duration = forest.duration_ns(trace, p);
-            let name = printed_name(trace, n.domain[i], n.spans.name[i], input.nsys_format);
+            let name = printed_text(trace, n.domain[i], n.spans.name[i], input.nsys_format);
             let level = forest.level[p];
             let tid = GlobalTid(n.global_tid[i]);
             let cells = vec![
@@ -97,9 +97,12 @@ impl StatsReport for NvtxPushpopTrace {
                 Cell::Int(forest.range_id(trace, p)),
                 Cell::opt_int(forest.parent_of(p).map(|q| forest.range_id(trace, q))),
                 Cell::text(forest.range_stack(trace, p)),
-                // SQL: `tab || NULL` is NULL.
+                // SQL: `tab || NULL` is NULL. The name is referred to behind its indent, not copied.
                 name.map_or(Cell::Null, |name| {
-                    Cell::Text("--".repeat(level as usize) + &name)
+                    let indent = "--".repeat(level as usize).into();
+                    Cell::Text(CellText::joined(
+                        std::iter::once(indent).chain(name.pieces().iter().cloned()),
+                    ))
                 }),
             ];
             let events = if input.with_events {

@@ -13,9 +13,11 @@
 use std::cmp::Reverse;
 use std::fmt::Write as _;
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::analysis::NsysFormat;
 use crate::analysis::filter::{EventTable, Filter};
+use crate::analysis::table::CellText;
 use crate::trace::{NO_INDEX, NvtxStyle, StrId, StringTable, Trace};
 
 /// The name the NVTX reports print for a range (the rule of
@@ -35,6 +37,25 @@ pub fn printed_name(
         NsysFormat::V2023_4 if text == StringTable::EMPTY => None,
         NsysFormat::V2023_4 if domain == StringTable::EMPTY => Some(trace.str(text).to_string()),
         _ => Some(format!("{}:{}", trace.str(domain), trace.str(text))),
+    }
+}
+
+/// [`printed_name`] as a cell's text: the trace's own strings referred to, not copied, so a
+/// row dump naming one long text on many rows holds it once.
+pub fn printed_text(
+    trace: &Trace,
+    domain: StrId,
+    text: StrId,
+    format: NsysFormat,
+) -> Option<CellText> {
+    match format {
+        NsysFormat::V2023_4 if text == StringTable::EMPTY => None,
+        NsysFormat::V2023_4 if domain == StringTable::EMPTY => Some(trace.shared_str(text).into()),
+        _ => Some(CellText::joined([
+            trace.shared_str(domain),
+            Arc::from(":"),
+            trace.shared_str(text),
+        ])),
     }
 }
 

@@ -54,7 +54,7 @@ impl StatsReport for OpenmpSum {
         for mut row in rows {
             let mut cells = row.leading_cells(grand_total, input.nsys_format);
             let events = row.take_events();
-            cells.push(Cell::text(trace.str(row.key.1)));
+            cells.push(Cell::text(trace.shared_str(row.key.1)));
             table.push(cells, events);
         }
         table

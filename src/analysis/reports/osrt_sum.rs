@@ -47,7 +47,7 @@ impl StatsReport for OsrtSum {
         for mut row in rows {
             let mut cells = row.leading_cells(grand_total, input.nsys_format);
             let events = row.take_events();
-            cells.push(Cell::text(trace.str(row.key)));
+            cells.push(Cell::text(trace.shared_str(row.key)));
             table.push(cells, events);
         }
         table

@@ -96,7 +96,7 @@ impl StatsReport for TorchOps {
 
 fn cells(row: KeyAverage) -> Vec<Cell> {
     let mut cells = vec![
-        Cell::Text(row.name),
+        Cell::text(row.name),
         Cell::text(row.device.label()),
         Cell::Int(i64::try_from(row.count).unwrap_or(i64::MAX)),
         Cell::Int(row.self_cpu_ns),
@@ -109,7 +109,7 @@ fn cells(row: KeyAverage) -> Vec<Cell> {
         Cell::Int(row.cuda_mem_bytes),
     ];
     if let Some(shapes) = row.input_shapes {
-        cells.push(Cell::Text(shapes));
+        cells.push(Cell::text(shapes));
     }
     cells
 }

@@ -67,12 +67,12 @@ impl StatsReport for UmCpuPageFaultsSum {
         }
         let mut table = Table::new(&columns);
         for ((name, file, line), n) in rows {
-            let mut cells = vec![Cell::Int(n), Cell::text(trace.str(name))];
+            let mut cells = vec![Cell::Int(n), Cell::text(trace.shared_str(name))];
             if with_source {
                 cells.push(if file == StringTable::EMPTY {
                     Cell::Null
                 } else {
-                    Cell::text(trace.str(file))
+                    Cell::text(trace.shared_str(file))
                 });
                 cells.push(Cell::opt_int(line));
             }

@@ -115,7 +115,7 @@ pub fn stream_and_call_cells(input: &RuleInput, m: &OpCall, green_context: u32) 
             Cell::Int(i64::from(green_context))
         },
         Cell::Int(i64::from(m.stream.stream)),
-        Cell::text(trace.str(trace.api_calls.spans.name[m.call])),
+        Cell::text(trace.shared_str(trace.api_calls.spans.name[m.call])),
     ]
 }
 

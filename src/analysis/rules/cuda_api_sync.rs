@@ -72,7 +72,7 @@ impl Rule for CudaApiSync {
                     Cell::Int(calls.spans.start_ns[i]),
                     Cell::Int(i64::from(g.pid())),
                     Cell::Int(i64::from(g.tid())),
-                    Cell::text(trace.str(calls.spans.name[i])),
+                    Cell::text(trace.shared_str(calls.spans.name[i])),
                 ],
                 RowEvents::Events(vec![EventRef::new(EventTable::ApiCalls, i)]),
             );

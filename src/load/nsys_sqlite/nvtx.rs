@@ -143,8 +143,9 @@ fn read_part(
             .max(end.unwrap_or(i64::MIN));
         let event_type = int(row, 2).unwrap_or(-1);
         let mut label = || -> StrId {
-            if let Some(s) = file_strings.text(int(row, 4)) {
-                return strings.intern(s);
+            // Shared with the file's table: a long registered string is not copied per reader.
+            if let Some(s) = file_strings.shared_text(int(row, 4)) {
+                return strings.intern_shared(&s);
             }
             match text(row, 3) {
                 Some(bytes) => match std::str::from_utf8(bytes) {

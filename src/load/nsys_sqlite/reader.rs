@@ -131,6 +131,11 @@ impl FileStrings {
     pub fn text(&self, file_id: Option<i64>) -> Option<&str> {
         self.get(file_id).map(|s| self.table.get(s))
     }
+
+    /// [`FileStrings::text`] as a reference to the table's own text, for another table to share.
+    pub fn shared_text(&self, file_id: Option<i64>) -> Option<std::sync::Arc<str>> {
+        self.get(file_id).map(|s| self.table.shared(s))
+    }
 }
 
 /// How a name that points at a missing string is shown.

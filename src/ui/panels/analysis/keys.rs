@@ -63,9 +63,9 @@ pub struct RowKey {
 }
 
 /// The text cells of a row.
-fn row_text(row: &analysis::Row) -> impl Iterator<Item = &str> {
+fn row_text(row: &analysis::Row) -> impl Iterator<Item = &analysis::table::CellText> {
     row.cells.iter().filter_map(|c| match c {
-        analysis::Cell::Text(t) => Some(t.as_str()),
+        analysis::Cell::Text(t) => Some(t),
         _ => None,
     })
 }
@@ -74,13 +74,16 @@ impl RowKey {
     pub fn of(report: &'static str, row: &analysis::Row, index: usize) -> Self {
         Self {
             report,
-            text: row_text(row).map(str::to_string).collect(),
+            text: row_text(row).map(ToString::to_string).collect(),
             index,
         }
     }
 
     fn names(&self, row: &analysis::Row) -> bool {
-        row_text(row).eq(self.text.iter().map(String::as_str))
+        row_text(row).map(|t| t.as_str()).eq(self
+            .text
+            .iter()
+            .map(|s| std::borrow::Cow::Borrowed(s.as_str())))
     }
 
     /// The row of `table` this key names: the one at its index when that one still has its

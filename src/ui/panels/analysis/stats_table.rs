@@ -130,7 +130,7 @@ fn compare(a: &Row, b: &Row, column: usize) -> Ordering {
 pub fn row_matches(row: &Row, needle: &str) -> bool {
     needle.is_empty()
         || row.cells.iter().any(|c| match c {
-            Cell::Text(t) => t.to_lowercase().contains(needle),
+            Cell::Text(t) => t.as_str().to_lowercase().contains(needle),
             _ => false,
         })
 }
