@@ -41,7 +41,7 @@ fn a_trace_reports_its_first_interactive_frame_and_when_the_panel_settles() {
 
 #[test]
 fn a_report_reports_its_load_to_an_interactive_kernel_table() {
-    let j = bench_json("ncu_kt_pair.ncu-rep.zst", &[]);
+    let j = bench_json("ncu_kt_pair.ncu-repz", &[]);
     assert_eq!(j["kernels"], 60);
     let loads = j["load_ms"].as_array().unwrap();
     assert_eq!(loads.len(), 2);

@@ -1,6 +1,7 @@
 //! A PyTorch trace and the Nsight Compute report of the same program (`tests/fixtures/
-//! kt_pair.pt.trace.json.gz` and `ncu_kt_pair.ncu-rep.zst`, made on an H100 by
-//! `tests/captures/run_kineto_ncu_device.sh`) join the way nsys exports do. ncu profiled the
+//! kt_pair.pt.trace.json.gz` and `ncu_kt_pair.ncu-repz`, made on an H100 by
+//! `tests/captures/run_kineto_ncu_device.sh`; the report recompressed with `zstd -19` to keep it
+//! small, as `.ncu-repz`) join the way nsys exports do. ncu profiled the
 //! captured steps with `--nvtx-include` on a range of the main thread, which leaves out the
 //! backward pass (PyTorch's autograd thread launches it): the n-th profiled kernel is the n-th
 //! kernel the main thread launched in the trace. This test reads that straight from the JSON
@@ -93,7 +94,7 @@ fn main_thread_kernels(trace: &serde_json::Value) -> Vec<Kernel> {
 #[test]
 fn a_pytorch_trace_joins_every_profiled_kernel() {
     let trace_path = fixture("kt_pair.pt.trace.json.gz");
-    let report_path = fixture("ncu_kt_pair.ncu-rep.zst");
+    let report_path = fixture("ncu_kt_pair.ncu-repz");
     let trace: serde_json::Value = serde_json::from_str(&gunzip(&trace_path)).unwrap();
     let expected = main_thread_kernels(&trace);
 

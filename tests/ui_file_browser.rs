@@ -95,7 +95,18 @@ fn file_open_walks_to_the_fixtures_and_opens_one_in_a_tab() {
         } else {
             h.query_by_label(&name).is_some()
         };
-        let is_trace = name.ends_with(".sqlite") || name.ends_with(".nsys-rep");
+        // What Sightline opens: nsys exports and reports, PyTorch traces, Nsight Compute
+        // reports (the bundled one zstd-compressed); not the oracles' CSV pages.
+        let is_trace = [
+            ".sqlite",
+            ".nsys-rep",
+            ".json",
+            ".json.gz",
+            ".ncu-rep",
+            ".ncu-repz",
+        ]
+        .iter()
+        .any(|x| name.ends_with(x));
         traces += usize::from(is_trace);
         assert_eq!(shown, is_trace || entry.path().is_dir(), "{name}");
     }
