@@ -1,0 +1,83 @@
+//! Issue 36 ("The first hour, second pass"), driven with `egui_kittest` on the bundled exports
+//! as a person would: `?` shows the keys and leaves the search box alone, so the next `w` zooms
+//! (item 4).
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
+mod common;
+
+use common::ui::app_with_size;
+
+use egui::{Event, Key, Modifiers, Vec2};
+use egui_kittest::Harness;
+use sightline::ui::SightlineApp;
+use sightline::ui::panels::search::search_box_id;
+
+type App = Harness<'static, SightlineApp>;
+
+const WINDOW: Vec2 = Vec2::new(1600.0, 1000.0);
+
+fn open(name: &str) -> App {
+    let mut h = app_with_size(vec![common::fixture(name)], WINDOW);
+    assert!(
+        h.state().tab().error.is_none(),
+        "{:?}",
+        h.state().tab().error
+    );
+    h.step();
+    h
+}
+
+/// A key's press or release, in the next frame with whatever `text` it types (as winit sends
+/// them: one frame, where the harness's `event` gives each event a frame of its own).
+fn key(h: &mut App, key: Key, pressed: bool, modifiers: Modifiers, text: Option<&str>) {
+    let events = &mut h.input_mut().events;
+    events.push(Event::Key {
+        key,
+        pressed,
+        modifiers,
+        repeat: false,
+        physical_key: Some(key),
+    });
+    if let Some(text) = text {
+        events.push(Event::Text(text.into()));
+    }
+    h.step();
+}
+
+fn span(h: &App) -> f64 {
+    let v = &h.state().tab().timeline.view;
+    v.end_ns - v.start_ns
+}
+
+// ---------------------------------------------------------------- item 4: `?` and search
+
+/// Shift+/ as a keyboard sends it: the key with Shift, the text `?`, and — Shift often let go
+/// first — the key's release without Shift, a frame later. Then `w`.
+#[test]
+fn question_mark_shows_the_keys_and_the_next_w_zooms() {
+    for (help_key, release_modifiers) in [
+        (Key::Slash, Modifiers::NONE),
+        (Key::Slash, Modifiers::SHIFT),
+        (Key::Questionmark, Modifiers::NONE),
+    ] {
+        let mut h = open("moe");
+        let focused = |h: &App| h.ctx.memory(|m| m.has_focus(search_box_id()));
+        key(&mut h, help_key, true, Modifiers::SHIFT, Some("?"));
+        key(&mut h, help_key, false, release_modifiers, None);
+        h.step();
+        assert!(h.state().show_help, "{help_key:?}: ? shows the keys");
+        assert!(!focused(&h), "{help_key:?}: ? left the search box alone");
+        let before = span(&h);
+        key(&mut h, Key::W, true, Modifiers::NONE, Some("w"));
+        key(&mut h, Key::W, false, Modifiers::NONE, None);
+        h.step();
+        assert_eq!(h.state().tab().search.query, "", "{help_key:?}: w typed");
+        assert!(!focused(&h));
+        assert!(
+            span(&h) < before * 0.9,
+            "{help_key:?}: w zooms in ({before} -> {})",
+            span(&h)
+        );
+    }
+}
