@@ -1,16 +1,21 @@
 //! Issue 36 ("The first hour, second pass"), driven with `egui_kittest` on the bundled exports
 //! as a person would: `?` shows the keys and leaves the search box alone, so the next `w` zooms
-//! (item 4).
+//! (item 4); the Findings tab's GPU Gaps names nsys's 500 ms threshold and points to the Gaps
+//! tab, which lists the shorter gaps (item 8).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 
 mod common;
 
-use common::ui::app_with_size;
+use common::ui::{app_with_size, panel_harness, settle_panel};
 
 use egui::{Event, Key, Modifiers, Vec2};
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use sightline::analysis::{self, Filter, TimeRange};
+use sightline::load;
 use sightline::ui::SightlineApp;
+use sightline::ui::panels::analysis::AnalysisTab;
 use sightline::ui::panels::search::search_box_id;
 
 type App = Harness<'static, SightlineApp>;
@@ -80,4 +85,36 @@ fn question_mark_shows_the_keys_and_the_next_w_zooms() {
             span(&h)
         );
     }
+}
+
+// ---------------------------------------------------------------- item 8: GPU Gaps at 500 ms
+
+/// moe's GPU is never idle for 500 ms, but is for shorter times: the Findings tab's GPU Gaps says
+/// it looks over 500 ms only, how many gaps the Gaps tab lists (the same gaps the analysis
+/// finds), and its link opens that tab.
+#[test]
+fn findings_gpu_gaps_names_the_500_ms_threshold_and_the_gaps_tab() {
+    let trace = load::load_file(&common::fixture("moe")).expect("load moe");
+    let mut h = panel_harness(trace, TimeRange::ALL);
+    let options = h.state().panel.gap_options();
+    let gaps = analysis::gpu_idle_gaps(&h.state().trace, &Filter::range(TimeRange::ALL), &options);
+    assert!(gaps.len() > 1, "moe has short gaps: {}", gaps.len());
+    assert!(gaps.iter().all(|g| g.duration_ns() < 500_000_000));
+    h.state_mut().panel.tab = AnalysisTab::Findings;
+    settle_panel(&mut h);
+    let header = "GPU Gaps over 500 ms · 0";
+    h.get_by_label(header).scroll_to_me();
+    h.run();
+    h.get_by_label(header).click();
+    settle_panel(&mut h);
+    h.get_by_label_contains("looks only for GPU idle time")
+        .scroll_to_me();
+    h.run();
+    h.get_by_label_contains(&format!(
+        "looks only for GPU idle time over 500 ms. The Gaps tab lists {} gaps of",
+        gaps.len()
+    ));
+    h.get_by_label("Open the Gaps tab").click();
+    settle_panel(&mut h);
+    assert_eq!(h.state().panel.tab, AnalysisTab::Gaps);
 }
