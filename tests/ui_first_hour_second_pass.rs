@@ -1,7 +1,8 @@
 //! Issue 36 ("The first hour, second pass"), driven with `egui_kittest` on the bundled exports
 //! as a person would: `?` shows the keys and leaves the search box alone, so the next `w` zooms
 //! (item 4); the Findings tab's GPU Gaps names nsys's 500 ms threshold and points to the Gaps
-//! tab, which lists the shorter gaps (item 8).
+//! tab, which lists the shorter gaps (item 8); File → Open… after a CSV export starts where the
+//! trace was opened from, not in the export's folder (item 9).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 
@@ -15,6 +16,7 @@ use egui_kittest::kittest::Queryable;
 use sightline::analysis::{self, Filter, TimeRange};
 use sightline::load;
 use sightline::ui::SightlineApp;
+use sightline::ui::file_dialog::{self, FileDialogs, FilePurpose, NO_SYSTEM_DIALOG};
 use sightline::ui::panels::analysis::AnalysisTab;
 use sightline::ui::panels::search::search_box_id;
 
@@ -117,4 +119,40 @@ fn findings_gpu_gaps_names_the_500_ms_threshold_and_the_gaps_tab() {
     h.get_by_label("Open the Gaps tab").click();
     settle_panel(&mut h);
     assert_eq!(h.state().panel.tab, AnalysisTab::Gaps);
+}
+
+// ---------------------------------------------------------------- item 9: Open… after Export
+
+#[test]
+fn open_after_a_csv_export_starts_where_the_trace_came_from() {
+    let scratch = common::scratch_dir("open-after-export");
+    let mut h = open("moe");
+    file_dialog::install(&h.ctx, FileDialogs::builtin(NO_SYSTEM_DIALOG));
+    h.state_mut().tab_mut().analysis.tab = AnalysisTab::Export;
+    h.step();
+    h.step();
+    h.get_by_label("Export selection to CSV…").click();
+    h.step();
+    h.step();
+    let csv = scratch.join("selection.csv");
+    h.get_by_label("File name")
+        .set_text_value_accesskit(&csv.display().to_string());
+    h.step();
+    h.get_by_label("Save").click();
+    h.step();
+    h.step();
+    assert!(csv.is_file(), "{} written", csv.display());
+    // File → Open… (Ctrl+O).
+    common::ui::press(&mut h, Modifiers::COMMAND, Key::O);
+    assert_eq!(
+        file_dialog::with(&h.ctx, |d| d.browsing().cloned()),
+        Some(FilePurpose::OpenTrace)
+    );
+    let fixtures = std::fs::canonicalize(common::fixtures()).expect("fixtures folder");
+    assert_eq!(
+        h.get_by_label("Folder").value().unwrap_or_default(),
+        fixtures.display().to_string(),
+        "Open… starts where moe was opened from"
+    );
+    std::fs::remove_dir_all(&scratch).ok();
 }

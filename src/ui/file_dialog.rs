@@ -238,11 +238,13 @@ impl FileDialogs {
         }
         if self.backend == DialogBackend::System {
             let asked = Instant::now();
+            // Always a folder: left to itself, the system dialog opens where it last chose a
+            // file (GTK's remembered folder), which after an export is the export's folder.
             let dir = match request {
-                Request::OpenTrace => self.start_dir.clone(),
-                Request::SaveCsv { .. } => Some(self.export_dir()),
+                Request::OpenTrace => self.open_dir(),
+                Request::SaveCsv { .. } => self.export_dir(),
             };
-            match system_dialog(&request, dir.as_deref()) {
+            match system_dialog(&request, &dir) {
                 Some(path) => return self.choose(purpose, path),
                 None if asked.elapsed() >= FAILED_FAST => return, // cancelled
                 None => {
