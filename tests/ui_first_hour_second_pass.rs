@@ -2,7 +2,8 @@
 //! as a person would: `?` shows the keys and leaves the search box alone, so the next `w` zooms
 //! (item 4); the Findings tab's GPU Gaps names nsys's 500 ms threshold and points to the Gaps
 //! tab, which lists the shorter gaps (item 8); File → Open… after a CSV export starts where the
-//! trace was opened from, not in the export's folder (item 9).
+//! trace was opened from, not in the export's folder (item 9); "CUDA graph" in the search box
+//! finds n25_graphs' graph executions, as their blocks are named (item 6).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 
@@ -19,6 +20,7 @@ use sightline::ui::SightlineApp;
 use sightline::ui::file_dialog::{self, FileDialogs, FilePurpose, NO_SYSTEM_DIALOG};
 use sightline::ui::panels::analysis::AnalysisTab;
 use sightline::ui::panels::search::search_box_id;
+use sightline::ui::timeline::EventKind;
 
 type App = Harness<'static, SightlineApp>;
 
@@ -155,4 +157,41 @@ fn open_after_a_csv_export_starts_where_the_trace_came_from() {
         "Open… starts where moe was opened from"
     );
     std::fs::remove_dir_all(&scratch).ok();
+}
+
+// ---------------------------------------------------------------- item 6: search CUDA graphs
+
+/// n25_graphs (graphs traced as a whole): "CUDA graph" finds every graph execution, typed as a
+/// user types it; their count is the export's own rows.
+#[test]
+fn search_finds_cuda_graph_executions() {
+    let Some(path) = common::shared_traces()
+        .map(|d| d.join("n25_graphs.sqlite"))
+        .filter(|p| p.is_file())
+    else {
+        eprintln!("SKIPPED: ../shared/traces/n25_graphs.sqlite is not beside the checkout");
+        return;
+    };
+    let executions: i64 = common::open_ro(&path)
+        .query_row(
+            "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count graph executions");
+    assert!(executions > 0);
+    let mut h = app_with_size(vec![path], WINDOW);
+    assert!(h.state().tab().error.is_none());
+    common::ui::press(&mut h, Modifiers::COMMAND, Key::F);
+    h.event(Event::Text("CUDA graph".into()));
+    h.step();
+    h.step();
+    let search = &h.state().tab().search;
+    assert_eq!(search.query, "CUDA graph");
+    let graphs = search
+        .matches
+        .iter()
+        .filter(|e| e.kind == EventKind::Graph)
+        .count();
+    assert_eq!(graphs as i64, executions, "every graph execution found");
 }
