@@ -3,7 +3,8 @@
 //! (item 4); the Findings tab's GPU Gaps names nsys's 500 ms threshold and points to the Gaps
 //! tab, which lists the shorter gaps (item 8); File → Open… after a CSV export starts where the
 //! trace was opened from, not in the export's folder (item 9); "CUDA graph" in the search box
-//! finds n25_graphs' graph executions, as their blocks are named (item 6).
+//! finds n25_graphs' graph executions, as their blocks are named (item 6); a comparison stays
+//! when a third trace is opened, until its tab is closed (item 3).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 
@@ -194,4 +195,50 @@ fn search_finds_cuda_graph_executions() {
         .filter(|e| e.kind == EventKind::Graph)
         .count();
     assert_eq!(graphs as i64, executions, "every graph execution found");
+}
+
+// ---------------------------------------------------------------- item 3: compare stays
+
+#[test]
+fn a_comparison_stays_when_a_third_trace_opens_until_it_is_closed() {
+    let mut h = common::ui::app_of(
+        vec![
+            common::fixture("ws_baseline"),
+            common::fixture("ws_streaming"),
+        ],
+        WINDOW,
+        true,
+    );
+    let (base, new) = {
+        let app = h.state();
+        (app.tabs[0].id, app.tabs[1].id)
+    };
+    assert!(h.state().shown_compare().is_some(), "--compare shows it");
+    // A third trace opens (File → Open… ends here) and is shown; the comparison keeps its tab.
+    let ctx = h.ctx.clone();
+    h.state_mut().open(common::fixture("moe"), Some(&ctx));
+    common::ui::settle_all(&mut h);
+    assert_eq!(h.state().tabs.len(), 3);
+    assert!(
+        h.state().shown_compare().is_none(),
+        "the new trace is shown"
+    );
+    let cv = h.state().compare.as_ref().expect("the comparison stays");
+    assert_eq!((cv.base, cv.new), (base, new));
+    let tab = "Compare: ws_baseline.sqlite vs ws_streaming.sqlite";
+    h.get_by_label(tab).click();
+    h.step();
+    h.step();
+    assert!(
+        h.state().shown_compare().is_some(),
+        "its tab shows it again"
+    );
+    // Closed with its × (the last in the tab bar, after the traces' own): gone.
+    let closes = h.get_all_by_label("×").count();
+    assert_eq!(closes, 4, "three traces and the comparison");
+    h.get_all_by_label("×").last().expect("its ×").click();
+    h.step();
+    h.step();
+    assert!(h.state().compare.is_none());
+    assert!(h.query_by_label_contains("Compare: ").is_none());
 }
