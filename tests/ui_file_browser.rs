@@ -95,7 +95,20 @@ fn file_open_walks_to_the_fixtures_and_opens_one_in_a_tab() {
         } else {
             h.query_by_label(&name).is_some()
         };
-        let is_trace = name.ends_with(".sqlite") || name.ends_with(".nsys-rep");
+        // Every format Sightline opens (an ncu CSV page among the fixtures too).
+        let is_trace = [
+            ".sqlite",
+            ".nsys-rep",
+            ".json",
+            ".json.gz",
+            ".ncu-rep",
+            ".ncu-rep.gz",
+            ".ncu-repz",
+            ".csv",
+            ".csv.gz",
+        ]
+        .iter()
+        .any(|x| name.ends_with(x));
         traces += usize::from(is_trace);
         assert_eq!(shown, is_trace || entry.path().is_dir(), "{name}");
     }

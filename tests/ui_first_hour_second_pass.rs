@@ -4,7 +4,9 @@
 //! tab, which lists the shorter gaps (item 8); File → Open… after a CSV export starts where the
 //! trace was opened from, not in the export's folder (item 9); "CUDA graph" in the search box
 //! finds n25_graphs' graph executions, as their blocks are named (item 6); a comparison stays
-//! when a third trace is opened, until its tab is closed (item 3).
+//! when a third trace is opened, until its tab is closed (item 3); File → Open… lists PyTorch
+//! traces and Nsight Compute reports without "Show all files", and the texts name every format
+//! (item 1).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 
@@ -241,4 +243,65 @@ fn a_comparison_stays_when_a_third_trace_opens_until_it_is_closed() {
     h.step();
     assert!(h.state().compare.is_none());
     assert!(h.query_by_label_contains("Compare: ").is_none());
+}
+
+// ---------------------------------------------------------------- item 1: every format listed
+
+#[test]
+fn open_lists_every_format_by_default_and_the_texts_name_them() {
+    // The browser's filter, as the system dialog's.
+    for name in [
+        "a/kt_moe.pt.trace.json.gz",
+        "a/trace.json",
+        "a/moe.ncu-rep",
+        "a/moe.ncu-rep.gz",
+        "a/moe.ncu-repz",
+        "a/moe.raw.csv",
+        "a/moe.sqlite",
+        "a/moe.nsys-rep",
+    ] {
+        let listed = file_dialog::TRACE_EXTENSIONS
+            .iter()
+            .any(|x| name.to_ascii_lowercase().ends_with(&format!(".{x}")));
+        assert!(listed, "{name}");
+    }
+    for text in [
+        file_dialog::OPEN_TITLE,
+        sightline::ui::app::WELCOME_FORMATS,
+        sightline::ui::about::DESCRIPTION,
+    ] {
+        for word in ["Nsight Systems", "PyTorch", "Nsight Compute"] {
+            assert!(text.contains(word), "{text:?} names {word}");
+        }
+    }
+    for x in [
+        ".json.gz",
+        ".ncu-rep",
+        ".ncu-repz",
+        ".csv",
+        ".sqlite",
+        ".nsys-rep",
+    ] {
+        assert!(sightline::ui::app::WELCOME_FORMATS.contains(x), "{x}");
+    }
+    // The built-in browser in the shared PyTorch and Nsight Compute folders: the traces are
+    // listed without ticking "Show all files".
+    let Some(shared) = common::shared_traces() else {
+        eprintln!("SKIPPED: ../shared/traces is not beside the checkout (browser part)");
+        return;
+    };
+    for (folder, file) in [
+        ("pytorch", "kt_moe.pt.trace.json.gz"),
+        ("ncu", "ncu_moe_dram.ncu-rep.gz"),
+    ] {
+        let mut h = common::ui::harness(None);
+        let mut dialogs = FileDialogs::builtin(NO_SYSTEM_DIALOG);
+        dialogs.set_start_dir(shared.join(folder));
+        file_dialog::install(&h.ctx, dialogs);
+        h.step();
+        file_dialog::with(&h.ctx, FileDialogs::open_trace);
+        h.step();
+        h.step();
+        assert!(h.query_by_label(file).is_some(), "{folder}/{file} listed");
+    }
 }

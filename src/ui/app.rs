@@ -530,15 +530,18 @@ pub fn status_lines(ui: &mut Ui, tab: &mut TraceTab) {
     }
 }
 
+/// What the empty window says it opens: every format File → Open… lists.
+pub const WELCOME_FORMATS: &str = "Open a trace or report: File > Open…, or drop a file here: an \
+     Nsight Systems .nsys-rep / .sqlite, a PyTorch profiler .json / .json.gz (.pt.trace.json.gz), \
+     or an Nsight Compute .ncu-rep / .ncu-rep.gz / .ncu-repz or ncu --csv page (.csv).";
+
 /// The start screen; true when its Open… button was clicked.
 fn welcome(ui: &mut Ui) -> bool {
     let mut clicked = false;
     ui.vertical_centered(|ui| {
         ui.add_space(ui.available_height() / 3.0);
         ui.heading("Sightline");
-        ui.label(
-            "Open a trace or report: File > Open…, or drop a file here: an Nsight Systems .nsys-rep / .sqlite, a PyTorch profiler .json / .json.gz, or an Nsight Compute .ncu-rep / .ncu-rep.gz.",
-        );
+        ui.label(WELCOME_FORMATS);
         ui.weak("Make one with: nsys export --type=sqlite -o trace.sqlite report.nsys-rep");
         ui.weak("Open two runs (or drop both) and choose View > Compare… to compare them.");
         clicked = ui.button("Open…").clicked();
