@@ -110,11 +110,12 @@ pub struct SummaryArgs {
     #[arg(required = true, num_args = 1..)]
     pub traces: Vec<PathBuf>,
     /// Report(s), comma-separated, each `NAME[:OPTION…]` as nsys takes them
-    /// (`cuda_gpu_kern_sum:base`), or `all` (every report the trace has data for); also `overlap`
-    /// (copy/compute overlap per GPU; not part of `all`). `sightline summary --help-reports`
-    /// lists them.
-    #[arg(long, default_value = "all")]
-    pub report: String,
+    /// (`cuda_gpu_kern_sum:base`), or `all` (every report the trace has data for, the row dumps
+    /// `*_trace` included); also `overlap` (copy/compute overlap per GPU; not part of `all`).
+    /// Default: every summary report, without the row dumps (as `nsys stats` leaves them out).
+    /// `sightline summary --help-reports` lists them.
+    #[arg(long)]
+    pub report: Option<String>,
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Only events starting in START:END (ns, or with a unit: 1.2s:1.5s, 100ms:, :20us).
@@ -205,10 +206,11 @@ pub fn parse_range_arg(range: Option<&str>) -> Result<TimeRange> {
 }
 
 fn summary(args: &SummaryArgs) -> Result<i32> {
-    if let Some(pages) = ncu_commands::requested_pages(&args.report)? {
+    let report_list = args.report.as_deref().unwrap_or("all");
+    if let Some(pages) = ncu_commands::requested_pages(report_list)? {
         return ncu_commands::print_pages(&args.traces, &pages, args.print_units);
     }
-    let (ncu_join, reports) = ncu_join_command::take_ncu_join(&args.report);
+    let (ncu_join, reports) = ncu_join_command::take_ncu_join(report_list);
     let (overlap, other_reports) = analysis_commands::take_overlap(&reports);
     let range = parse_range_arg(args.range.as_deref())?;
     let rules = args.exclusion.rules()?;
@@ -224,6 +226,11 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
         Vec::new()
     } else {
         report_commands::parse_reports(&other_reports)?
+    };
+    let left_out = if args.report.is_none() {
+        report_commands::leave_out_row_dumps(&mut requests)
+    } else {
+        Vec::new()
     };
     if let Some(pattern) = &args.comm {
         report_commands::set_comm_pattern(&mut requests, pattern)?;
@@ -287,6 +294,7 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
             std::mem::forget(trace);
         }
     }
+    report_commands::say_left_out(&left_out);
     Ok(code)
 }
 

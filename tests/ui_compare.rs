@@ -452,6 +452,8 @@ fn view_compare_opens_the_compare_view_on_two_open_tabs_and_leaving_restores_the
     h.get_by_role_and_label(Role::Button, "ws_streaming.sqlite")
         .click();
     h.step();
-    assert!(h.state().compare.is_none());
+    // The tab is shown; the comparison stays (its tab) until it is closed.
+    assert!(!h.state().compare_shown);
+    assert!(h.state().shown_compare().is_none());
     assert_eq!(h.state().tab().timeline.view, tab_view);
 }

@@ -95,15 +95,17 @@ fn file_open_walks_to_the_fixtures_and_opens_one_in_a_tab() {
         } else {
             h.query_by_label(&name).is_some()
         };
-        // What Sightline opens: nsys exports and reports, PyTorch traces, Nsight Compute
-        // reports (the bundled one zstd-compressed); not the oracles' CSV pages.
+        // Every format Sightline opens (an ncu CSV page among the fixtures too).
         let is_trace = [
             ".sqlite",
             ".nsys-rep",
             ".json",
             ".json.gz",
             ".ncu-rep",
+            ".ncu-rep.gz",
             ".ncu-repz",
+            ".csv",
+            ".csv.gz",
         ]
         .iter()
         .any(|x| name.ends_with(x));

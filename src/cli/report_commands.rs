@@ -55,6 +55,30 @@ pub fn parse_reports(text: &str) -> Result<Vec<ReportRequest>> {
     Ok(out)
 }
 
+/// `summary` with no `--report`: the row dumps (`*_trace`, one line per event: 189,143 lines for
+/// stress) are left out, as `nsys stats` leaves them out by default. Returns the names left out.
+pub fn leave_out_row_dumps(requests: &mut Vec<ReportRequest>) -> Vec<&'static str> {
+    let left_out = requests
+        .iter()
+        .filter(|r| reports::is_row_dump(r.report))
+        .map(|r| r.report.name())
+        .collect();
+    requests.retain(|r| !reports::is_row_dump(r.report));
+    left_out
+}
+
+/// Says on stderr, once the reports are printed, which row dumps were left out and how to get
+/// them.
+pub fn say_left_out(left_out: &[&str]) {
+    if let Some(first) = left_out.first() {
+        eprintln!(
+            "note: the row dumps ({}) are left out; `--report all` prints them too, or name one \
+             (`--report {first}`)",
+            left_out.join(", ")
+        );
+    }
+}
+
 /// `--comm REGEX`: the communication pattern of every `comm_overlap` request that names none
 /// itself; a pattern that is not a valid regex is refused before any trace is loaded.
 pub fn set_comm_pattern(requests: &mut [ReportRequest], pattern: &str) -> Result<()> {

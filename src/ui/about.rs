@@ -8,7 +8,7 @@ use crate::export::text_table::group_thousands;
 use crate::trace::Trace;
 
 /// One line on what Sightline is, as the desktop entry's comment says it.
-pub const DESCRIPTION: &str = "Light viewer for NVIDIA Nsight Systems traces (.nsys-rep, SQLite export), PyTorch profiler traces and Nsight Compute reports (.ncu-rep)";
+pub const DESCRIPTION: &str = "Light viewer for NVIDIA Nsight Systems traces (.nsys-rep, SQLite export), PyTorch profiler traces (.json, .json.gz) and Nsight Compute reports (.ncu-rep, .ncu-rep.gz, .ncu-repz, ncu CSV)";
 
 /// Side of the icon in the window, in points.
 const ICON_SIZE: f32 = 64.0;

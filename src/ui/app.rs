@@ -25,6 +25,7 @@ pub use super::workspace::Document;
 pub use windows::HELP_KEYS;
 
 mod runs;
+mod tabs;
 mod top_bar;
 mod windows;
 
@@ -35,8 +36,11 @@ pub struct SightlineApp {
     /// Index into `tabs` of the tab shown.
     pub active: usize,
     next_id: u64,
-    /// Two tabs on one time axis with their diff, when on.
+    /// Two tabs on one time axis with their diff, once made (until its tab is closed).
     pub compare: Option<CompareView>,
+    /// The comparison is what the window shows (else the active tab, the comparison's tab
+    /// still in the tab bar).
+    pub compare_shown: bool,
     /// The compare dialog (View → Compare…) is open.
     pub show_compare_dialog: bool,
     pub show_help: bool,
@@ -80,6 +84,7 @@ impl SightlineApp {
             active: 0,
             next_id: 1,
             compare: None,
+            compare_shown: false,
             show_compare_dialog: false,
             show_help: false,
             show_about: false,
@@ -126,57 +131,6 @@ impl SightlineApp {
         self.tabs.iter().find(|t| t.id == id)
     }
 
-    /// Opens `path` in a new tab (or in the empty start tab) and shows it; the load runs in
-    /// the background.
-    pub fn open(&mut self, path: PathBuf, ctx: Option<&egui::Context>) {
-        // A folder is a run: every trace in it, one per rank.
-        if path.is_dir() {
-            return self.open_folder(path, ctx);
-        }
-        let reuse = self
-            .tabs
-            .iter()
-            .position(|t| t.is_blank() && t.error.is_none() && t.path.is_none());
-        let i = match reuse {
-            Some(i) => i,
-            None => {
-                self.tabs.push(TraceTab::empty(self.next_id));
-                self.next_id += 1;
-                self.tabs.len() - 1
-            }
-        };
-        self.settings.note_opening(self.tabs[i].id, &path);
-        self.tabs[i].open(path, ctx);
-        self.active = i;
-        self.compare = None;
-    }
-
-    /// Closes tab `index`, freeing its trace; the last tab closed leaves an empty start tab.
-    pub fn close_tab(&mut self, index: usize) {
-        if index >= self.tabs.len() {
-            return;
-        }
-        self.settings.close_tab(&self.tabs[index]);
-        let id = self.tabs.remove(index).id;
-        if self.compare.as_ref().is_some_and(|c| c.involves(id)) {
-            self.compare = None;
-        }
-        if self.tabs.is_empty() {
-            self.tabs.push(TraceTab::empty(self.next_id));
-            self.next_id += 1;
-        }
-        if self.active > index || self.active >= self.tabs.len() {
-            self.active = self.active.saturating_sub(1).min(self.tabs.len() - 1);
-        }
-    }
-
-    /// Compares tab `base` (on top) with tab `new` (indices into `tabs`).
-    pub fn start_compare(&mut self, base: usize, new: usize) {
-        if let (Some(b), Some(n)) = (self.tabs.get(base), self.tabs.get(new)) {
-            self.compare = Some(CompareView::new(b.id, n.id));
-        }
-    }
-
     /// `sightline TRACE --ncu REPORT`: the report goes to the first file's tab once it is open.
     pub fn attach_ncu_to_first_tab(&mut self, report: PathBuf) {
         match self.tabs.first_mut() {
@@ -188,7 +142,7 @@ impl SightlineApp {
     /// Attaches the Nsight Compute report at `path` to the shown tab when that tab holds a
     /// timeline; otherwise opens it as a tab of its own. True when attached.
     pub fn attach_or_open_ncu(&mut self, path: PathBuf, ctx: Option<&egui::Context>) -> bool {
-        if self.compare.is_none() && self.tab().holds_timeline() {
+        if self.shown_compare().is_none() && self.tab().holds_timeline() {
             self.tab_mut().attach_ncu(path, ctx);
             true
         } else {
@@ -351,15 +305,16 @@ impl SightlineApp {
             egui::Panel::top("sightline_tabs").show(ui, |ui| self.tab_bar(ui));
         }
         self.compare_dialog(&ctx);
-        if let Some(cv) = &mut self.compare {
+        if let (Some(cv), true) = (&mut self.compare, self.compare_shown) {
             if !compare::show(ui, &mut self.tabs, cv, &palette) {
                 self.compare = None;
+                self.compare_shown = false;
             }
         } else {
             self.single_view(ui, &palette);
         }
         if self.tab().document.is_none()
-            && self.compare.is_none()
+            && self.shown_compare().is_none()
             && !ctx.egui_wants_keyboard_input()
             && ui.input(|i| i.key_pressed(egui::Key::Questionmark))
         {
@@ -527,7 +482,7 @@ impl SightlineApp {
     }
 
     fn update_title(&mut self, ctx: &egui::Context) {
-        let title = match (&self.compare, self.tab().document.as_ref()) {
+        let title = match (self.shown_compare(), self.tab().document.as_ref()) {
             (Some(cv), _) => {
                 let name = |id| self.tab_by_id(id).map_or_else(String::new, TraceTab::title);
                 format!("Sightline — {} vs {}", name(cv.base), name(cv.new))
@@ -575,15 +530,18 @@ pub fn status_lines(ui: &mut Ui, tab: &mut TraceTab) {
     }
 }
 
+/// What the empty window says it opens: every format File → Open… lists.
+pub const WELCOME_FORMATS: &str = "Open a trace or report: File > Open…, or drop a file here: an \
+     Nsight Systems .nsys-rep / .sqlite, a PyTorch profiler .json / .json.gz (.pt.trace.json.gz), \
+     or an Nsight Compute .ncu-rep / .ncu-rep.gz / .ncu-repz or ncu --csv page (.csv).";
+
 /// The start screen; true when its Open… button was clicked.
 fn welcome(ui: &mut Ui) -> bool {
     let mut clicked = false;
     ui.vertical_centered(|ui| {
         ui.add_space(ui.available_height() / 3.0);
         ui.heading("Sightline");
-        ui.label(
-            "Open a trace or report: File > Open…, or drop a file here: an Nsight Systems .nsys-rep / .sqlite, a PyTorch profiler .json / .json.gz, or an Nsight Compute .ncu-rep / .ncu-rep.gz.",
-        );
+        ui.label(WELCOME_FORMATS);
         ui.weak("Make one with: nsys export --type=sqlite -o trace.sqlite report.nsys-rep");
         ui.weak("Open two runs (or drop both) and choose View > Compare… to compare them.");
         clicked = ui.button("Open…").clicked();

@@ -52,7 +52,8 @@ pub const ENV_VAR: &str = "SIGHTLINE_FILE_DIALOG";
 
 /// Extensions of the files File → Open… lists (a file's name ends with `.` and one of them):
 /// Nsight Systems reports and exports, PyTorch profiler traces, and Nsight Compute reports,
-/// plain, gzipped, zstd-compressed (`.ncu-repz`) or in the name before 2020.2.
+/// plain, gzipped, zstd-compressed (`.ncu-repz`) or in the name before 2020.2, and ncu's CSV
+/// pages (`ncu --csv`, plain or gzipped).
 pub const TRACE_EXTENSIONS: &[&str] = &[
     "sqlite",
     "nsys-rep",
@@ -63,10 +64,19 @@ pub const TRACE_EXTENSIONS: &[&str] = &[
     "ncu-rep.gz",
     "ncu-repz",
     "nsight-cuprof-report",
+    "csv",
+    "csv.gz",
 ];
 
-/// The Nsight Compute report extensions among [`TRACE_EXTENSIONS`].
-pub const NCU_EXTENSIONS: &[&str] = &["ncu-rep", "ncu-rep.gz", "ncu-repz", "nsight-cuprof-report"];
+/// The Nsight Compute extensions among [`TRACE_EXTENSIONS`] (reports and CSV pages).
+pub const NCU_EXTENSIONS: &[&str] = &[
+    "ncu-rep",
+    "ncu-rep.gz",
+    "ncu-repz",
+    "nsight-cuprof-report",
+    "csv",
+    "csv.gz",
+];
 
 /// What File → Open… is for, as its title says it.
 pub const OPEN_TITLE: &str =
@@ -238,11 +248,13 @@ impl FileDialogs {
         }
         if self.backend == DialogBackend::System {
             let asked = Instant::now();
+            // Always a folder: left to itself, the system dialog opens where it last chose a
+            // file (GTK's remembered folder), which after an export is the export's folder.
             let dir = match request {
-                Request::OpenTrace => self.start_dir.clone(),
-                Request::SaveCsv { .. } => Some(self.export_dir()),
+                Request::OpenTrace => self.open_dir(),
+                Request::SaveCsv { .. } => self.export_dir(),
             };
-            match system_dialog(&request, dir.as_deref()) {
+            match system_dialog(&request, &dir) {
                 Some(path) => return self.choose(purpose, path),
                 None if asked.elapsed() >= FAILED_FAST => return, // cancelled
                 None => {

@@ -36,10 +36,13 @@ pub fn take(ctx: &Context) -> WindowKeys {
         let mut slashed = false;
         if !typing {
             // Shift+/ is `?` (help) on a US keyboard: only the unshifted key, or the text `/`.
+            // Only its press: `?`'s release comes without Shift when Shift is let go first, and
+            // taken for `/` it put the next key (a `w` to zoom) in the search box.
             let slash = |e: &Event| match e {
                 Event::Text(t) => t == "/",
                 Event::Key {
                     key: Key::Slash,
+                    pressed: true,
                     modifiers,
                     ..
                 } => !modifiers.shift,

@@ -156,6 +156,12 @@ pub static REPORTS: &[&dyn StatsReport] = &[
     &nvtx_pushpop_trace::NvtxPushpopTrace,
 ];
 
+/// Whether the report is a row dump (one row per event, the `*_trace` reports), which
+/// `nsys stats` prints only when asked for by name.
+pub fn is_row_dump(report: &dyn StatsReport) -> bool {
+    report.name().ends_with("_trace")
+}
+
 /// The report named `name`.
 pub fn find(name: &str) -> Option<&'static dyn StatsReport> {
     let name = current_name(name).unwrap_or(name);

@@ -17,7 +17,7 @@ use crate::trace::Needs;
 pub struct GpuGaps;
 
 /// `gap=` when absent, in ms.
-const DEFAULT_GAP_MS: i64 = 500;
+pub const DEFAULT_GAP_MS: i64 = 500;
 
 /// One idle time of a device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

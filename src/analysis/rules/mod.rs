@@ -15,6 +15,9 @@ mod gpu_ops;
 mod gpu_time_util;
 mod scope;
 
+/// `gpu_gaps`'s threshold when `gap=` is absent (nsys's 500 ms), in ms.
+pub use gpu_gaps::DEFAULT_GAP_MS as GPU_GAPS_DEFAULT_MS;
+
 use super::filter::Filter;
 use super::nsys_format::NsysFormat;
 use super::reports::{ReportOptions, parse_options};

@@ -30,7 +30,7 @@ impl SightlineApp {
         let i = self.blank_tab();
         self.tabs[i].run = Some(Box::new(RunTab::open(paths, ctx)));
         self.active = i;
-        self.compare = None;
+        self.compare_shown = false;
     }
 
     /// The empty start tab, or a new tab.

@@ -5,7 +5,7 @@ use super::*;
 
 impl SightlineApp {
     pub(super) fn top_bar(&mut self, ui: &mut Ui, palette: &Palette) {
-        let compare_on = self.compare.is_some();
+        let compare_on = self.shown_compare().is_some();
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 if ui
@@ -30,7 +30,7 @@ impl SightlineApp {
                     self.picking_run = true;
                     file_dialog::open_trace(ui.ctx(), self.settings.last_folder.as_deref());
                 }
-                let can_attach = self.compare.is_none() && self.tab().holds_timeline();
+                let can_attach = self.shown_compare().is_none() && self.tab().holds_timeline();
                 if ui
                     .add_enabled(can_attach, egui::Button::new("Attach Nsight Compute report…"))
                     .on_hover_text(
@@ -199,9 +199,10 @@ impl SightlineApp {
     pub(super) fn tab_bar(&mut self, ui: &mut Ui) {
         let mut select = None;
         let mut close = None;
+        let (mut show_compare, mut close_compare) = (false, false);
         ui.horizontal_wrapped(|ui| {
             for (i, tab) in self.tabs.iter().enumerate() {
-                let shown = self.compare.is_none() && i == self.active;
+                let shown = !self.compare_shown && i == self.active;
                 let mut label = tab.title();
                 if tab.is_loading() {
                     label.push_str(" …");
@@ -227,16 +228,16 @@ impl SightlineApp {
             }
             if let Some(cv) = &self.compare {
                 let name = |id| self.tab_by_id(id).map_or_else(String::new, TraceTab::title);
-                let _ = ui.selectable_label(
-                    true,
-                    format!("Compare: {} vs {}", name(cv.base), name(cv.new)),
-                );
+                let label = format!("Compare: {} vs {}", name(cv.base), name(cv.new));
+                if ui.selectable_label(self.compare_shown, label).clicked() {
+                    show_compare = true;
+                }
                 if ui
                     .small_button("×")
-                    .on_hover_text("Leave the compare view")
+                    .on_hover_text("Close the comparison")
                     .clicked()
                 {
-                    self.compare = None;
+                    close_compare = true;
                 }
             } else if self.tabs.iter().filter(|t| t.document.is_some()).count() >= 2
                 && ui.button("Compare…").clicked()
@@ -246,7 +247,14 @@ impl SightlineApp {
         });
         if let Some(i) = select {
             self.active = i;
+            self.compare_shown = false;
+        }
+        if show_compare {
+            self.compare_shown = true;
+        }
+        if close_compare {
             self.compare = None;
+            self.compare_shown = false;
         }
         if let Some(i) = close {
             self.close_tab(i);

@@ -104,10 +104,11 @@ pub(super) fn on_path(program: &str, path: Option<std::ffi::OsString>) -> bool {
 }
 
 /// The system dialog, blocking until it closes (as `rfd`'s own dialogs do).
-pub(super) fn system_dialog(request: &Request, start_dir: Option<&Path>) -> Option<PathBuf> {
-    let mut dialog = rfd::FileDialog::new();
-    if let Some(dir) = start_dir {
-        dialog = dialog.set_directory(dir);
+pub(super) fn system_dialog(request: &Request, start_dir: &Path) -> Option<PathBuf> {
+    let start = DialogStart::of(request, start_dir);
+    let mut dialog = rfd::FileDialog::new().set_directory(&start.directory);
+    if let Some(name) = &start.file_name {
+        dialog = dialog.set_file_name(name);
     }
     match request {
         Request::OpenTrace => dialog
@@ -120,17 +121,80 @@ pub(super) fn system_dialog(request: &Request, start_dir: Option<&Path>) -> Opti
             .add_filter("All files", &["*"])
             .pick_file(),
         Request::SaveCsv {
-            file_name,
-            extension: "html",
+            extension: "html", ..
         } => dialog
             .set_title("Save report as HTML")
             .add_filter("HTML", &["html", "htm"])
-            .set_file_name(file_name)
             .save_file(),
-        Request::SaveCsv { file_name, .. } => dialog
+        Request::SaveCsv { .. } => dialog
             .set_title("Export as CSV")
             .add_filter("CSV", &["csv"])
-            .set_file_name(file_name)
             .save_file(),
+    }
+}
+
+/// Where the system dialog starts, in both ways `rfd` passes it on: the folder (the portal,
+/// macOS, Windows) and, for Open…, a file name that is the folder with a trailing `/` — rfd's
+/// zenity fallback ignores the folder, and `zenity --filename=DIR/` opens DIR (the portal's
+/// OpenFile has no file name, so it is harmless there). Save… names the suggested file only (a
+/// path would be the portal's whole file name).
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct DialogStart {
+    pub directory: PathBuf,
+    pub file_name: Option<String>,
+}
+
+impl DialogStart {
+    pub(super) fn of(request: &Request, start_dir: &Path) -> Self {
+        let file_name = match request {
+            Request::OpenTrace => Some(format!(
+                "{}{}",
+                start_dir.display(),
+                std::path::MAIN_SEPARATOR
+            )),
+            Request::SaveCsv { file_name, .. } => Some(file_name.clone()),
+        };
+        Self {
+            directory: start_dir.to_path_buf(),
+            file_name,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Open… after an export starts in the folder the trace came from, told to every dialog
+    /// rfd may open (zenity through the file name); Save… in the export folder.
+    #[test]
+    fn open_after_an_export_starts_where_the_trace_came_from() {
+        let traces = std::env::temp_dir();
+        let exports = traces.join("sightline-exports");
+        let mut d = FileDialogs::with_backend(DialogBackend::System);
+        d.set_start_dir(&traces);
+        d.choose(FilePurpose::SaveSelectionCsv, exports.join("sel.csv"));
+        assert_eq!(d.last_export_dir(), Some(exports.as_path()));
+        let open = DialogStart::of(&Request::OpenTrace, &d.open_dir());
+        assert_eq!(open.directory, traces);
+        let name = open.file_name.expect("a file name for zenity");
+        assert_eq!(Path::new(&name), traces.as_path());
+        assert!(name.ends_with(std::path::MAIN_SEPARATOR), "{name}");
+        // No trace opened yet: the working folder, never the dialog's own last one.
+        let fresh = FileDialogs::with_backend(DialogBackend::System);
+        let cwd = std::env::current_dir().expect("a working folder");
+        assert_eq!(
+            DialogStart::of(&Request::OpenTrace, &fresh.open_dir()).directory,
+            cwd
+        );
+        let save = DialogStart::of(
+            &Request::SaveCsv {
+                file_name: "sel.csv".into(),
+                extension: "csv",
+            },
+            &exports,
+        );
+        assert_eq!(save.file_name.as_deref(), Some("sel.csv"));
+        assert_eq!(save.directory, exports);
     }
 }

@@ -1,8 +1,9 @@
-//! The search box: substring (case-insensitive) or regular-expression search over event names,
-//! with a match count and next/previous that select and reveal each match (keeping the zoom,
-//! see [`crate::ui::timeline::TimelineState::reveal_match`]). Ctrl+F and `/` focus it. Intervals
-//! of pinned query results are matched too, and next/previous step through them in time order
-//! with the trace's own events.
+//! The search box: substring (case-insensitive) or regular-expression search over event names
+//! (the names the rows show, CUDA graph executions and launches included), with a match count
+//! and next/previous that select and reveal each match (keeping the zoom, see
+//! [`crate::ui::timeline::TimelineState::reveal_match`]). Ctrl+F and `/` focus it. Intervals of
+//! pinned query results are matched too, and next/previous step through them in time order with
+//! the trace's own events.
 
 use std::sync::Arc;
 
@@ -136,6 +137,10 @@ impl SearchState {
             (EventKind::ApiCall, &trace.api_calls.spans),
             (EventKind::Nvtx, &trace.nvtx.spans),
             (EventKind::Osrt, &trace.osrt.spans),
+            // What their blocks show: "CUDA graph N" (graph-level trace), "CUDA graph · 40
+            // nodes" (a node-level launch).
+            (EventKind::Graph, &trace.graphs.spans),
+            (EventKind::GraphLaunch, &trace.graph_launches.spans),
         ];
         for (kind, spans) in tables {
             out.extend(

@@ -2,13 +2,15 @@
 //! background; the tab's badge counts the findings), each a collapsible group with nsys's advice
 //! and its findings. The findings are lines of the panel's own page — no list scrolls inside the
 //! scrolling panel, so the wheel always moves the page — and only the lines on screen are laid
-//! out. Clicking a finding zooms the timeline to its event or gap and outlines it.
+//! out. Clicking a finding zooms the timeline to its event or gap and outlines it. `gpu_gaps`
+//! says its threshold (nsys's 500 ms) and, finding nothing, points to the Gaps tab's shorter gaps.
 
 use std::sync::Arc;
 
 use egui::{Button, CollapsingHeader, RichText, Ui};
 
-use super::{AnalysisPanel, ERROR_COLOR, Findings, PanelAction, row_events};
+use super::{AnalysisPanel, AnalysisTab, ERROR_COLOR, Findings, PanelAction, row_events};
+use crate::analysis::rules::GPU_GAPS_DEFAULT_MS;
 use crate::analysis::{Cell, EventTable, Row, RowEvents, Table};
 use crate::trace::Trace;
 use crate::ui::timeline::format_duration;
@@ -51,9 +53,16 @@ impl AnalysisPanel {
             }
         });
         let mut clicked: Option<(&'static str, usize)> = None;
+        let shorter_gaps = self.shorter_gaps_note();
+        let mut to_gaps_tab = false;
         for rf in &findings.rules {
             let n = rf.table.as_ref().map_or(0, |t| t.rows.len());
-            let title = format!("{} · {n}", rf.rule.title());
+            let gpu_gaps = rf.rule.name() == "gpu_gaps";
+            let title = if gpu_gaps {
+                format!("{} over {GPU_GAPS_DEFAULT_MS} ms · {n}", rf.rule.title())
+            } else {
+                format!("{} · {n}", rf.rule.title())
+            };
             CollapsingHeader::new(RichText::new(title).strong())
                 .id_salt(("finding_rule", rf.rule.name()))
                 .default_open(n > 0)
@@ -66,6 +75,12 @@ impl AnalysisPanel {
                         }
                         Ok(t) if t.rows.is_empty() => {
                             ui.label(rf.rule.no_result());
+                            if gpu_gaps {
+                                ui.horizontal_wrapped(|ui| {
+                                    ui.label(&shorter_gaps);
+                                    to_gaps_tab |= ui.link("Open the Gaps tab").clicked();
+                                });
+                            }
                         }
                         Ok(t) => {
                             ui.label(rf.rule.advice());
@@ -78,6 +93,9 @@ impl AnalysisPanel {
                     }
                 });
         }
+        if to_gaps_tab {
+            self.tab = AnalysisTab::Gaps;
+        }
         if let Some((rule, i)) = clicked {
             self.chosen_finding = Some((rule, i));
             self.chosen = None;
@@ -86,6 +104,28 @@ impl AnalysisPanel {
                 act_on_finding(trace, row, actions);
             }
         }
+    }
+}
+
+impl AnalysisPanel {
+    /// What `gpu_gaps` leaves out: it looks only for idle time over nsys's 500 ms, where the
+    /// Gaps tab lists every gap over its own (shorter) threshold.
+    fn shorter_gaps_note(&self) -> String {
+        let min = format_duration(self.gap_options().min_ns as f64);
+        let gaps = self.gaps();
+        let found = match gaps.iter().map(|g| g.duration_ns()).max() {
+            Some(longest) => format!(
+                "{} gap{} of {min} or more, the longest {}",
+                gaps.len(),
+                if gaps.len() == 1 { "" } else { "s" },
+                format_duration(longest as f64)
+            ),
+            None => format!("no gap of {min} or more"),
+        };
+        format!(
+            "This rule (nsys's) looks only for GPU idle time over {GPU_GAPS_DEFAULT_MS} ms. \
+             The Gaps tab lists {found}."
+        )
     }
 }
 
