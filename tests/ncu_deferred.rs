@@ -6,21 +6,12 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 mod common;
 
+use common::load_ncu as load;
+
 use std::io::Read;
-use std::path::Path;
 
-use sightline::load::ncu_rep::{self, read_instances};
+use sightline::load::ncu_rep::read_instances;
 use sightline::trace::ncu::{InstanceList, NcuReport};
-
-fn load(path: &Path) -> NcuReport {
-    let cancel = std::sync::atomic::AtomicBool::new(false);
-    let control = sightline::load::LoadControl {
-        progress: &|_| {},
-        cancel: &cancel,
-        needs: sightline::trace::Needs::ALL,
-    };
-    ncu_rep::load_report(path, &control).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 /// (workload, metric) of every list the load left in the file.
 fn deferred(report: &NcuReport) -> Vec<(usize, u32)> {

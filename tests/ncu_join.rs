@@ -7,23 +7,14 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 mod common;
 
+use common::load_ncu as load_report;
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 
 use sightline::analysis::ncu::{self, MatchOutcome, facts};
-use sightline::load::ncu_rep;
 use sightline::trace::ncu::NcuReport;
-
-fn load_report(path: &Path) -> NcuReport {
-    let cancel = std::sync::atomic::AtomicBool::new(false);
-    let control = sightline::load::LoadControl {
-        progress: &|_| {},
-        cancel: &cancel,
-        needs: sightline::trace::Needs::ALL,
-    };
-    ncu_rep::load_report(path, &control).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 /// What the export says of the k-th launch of each workload's name on its context and stream:
 /// (correlation id, start, duration, device, stream), read with SQL alone.

@@ -13,12 +13,13 @@
 
 mod common;
 
+use common::load_ncu as load;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use sightline::load::ncu_rep;
 use sightline::trace::ncu::{MetricValue, NcuReport, ScalarValue};
 
 const REPORTS: [&str; 4] = [
@@ -79,19 +80,6 @@ fn nvidia_reader_python() -> Option<PathBuf> {
         return None;
     }
     Some(python)
-}
-
-fn load(path: &Path) -> NcuReport {
-    let cancel = std::sync::atomic::AtomicBool::new(false);
-    let control = sightline::load::LoadControl {
-        progress: &|_| {},
-        cancel: &cancel,
-        needs: sightline::trace::Needs::ALL,
-    };
-    match ncu_rep::load_report(path, &control) {
-        Ok(r) => r,
-        Err(e) => panic!("{}: {e}", path.display()),
-    }
 }
 
 /// A value written as the dump script writes it.

@@ -5,10 +5,9 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 mod common;
 
-use std::path::Path;
+use common::load_ncu as load;
 
-use sightline::load::ncu_rep;
-use sightline::trace::ncu::NcuReport;
+use std::path::Path;
 
 pub const REPORTS: [&str; 4] = [
     "ncu_graphs_roofline",
@@ -16,19 +15,6 @@ pub const REPORTS: [&str; 4] = [
     "ncu_moe_full",
     "ncu_train_gemm",
 ];
-
-fn load(path: &Path) -> NcuReport {
-    let cancel = std::sync::atomic::AtomicBool::new(false);
-    let control = sightline::load::LoadControl {
-        progress: &|_| {},
-        cancel: &cancel,
-        needs: sightline::trace::Needs::ALL,
-    };
-    match ncu_rep::load_report(path, &control) {
-        Ok(r) => r,
-        Err(e) => panic!("{}: {e}", path.display()),
-    }
-}
 
 fn oracle_rows(dir: &Path, name: &str) -> Vec<csv::StringRecord> {
     let path = dir.join("oracle").join(format!("{name}.raw_base.csv"));

@@ -234,3 +234,16 @@ pub fn gpu_busy_and_span_by_sql(path: &Path) -> (i64, i64) {
     }
     (busy, last - first)
 }
+
+/// Loads an Nsight Compute report (plain or packed) with nothing cancelled; fails the test with
+/// the loader's message when it cannot.
+pub fn load_ncu(path: &Path) -> sightline::trace::ncu::NcuReport {
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let control = sightline::load::LoadControl {
+        progress: &|_| {},
+        cancel: &cancel,
+        needs: sightline::trace::Needs::ALL,
+    };
+    sightline::load::ncu_rep::load_report(path, &control)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
