@@ -5,6 +5,7 @@
 pub mod align;
 pub mod comm_overlap;
 pub mod cpu_samples;
+pub mod critical_path;
 pub mod demangled;
 pub mod diff;
 pub mod filter;

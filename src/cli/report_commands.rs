@@ -95,14 +95,17 @@ pub fn set_comm_pattern(requests: &mut [ReportRequest], pattern: &str) -> Result
     Ok(())
 }
 
-/// `--family REGEX`: every `iterations` request without its own `family=` lists that family.
+/// `--family REGEX`: every `iterations` or `critical_path*` request without its own `family=`
+/// takes that family.
 pub fn set_family_pattern(requests: &mut [ReportRequest], pattern: &str) -> Result<()> {
     regex::Regex::new(pattern)
         .map_err(|e| anyhow::anyhow!("--family '{pattern}' is not a valid regex: {e}"))?;
-    for r in requests
-        .iter_mut()
-        .filter(|r| r.report.name() == "iterations" && !r.options.has("family"))
-    {
+    for r in requests.iter_mut().filter(|r| {
+        matches!(
+            r.report.name(),
+            "iterations" | "critical_path" | "critical_path_segments"
+        ) && !r.options.has("family")
+    }) {
         r.options
             .values
             .push(("family".to_string(), pattern.to_string()));

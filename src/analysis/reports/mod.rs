@@ -10,6 +10,7 @@
 pub mod classic;
 pub mod comm_overlap;
 mod cpu_samples_sum;
+pub mod critical_path;
 mod cuda_api_gpu_sum;
 mod cuda_api_trace;
 mod cuda_gpu_kern_gb_sum;
@@ -149,6 +150,8 @@ pub static REPORTS: &[&dyn StatsReport] = &[
     &cpu_samples_sum::CpuSamplesSum,
     &torch_ops::TorchOps,
     &iterations::IterationsReport,
+    &critical_path::CriticalPathReport,
+    &critical_path::CriticalPathSegments,
     &cuda_gpu_trace::CudaGpuTrace,
     &cuda_api_trace::CudaApiTrace,
     &cuda_kern_exec_trace::CudaKernExecTrace,
@@ -322,7 +325,9 @@ pub fn has_data(report: &dyn StatsReport, trace: &Trace) -> bool {
             .iter()
             .any(|&s| s != crate::trace::NO_STACK),
         "torch_ops" => trace.torch.is_some() && trace.event_count() > 0,
-        "iterations" => crate::analysis::iterations::default_family(trace).is_some(),
+        "iterations" | "critical_path" | "critical_path_segments" => {
+            crate::analysis::iterations::default_family(trace).is_some()
+        }
         // A report the checks above do not know: computing it says.
         _ => true,
     }

@@ -1,0 +1,467 @@
+//! The dependency graph of one range and its longest path (see the module comment of
+//! [`super`] for the edges). Nodes are event boundaries with their times clipped to the range;
+//! every edge goes forward in time, so the path's segments follow one another.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::prepare::{CallKind, OpTable, Prepared, SyncKind};
+use super::{CriticalPath, Part, PathRow, Segment};
+use crate::trace::{NO_INDEX, RangeKind, Trace, TraceFormat};
+
+/// What an edge's time is attributed to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ev {
+    Call(u32),
+    Range(u32),
+    Op(u32),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Row {
+    Stream(u32),
+    Thread(i64),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Edge {
+    from: u32,
+    to: u32,
+    weight: i64,
+    /// `None` for a dependency that carries no time (between top-level events, a host wait).
+    part: Option<Part>,
+    row: Row,
+    ev: Ev,
+}
+
+#[derive(Default)]
+struct Graph {
+    time: Vec<i64>,
+    edges: Vec<Edge>,
+}
+
+impl Graph {
+    fn node(&mut self, t: i64) -> u32 {
+        self.time.push(t);
+        (self.time.len() - 1) as u32
+    }
+
+    /// Adds an edge forward in time; a weighted one weighs the time between its nodes.
+    fn edge(&mut self, from: u32, to: u32, part: Option<Part>, row: Row, ev: Ev) {
+        let dt = self.time[to as usize] - self.time[from as usize];
+        if dt < 0 || from == to {
+            return;
+        }
+        let weight = if part.is_some() { dt } else { 0 };
+        self.edges.push(Edge {
+            from,
+            to,
+            weight,
+            part,
+            row,
+            ev,
+        });
+    }
+}
+
+/// A CPU event of a thread: a CUDA call or a CPU range.
+#[derive(Debug, Clone, Copy)]
+struct CpuItem {
+    start: i64,
+    end: i64,
+    ev: Ev,
+}
+
+/// The longest path through the dependency graph of `[r0, r1]`.
+pub fn longest_path(trace: &Trace, prep: &Prepared, r0: i64, r1: i64) -> CriticalPath {
+    let clip = |t: i64| t.clamp(r0, r1);
+    let mut g = Graph::default();
+    let api = &trace.api_calls;
+
+    // CPU events per thread, and the calls' nodes.
+    let mut threads: Vec<(i64, Vec<CpuItem>)> = Vec::new();
+    let mut waits_by_thread: HashMap<i64, Vec<i64>> = HashMap::new();
+    for t in trace.threads.iter().filter(|t| t.gpu_lane.is_none()) {
+        let mut items = Vec::new();
+        for i in t.api_calls.overlapping(
+            &api.spans.start_ns,
+            &api.spans.end_ns,
+            r0,
+            r1.saturating_add(1),
+        ) {
+            let (s, e) = (api.spans.start_ns[i], api.spans.end_ns[i]);
+            if s < r0 || s > r1 || e <= s {
+                continue;
+            }
+            if prep.kind_of_call(trace, i) == CallKind::StreamWait {
+                waits_by_thread.entry(t.global_tid).or_default().push(s);
+            }
+            items.push(CpuItem {
+                start: s,
+                end: e,
+                ev: Ev::Call(i as u32),
+            });
+        }
+        let nvtx = &trace.nvtx;
+        for (level, slice) in t.nvtx_levels.iter().enumerate() {
+            let kind = t.level_kind(level);
+            let wanted = match trace.format {
+                TraceFormat::Kineto => kind == RangeKind::Operator,
+                _ => kind == RangeKind::Nvtx,
+            };
+            if !wanted {
+                continue;
+            }
+            for i in slice.overlapping(&nvtx.spans.start_ns, &nvtx.spans.end_ns, r0, r1) {
+                let (s, e) = (nvtx.spans.start_ns[i], nvtx.spans.end_ns[i]);
+                let inside = match trace.format {
+                    TraceFormat::Kineto => s >= r0 && s <= r1,
+                    // The iteration's own NVTX range and those around it are not CPU work.
+                    _ => s >= r0 && e <= r1 && (s, e) != (r0, r1),
+                };
+                if inside && e > s {
+                    items.push(CpuItem {
+                        start: s,
+                        end: e,
+                        ev: Ev::Range(i as u32),
+                    });
+                }
+            }
+        }
+        if !items.is_empty() {
+            // Outer first at equal starts; a range before a call of the same span.
+            items.sort_by_key(|it| {
+                (
+                    it.start,
+                    std::cmp::Reverse(it.end),
+                    matches!(it.ev, Ev::Call(_)),
+                )
+            });
+            threads.push((t.global_tid, items));
+        }
+    }
+
+    // Nodes of calls (start, end) and of GPU operations.
+    let mut call_nodes: HashMap<u32, (u32, u32, i64)> = HashMap::new();
+    for (tid, items) in &threads {
+        for it in items {
+            if let Ev::Call(c) = it.ev {
+                let s = g.node(clip(it.start));
+                let e = g.node(clip(it.end));
+                call_nodes.insert(c, (s, e, *tid));
+            }
+        }
+    }
+    let mut op_nodes: HashMap<u32, (u32, u32)> = HashMap::new();
+    let add_op = |g: &mut Graph, op: u32, op_nodes: &mut HashMap<u32, (u32, u32)>| {
+        if let Some(&n) = op_nodes.get(&op) {
+            return n;
+        }
+        let o = &prep.ops[op as usize];
+        let n = (g.node(clip(o.start_ns)), g.node(clip(o.end_ns)));
+        op_nodes.insert(op, n);
+        n
+    };
+    let mut calls: Vec<u32> = call_nodes.keys().copied().collect();
+    calls.sort_unstable();
+    for &c in &calls {
+        for op in prep.ops_of_call(c) {
+            add_op(&mut g, op, &mut op_nodes);
+        }
+    }
+
+    // Host waits: the operations each blocking call waited for.
+    let mut waited: HashMap<u32, Vec<u32>> = HashMap::new();
+    for &c in &calls {
+        let (s, e) = (api.spans.start_ns[c as usize], api.spans.end_ns[c as usize]);
+        let ops: Vec<u32> = match prep.kind_of_call(trace, c as usize) {
+            CallKind::Copy => prep
+                .ops_of_call(c)
+                .filter(|&o| prep.ops[o as usize].end_ns <= e)
+                .collect(),
+            CallKind::DeviceSync | CallKind::StreamSync => {
+                let pid = crate::trace::pid_of(api.global_tid[c as usize]);
+                let all = || prep.streams_of_pid.get(&pid).cloned().unwrap_or_default();
+                let streams: Vec<u32> = match prep.syncs_of_call.get(&c) {
+                    Some(rows) => rows
+                        .iter()
+                        .flat_map(|&(kind, stream)| match (kind, stream) {
+                            (SyncKind::Stream, Some(st)) => vec![st],
+                            _ => all(),
+                        })
+                        .collect(),
+                    None => all(),
+                };
+                let mut v: Vec<u32> = streams
+                    .into_iter()
+                    .filter_map(|st| prep.last_end_on_stream(st, s, e))
+                    .collect();
+                v.sort_unstable();
+                v.dedup();
+                v
+            }
+            _ => Vec::new(),
+        };
+        if !ops.is_empty() {
+            for &o in &ops {
+                add_op(&mut g, o, &mut op_nodes);
+            }
+            waited.insert(c, ops);
+        }
+    }
+
+    // Cross-stream dependencies, inferred (module comment).
+    let launched: Vec<u32> = {
+        let mut v: Vec<u32> = op_nodes.keys().copied().collect();
+        v.sort_unstable();
+        v
+    };
+    let mut cross: HashMap<u32, u32> = HashMap::new();
+    for &op in &launched {
+        let o = &prep.ops[op as usize];
+        let Some(&(_, _, tid)) = call_nodes.get(&o.call) else {
+            continue;
+        };
+        let call_start = api.spans.start_ns[o.call as usize];
+        let prev = prep.prev_on_stream(op);
+        let prev_end = prev.map_or(i64::MIN, |p| prep.ops[p as usize].end_ns);
+        let since = prev
+            .map(|p| prep.ops[p as usize].call)
+            .filter(|&c| c != NO_INDEX)
+            .map_or(r0, |c| api.spans.start_ns[c as usize]);
+        let waited_here = waits_by_thread
+            .get(&tid)
+            .is_some_and(|w| w.iter().any(|&t| t >= since && t <= call_start));
+        if !waited_here {
+            continue;
+        }
+        if let Some(d) = prep.other_stream_before(trace, op, prev_end.max(call_start)) {
+            cross.insert(op, d);
+        }
+    }
+    for &d in cross.values() {
+        add_op(&mut g, d, &mut op_nodes);
+    }
+
+    // CPU chains.
+    for (tid, items) in &threads {
+        cpu_chain(&mut g, *tid, items, &call_nodes, &waited, clip);
+    }
+
+    // GPU operations: their own time, launch, stream order, cross-stream.
+    let mut ops: Vec<u32> = op_nodes.keys().copied().collect();
+    ops.sort_unstable();
+    for &op in &ops {
+        let o = &prep.ops[op as usize];
+        let (s, e) = op_nodes[&op];
+        let row = Row::Stream(o.stream);
+        g.edge(s, e, Some(o.part), row, Ev::Op(op));
+        let call = call_nodes.get(&o.call).copied();
+        let call_start = (o.call != NO_INDEX).then(|| api.spans.start_ns[o.call as usize]);
+        let prev = prep.prev_on_stream(op);
+        let prev_end = prev.map(|p| prep.ops[p as usize].end_ns);
+        let dep = cross.get(&op).copied();
+        let dep_end = dep.map(|d| prep.ops[d as usize].end_ns);
+        let launch_ok = call.is_some()
+            && call_start.is_some_and(|cs| {
+                prev_end.is_none_or(|pe| pe <= cs) && dep_end.is_none_or(|de| de <= cs)
+            });
+        if let (true, Some((cs, _, _))) = (launch_ok, call) {
+            g.edge(cs, s, Some(Part::LaunchLatency), row, Ev::Op(op));
+        } else if let Some(p) = prev.filter(|p| op_nodes.contains_key(p))
+            && dep_end.is_none_or(|de| prev_end.is_some_and(|pe| de < pe))
+        {
+            g.edge(op_nodes[&p].1, s, Some(Part::GpuIdle), row, Ev::Op(op));
+        }
+        if let Some(d) = dep.and_then(|d| op_nodes.get(&d)) {
+            g.edge(d.1, s, Some(Part::GpuIdle), row, Ev::Op(op));
+        }
+    }
+    // Host waits: the call returns after the work it waited for.
+    for (c, ops) in &waited {
+        let Some(&(_, ce, tid)) = call_nodes.get(c) else {
+            continue;
+        };
+        for o in ops {
+            if let Some(&(_, oe)) = op_nodes.get(o) {
+                g.edge(oe, ce, None, Row::Thread(tid), Ev::Call(*c));
+            }
+        }
+    }
+
+    let mut path = walk(trace, prep, &g);
+    path.start_ns = r0;
+    path.end_ns = r1;
+    path
+}
+
+/// One thread's CPU chain (module comment of [`super`]).
+fn cpu_chain(
+    g: &mut Graph,
+    tid: i64,
+    items: &[CpuItem],
+    call_nodes: &HashMap<u32, (u32, u32, i64)>,
+    waited: &HashMap<u32, Vec<u32>>,
+    clip: impl Fn(i64) -> i64,
+) {
+    let row = Row::Thread(tid);
+    // Open items: (end time, end node, event, blocking).
+    let mut stack: Vec<(i64, u32, Ev, bool)> = Vec::new();
+    let mut last: Option<u32> = None;
+    let mut last_top_end: Option<u32> = None;
+    let exit = |g: &mut Graph,
+                stack: &mut Vec<(i64, u32, Ev, bool)>,
+                last: &mut Option<u32>,
+                last_top_end: &mut Option<u32>| {
+        let Some((_, end, ev, blocking)) = stack.pop() else {
+            return;
+        };
+        if let Some(l) = *last {
+            let part = (!blocking).then_some(Part::Cpu);
+            g.edge(l, end, part, row, ev);
+        }
+        if stack.is_empty() {
+            *last = None;
+            *last_top_end = Some(end);
+        } else {
+            *last = Some(end);
+        }
+    };
+    for it in items {
+        while stack.last().is_some_and(|top| top.0 <= it.start) {
+            exit(g, &mut stack, &mut last, &mut last_top_end);
+        }
+        // A partial overlap is cut at the enclosing event's end.
+        let end_t = stack.last().map_or(it.end, |top| it.end.min(top.0));
+        let (start, end, blocking) = match it.ev {
+            Ev::Call(c) => match call_nodes.get(&c) {
+                Some(&(s, e, _)) => (s, e, waited.contains_key(&c)),
+                None => continue,
+            },
+            _ => (g.node(clip(it.start)), g.node(clip(end_t)), false),
+        };
+        if stack.is_empty()
+            && let Some(t) = last_top_end
+        {
+            g.edge(t, start, None, row, it.ev);
+        }
+        if let Some(l) = last {
+            let parent = stack.last().map_or(it.ev, |top| top.2);
+            g.edge(l, start, Some(Part::Cpu), row, parent);
+        }
+        stack.push((end_t, end, it.ev, blocking));
+        last = Some(start);
+    }
+    while !stack.is_empty() {
+        exit(g, &mut stack, &mut last, &mut last_top_end);
+    }
+}
+
+/// The longest path (Kahn's order), as segments and a breakdown.
+fn walk(trace: &Trace, prep: &Prepared, g: &Graph) -> CriticalPath {
+    let n = g.time.len();
+    let mut out_start = vec![0u32; n + 1];
+    for e in &g.edges {
+        out_start[e.from as usize + 1] += 1;
+    }
+    for i in 0..n {
+        out_start[i + 1] += out_start[i];
+    }
+    let mut order: Vec<u32> = vec![0; g.edges.len()];
+    let mut fill = out_start.clone();
+    let mut indegree = vec![0u32; n];
+    for (k, e) in g.edges.iter().enumerate() {
+        order[fill[e.from as usize] as usize] = k as u32;
+        fill[e.from as usize] += 1;
+        indegree[e.to as usize] += 1;
+    }
+    let mut dist = vec![0i64; n];
+    let mut pred: Vec<u32> = vec![u32::MAX; n];
+    let mut queue: Vec<u32> = (0..n as u32)
+        .filter(|&v| indegree[v as usize] == 0)
+        .collect();
+    while let Some(v) = queue.pop() {
+        let v = v as usize;
+        for &k in &order[out_start[v] as usize..out_start[v + 1] as usize] {
+            let e = &g.edges[k as usize];
+            let to = e.to as usize;
+            let d = dist[v] + e.weight;
+            if d > dist[to] || pred[to] == u32::MAX && d >= dist[to] {
+                dist[to] = d;
+                pred[to] = k;
+            }
+            indegree[to] -= 1;
+            if indegree[to] == 0 {
+                queue.push(to as u32);
+            }
+        }
+    }
+    let mut path = CriticalPath::default();
+    let Some(end) = (0..n).max_by_key(|&v| (dist[v], g.time[v])) else {
+        return path;
+    };
+    let mut edges = Vec::new();
+    let mut v = end;
+    while pred[v] != u32::MAX && edges.len() <= g.edges.len() {
+        let e = g.edges[pred[v] as usize];
+        edges.push(e);
+        v = e.from as usize;
+    }
+    edges.reverse();
+    let mut cpu: HashMap<i64, i64> = HashMap::new();
+    for e in edges.iter().filter(|e| e.weight > 0) {
+        let Some(part) = e.part else { continue };
+        let i = Part::ALL.iter().position(|&p| p == part).unwrap_or(0);
+        path.parts_ns[i] += e.weight;
+        if let Row::Thread(t) = e.row {
+            *cpu.entry(t).or_default() += e.weight;
+        }
+        let (start_ns, end_ns) = (g.time[e.from as usize], g.time[e.to as usize]);
+        let (row, event) = (path_row(trace, e.row), event_name(trace, prep, e.ev));
+        if let Some(last) = path.segments.last_mut()
+            && last.part == part
+            && last.end_ns == start_ns
+            && last.row == row
+            && last.event == event
+        {
+            last.end_ns = end_ns;
+            continue;
+        }
+        path.segments.push(Segment {
+            part,
+            row,
+            start_ns,
+            end_ns,
+            event,
+        });
+    }
+    path.cpu_by_thread = cpu.into_iter().collect();
+    path.cpu_by_thread
+        .sort_by_key(|&(t, ns)| (std::cmp::Reverse(ns), t));
+    path
+}
+
+fn path_row(trace: &Trace, row: Row) -> PathRow {
+    match row {
+        Row::Stream(s) => PathRow::Stream(trace.streams[s as usize].key),
+        Row::Thread(t) => PathRow::Thread(t),
+    }
+}
+
+fn event_name(trace: &Trace, prep: &Prepared, ev: Ev) -> Arc<str> {
+    match ev {
+        Ev::Call(c) => trace.shared_str(trace.api_calls.spans.name[c as usize]),
+        Ev::Range(r) => trace.shared_str(trace.nvtx.spans.name[r as usize]),
+        Ev::Op(o) => {
+            let op = &prep.ops[o as usize];
+            let i = op.index as usize;
+            let name = match op.table {
+                OpTable::Kernel => trace.kernels.spans.name[i],
+                OpTable::Memcpy => trace.memcpys.spans.name[i],
+                OpTable::Memset => trace.memsets.spans.name[i],
+                OpTable::Graph => trace.graphs.spans.name[i],
+            };
+            trace.shared_str(name)
+        }
+    }
+}
