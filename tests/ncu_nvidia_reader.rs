@@ -29,57 +29,14 @@ const REPORTS: [&str; 4] = [
     "ncu_train_gemm",
 ];
 
-/// A Python with `ncu_report` importable, installing it into a virtual environment first when
-/// needed; `None` (said on stderr) when that cannot be done here.
+/// A Python with `ncu_report` importable (see [`common::venv`]).
 fn nvidia_reader_python() -> Option<PathBuf> {
-    let venv = std::env::temp_dir().join("sightline-ncu-report-venv");
-    let python = venv.join("bin/python");
-    let importable = |python: &Path| {
-        Command::new(python)
-            .args(["-c", "import ncu_report"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if importable(&python) {
-        return Some(python);
-    }
-    let made = Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(&venv)
-        .output();
-    match made {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => {
-            eprintln!(
-                "SKIPPED: NVIDIA's reader: `python3 -m venv` failed: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            return None;
-        }
-        Err(e) => {
-            eprintln!("SKIPPED: NVIDIA's reader: no python3 ({e})");
-            return None;
-        }
-    }
-    let mut pip = Command::new(venv.join("bin/pip"));
-    pip.args(["install", "--quiet", "--disable-pip-version-check"]);
-    if let Some(dir) = std::env::var_os("SIGHTLINE_NCU_REPORT_WHEELS") {
-        pip.arg("--find-links").arg(dir);
-    }
-    pip.arg("ncu-report");
-    let installed = pip.output();
-    if !installed.as_ref().is_ok_and(|o| o.status.success()) || !importable(&python) {
-        let why = match installed {
-            Ok(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
-            Err(e) => e.to_string(),
-        };
-        eprintln!(
-            "SKIPPED: NVIDIA's reader: `pip install ncu-report` did not work here (no network to its registry?): {}",
-            why.trim()
-        );
-        return None;
-    }
-    Some(python)
+    common::venv::python_with(
+        "sightline-ncu-report-venv",
+        "ncu_report",
+        &["ncu-report"],
+        Some("SIGHTLINE_NCU_REPORT_WHEELS"),
+    )
 }
 
 /// A value written as the dump script writes it.

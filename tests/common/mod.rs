@@ -12,6 +12,7 @@ use sightline::export::nsys_csv;
 use sightline::trace::Trace;
 
 pub mod ui;
+pub mod venv;
 
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
