@@ -287,6 +287,7 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
             ncu_join_command::print_ncu_join(&trace, report, args.format, several, &mut out)?;
         }
         out.flush()?;
+        report_commands::say_critical_path_notes(&trace, &requests);
         drop(exclusion);
         if n + 1 == args.traces.len() {
             // The process ends here: its memory goes back with it, sooner than by freeing

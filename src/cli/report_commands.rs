@@ -113,6 +113,21 @@ pub fn set_family_pattern(requests: &mut [ReportRequest], pattern: &str) -> Resu
     Ok(())
 }
 
+/// What a trace cannot tell the critical path reports (unknown edges, what to record next
+/// time), on stderr, once per trace that has any.
+pub fn say_critical_path_notes(trace: &crate::trace::Trace, requests: &[ReportRequest]) {
+    if !requests
+        .iter()
+        .any(|r| r.report.name().starts_with("critical_path"))
+    {
+        return;
+    }
+    use crate::analysis::critical_path;
+    for note in critical_path::notes(trace, &critical_path::Prepared::new(trace)) {
+        eprintln!("critical path: {note}");
+    }
+}
+
 /// `--group-by-input-shape`: every `torch_ops` request splits its rows by input shape.
 pub fn set_group_by_input_shape(requests: &mut [ReportRequest]) {
     for r in requests

@@ -155,9 +155,16 @@ impl Prepared {
                 .push(s as u32);
         }
 
-        let call_kind = (0..trace.strings.len())
-            .map(|id| kind_of_name(trace.str(id as StrId)))
-            .collect();
+        // One test per distinct call name, not per string of the trace.
+        let mut call_kind = vec![CallKind::Other; trace.strings.len()];
+        let mut seen = vec![false; trace.strings.len()];
+        for &name in &trace.api_calls.spans.name {
+            let i = name as usize;
+            if i < seen.len() && !seen[i] {
+                seen[i] = true;
+                call_kind[i] = kind_of_name(trace.str(name as StrId));
+            }
+        }
         Self {
             syncs_of_call: syncs_of_calls(trace),
             has_sync_rows: !trace.syncs.spans.is_empty(),
@@ -269,9 +276,14 @@ pub fn kind_of_name(name: &str) -> CallKind {
 /// where the row names one).
 fn syncs_of_calls(trace: &Trace) -> HashMap<u32, Vec<(SyncKind, Option<u32>)>> {
     let api = &trace.api_calls;
-    let mut by_corr: HashMap<u32, Vec<u32>> = HashMap::new();
-    for (i, &c) in api.correlation_id.iter().enumerate() {
-        by_corr.entry(c).or_default().push(i as u32);
+    let s = &trace.syncs;
+    // Only the correlation ids of synchronization rows are looked up.
+    let mut by_corr: HashMap<u32, Vec<u32>> =
+        s.correlation_id.iter().map(|&c| (c, Vec::new())).collect();
+    for (i, c) in api.correlation_id.iter().enumerate() {
+        if let Some(calls) = by_corr.get_mut(c) {
+            calls.push(i as u32);
+        }
     }
     let stream_of: HashMap<(u32, u32, u32), u32> = trace
         .streams
@@ -280,7 +292,6 @@ fn syncs_of_calls(trace: &Trace) -> HashMap<u32, Vec<(SyncKind, Option<u32>)>> {
         .map(|(s, t)| ((t.key.pid, t.key.device, t.key.stream), s as u32))
         .collect();
     let mut out: HashMap<u32, Vec<(SyncKind, Option<u32>)>> = HashMap::new();
-    let s = &trace.syncs;
     for i in 0..s.spans.len() {
         let kind = match trace.str(s.spans.name[i]) {
             "Event synchronize" => SyncKind::Event,
