@@ -29,9 +29,12 @@ fn paths_of(trace: &Trace) -> Vec<((i64, i64), CriticalPath)> {
     paths_and_steady(trace).0
 }
 
+/// Iterations' ranges with their paths, and which are steady.
+type PathsAndSteady = (Vec<((i64, i64), CriticalPath)>, Vec<bool>);
+
 /// Each iteration's range and critical path, and whether it is steady (neither warm-up nor an
 /// outlier: the first token of the 2025.3.1 captures spends 0.2 s initialising on the CPU).
-fn paths_and_steady(trace: &Trace) -> (Vec<((i64, i64), CriticalPath)>, Vec<bool>) {
+fn paths_and_steady(trace: &Trace) -> PathsAndSteady {
     let found = iterations::iterations(trace, TimeRange::ALL, &FamilyChoice::Default, None);
     let steady = found
         .iterations
@@ -145,10 +148,10 @@ fn h2d_by_json(path: &Path, ranges: &[(i64, i64)]) -> Vec<i64> {
     };
     let mut calls: HashMap<i64, i64> = HashMap::new();
     for e in &events {
-        if e["cat"] == "cuda_runtime" || e["cat"] == "cuda_driver" {
-            if let Some(c) = e["args"]["correlation"].as_i64() {
-                calls.insert(c, ns(e, "ts"));
-            }
+        if (e["cat"] == "cuda_runtime" || e["cat"] == "cuda_driver")
+            && let Some(c) = e["args"]["correlation"].as_i64()
+        {
+            calls.insert(c, ns(e, "ts"));
         }
     }
     let rows: Vec<(i64, i64, i64)> = events
@@ -168,7 +171,7 @@ fn h2d_by_json(path: &Path, ranges: &[(i64, i64)]) -> Vec<i64> {
 /// `check(path, all)`. Returns how many were checked.
 fn check_h2d(
     name: &str,
-    (paths, steady): &(Vec<((i64, i64), CriticalPath)>, Vec<bool>),
+    (paths, steady): &PathsAndSteady,
     launched: &[i64],
     check: fn(i64, i64) -> bool,
     what: &str,
@@ -383,4 +386,52 @@ fn cli_columns_and_segments() {
         h2d, rows[0][6],
         "segments of iteration 0 add up to its Copies H2D"
     );
+}
+
+#[test]
+fn report_page_says_what_bounds_each_step() {
+    let Some(path) = shared("ws_baseline.sqlite") else {
+        return;
+    };
+    let out = common::scratch_dir("cp-report").join("ws_baseline.html");
+    common::sightline_stdout(&[
+        "report",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let html = std::fs::read_to_string(&out).unwrap();
+    let section = &html[html.find("<h2 id=\"bounds\">").expect("the section")..];
+    let section = &section[..section[1..].find("<h2 ").map_or(section.len(), |i| i + 1)];
+    // One bar per iteration (4 tokens), each with its H2D copies.
+    assert_eq!(section.matches("class=\"cpbar\"").count(), 4, "{section}");
+    assert_eq!(section.matches("title=\"Copies H2D: ").count(), 4);
+    // GPU-bound by construction: kernels hold most of the median step, then the H2D copies.
+    let median = &section[section.find("median step: ").unwrap()..];
+    assert!(median.starts_with("median step: Kernels "), "{median:.80}");
+    assert!(median[..median.find('<').unwrap()].contains("Copies H2D"));
+}
+
+#[test]
+fn says_what_the_trace_cannot_tell() {
+    let Some(without) = shared("pytorch/kt_ws_baseline.pt.trace.json.gz") else {
+        return;
+    };
+    let Some(with) = shared("pytorch/kt_ws_streaming_sync.pt.trace.json.gz") else {
+        return;
+    };
+    let stderr_of = |p: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args(["summary", p.to_str().unwrap(), "--report", "critical_path"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let said = stderr_of(&without);
+    assert!(
+        said.contains("No CUDA sync events") && said.contains("enable_cuda_sync_events=True"),
+        "{said}"
+    );
+    assert!(!stderr_of(&with).contains("No CUDA sync events"));
 }

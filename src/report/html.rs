@@ -92,6 +92,7 @@ pub fn page(report: &Report) -> String {
     h.push_str(&sections::findings(run));
     h.push_str(&pictures(report));
     h.push_str(&sections::iterations(report));
+    h.push_str(&super::bounds::section(report));
     h.push_str(&sections::top_tables(report));
     h.push_str(&sections::host_threads(run));
     h.push_str(&sections::configuration(report));
@@ -121,6 +122,7 @@ fn contents(report: &Report) -> String {
         ("findings", "Findings"),
         ("pictures", "Pictures"),
         ("iterations", "Iterations"),
+        ("bounds", "What bounds each step"),
         ("tops", "Top tables"),
         ("threads", "Host threads"),
         ("configuration", "Configuration"),
@@ -189,6 +191,8 @@ const DEFINITIONS: &str = r#"<h2 id="definitions">How the figures are computed</
 <dd>Average of the GPU metric SM Active (% of cycles with at least one warp on an SM) over the GPU's active span; only with GPU metrics. No target in the guides.</dd>
 <dt id="def-gaps">Idle gaps and their causes</dt>
 <dd>Intervals of at least 100 µs where a GPU ran nothing, each with a cause from the call that launched the work after it: launch-late (the host had not begun launching), launch-overhead (the launch was in flight), dependency (queued but waiting), graph-untraced, unknown (<code>sightline gaps --causes</code>, the Gaps tab).</dd>
+<dt id="def-critical-path">Critical path</dt>
+<dd>The longest chain of dependent work through an iteration, as HTA's critical path analysis builds it: each thread's CPU operators and CUDA calls in order, a call to the GPU work it launched (launch latency where the stream was empty), the operations of a stream one after another (GPU idle between them), a stream that waited for an event to the work another stream finished just before, and a synchronize to the work it waited for (the wait itself carries no time). Its parts sum to its length; copies are counted by direction, apart from kernels (<code>sightline summary --report critical_path</code>, <code>critical_path_segments</code>).</dd>
 <dt id="def-iterations">Iterations</dt>
 <dd>The instances of the outermost repeated range family (<code>step_N</code>, <code>ProfilerStep#N</code>, <code>token_N</code>: names that differ only in their numbers), each with its duration, the kernels launched by CUDA calls inside it on its thread and their union on the GPU; warm-up iterations are those the warm-up exclusion covers (or ranges named warmup), outliers last longer than the median + 3 × MAD of the others (<code>sightline summary --report iterations</code>).</dd>
 <dt id="def-findings">Findings</dt>

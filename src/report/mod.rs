@@ -7,6 +7,7 @@
 //! which); this module only gathers them ([`build`]) and writes the page ([`html`]).
 //! A layer above [`crate::render`] (its pictures are the timeline drawn headlessly).
 
+pub mod bounds;
 pub mod config;
 pub mod findings;
 pub mod html;
@@ -66,6 +67,8 @@ pub struct RunReport {
     pub pictures: Vec<Result<Picture, String>>,
     /// The default family's iterations (the `iterations` report's figures).
     pub iterations: Iterations,
+    /// The critical path of each of `iterations`, in their order.
+    pub critical_paths: Vec<crate::analysis::critical_path::CriticalPath>,
     /// Where times count from in the page (session start, a PyTorch trace's first event).
     pub time_origin_ns: i64,
 }
@@ -119,18 +122,25 @@ fn run_report(
             );
         }
     }
+    let iterations = iteration_analysis::iterations(
+        trace,
+        input.range,
+        &FamilyChoice::Default,
+        input.exclusion.map(|e| &e.excluded),
+    );
+    let ranges: Vec<(i64, i64)> = iterations
+        .iterations
+        .iter()
+        .map(|i| (i.start_ns, i.end_ns))
+        .collect();
     RunReport {
+        critical_paths: crate::analysis::critical_path::critical_paths(trace, &ranges),
+        iterations,
         config: Config::of(trace, input.range, input.exclusion),
         findings: findings::findings(trace, &filter, &gaps, &causes),
         tops: tables::top_tables(trace, &filter, nsys_format),
         headline: headline::headline(trace, &filter, iteration),
         idle_by_cause: pictures::idle_by_cause(&totals),
-        iterations: iteration_analysis::iterations(
-            trace,
-            input.range,
-            &FamilyChoice::Default,
-            input.exclusion.map(|e| &e.excluded),
-        ),
         gpus,
         threads,
         pictures,
