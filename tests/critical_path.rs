@@ -29,6 +29,9 @@ fn paths_of(trace: &Trace) -> Vec<((i64, i64), CriticalPath)> {
     paths_and_steady(trace).0
 }
 
+/// A check of the H2D time on a path against the H2D time launched: `check(on_path, all)`.
+type Check = fn(i64, i64) -> bool;
+
 /// Iterations' ranges with their paths, and which are steady.
 type PathsAndSteady = (Vec<((i64, i64), CriticalPath)>, Vec<bool>);
 
@@ -173,7 +176,7 @@ fn check_h2d(
     name: &str,
     (paths, steady): &PathsAndSteady,
     launched: &[i64],
-    check: fn(i64, i64) -> bool,
+    check: Check,
     what: &str,
 ) -> usize {
     let mut checked = 0;
@@ -201,7 +204,7 @@ fn check_h2d(
 #[test]
 fn weight_streaming_nsys_pairs() {
     let mut checked = 0;
-    let cases: [(&str, fn(i64, i64) -> bool, &str); 4] = [
+    let cases: [(&str, Check, &str); 4] = [
         (
             "ws_baseline.sqlite",
             |p, a| (p - a).abs() * 20 <= a,
