@@ -48,6 +48,8 @@ pub struct TraceTab {
     pub ncu: Option<Box<NcuView>>,
     /// An Nsight Compute report attached to this tab's timeline, with its join.
     pub ncu_attached: super::ncu_attach::NcuAttachment,
+    /// The critical path outlined on the timeline, if one was asked for.
+    pub critical_path: Option<Arc<crate::analysis::critical_path::CriticalPath>>,
 }
 
 impl TraceTab {
@@ -68,6 +70,7 @@ impl TraceTab {
             run: None,
             ncu: None,
             ncu_attached: Default::default(),
+            critical_path: None,
         }
     }
 
@@ -294,6 +297,12 @@ impl TraceTab {
                     {
                         d.model.set_comm(&d.trace, comm);
                     }
+                }
+                PanelAction::ShowCriticalPath(path) => {
+                    if let Some(p) = &path {
+                        self.timeline.view.zoom_to_event(p.start_ns, p.end_ns);
+                    }
+                    self.critical_path = path;
                 }
                 PanelAction::SqlTracksChanged => {
                     if let Some(d) = self.document.as_mut() {

@@ -109,7 +109,7 @@ pub struct Segment {
 }
 
 /// The critical path of a range.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CriticalPath {
     pub start_ns: i64,
     pub end_ns: i64,

@@ -13,6 +13,7 @@
 //! `Filter { range: selection, excluded: exclusion }`, so all sections follow warm-up exclusion.
 
 mod comm_view;
+mod critical_path_view;
 mod export;
 mod findings_view;
 mod flame_graph;
@@ -38,6 +39,7 @@ use std::sync::Arc;
 
 use egui::{Button, Color32, Ui};
 
+use crate::analysis::critical_path::CriticalPath;
 use crate::analysis::gap_causes::{self, CauseTotal, GapCauseInfo};
 use crate::analysis::{
     self, CopyComputeOverlap, CopyKindOverlap, DeviceActivity, EventTable, Filter, GapOptions,
@@ -93,6 +95,8 @@ pub enum PanelAction {
     HighlightSamples(Vec<u32>),
     /// Tracks were pinned or removed in the SQL tab: re-read [`AnalysisPanel::sql`]'s pins.
     SqlTracksChanged,
+    /// Outline this critical path on the timeline (`None`: clear it).
+    ShowCriticalPath(Option<Arc<CriticalPath>>),
 }
 
 /// The sections of the panel, one shown at a time.

@@ -14,6 +14,7 @@ use egui::{Color32, CornerRadius, RichText, Sense, Stroke, StrokeKind, Ui, Vec2,
 
 use super::{AnalysisPanel, InputsKey, PanelAction, Worker};
 use crate::analysis::TimeRange;
+use crate::analysis::critical_path::CriticalPath;
 use crate::analysis::iterations::{self, ChildKind, FamilyChoice, Iterations};
 use crate::trace::Trace;
 use crate::ui::timeline::format_duration;
@@ -27,25 +28,31 @@ pub struct IterationsState {
     families: Worker<u64, Arc<Vec<(String, usize)>>>,
     /// The iterations, per (inputs, family chosen).
     result: Worker<(InputsKey, Option<String>), Arc<Iterations>>,
+    /// Their critical paths, per (inputs, family chosen).
+    pub(super) paths: Worker<(InputsKey, Option<String>), Arc<Vec<CriticalPath>>>,
+    /// The iteration whose critical path was asked for, shown once the paths are ready.
+    pub(super) asked: Option<usize>,
 }
 
 impl IterationsState {
     pub(super) fn started(&self) -> usize {
-        self.families.started() + self.result.started()
+        self.families.started() + self.result.started() + self.paths.started()
     }
 
     pub(super) fn busy(&self) -> bool {
-        self.families.busy() || self.result.busy()
+        self.families.busy() || self.result.busy() || self.paths.busy()
     }
 
     pub(super) fn wait(&mut self) {
         self.families.wait();
         self.result.wait();
+        self.paths.wait();
     }
 
     pub(super) fn poll(&mut self) {
         self.families.poll();
         self.result.poll();
+        self.paths.poll();
     }
 }
 
@@ -212,7 +219,12 @@ impl AnalysisPanel {
             return;
         }
         summary_ui(ui, &found);
-        heatmap_ui(ui, &found, actions);
+        let mut asked = None;
+        heatmap_ui(ui, &found, actions, &mut asked);
+        if asked.is_some() {
+            self.iterations.asked = asked;
+        }
+        self.critical_path_ui(ui, trace, &found, actions);
     }
 }
 
@@ -252,7 +264,12 @@ fn summary_ui(ui: &mut Ui, found: &Iterations) {
 }
 
 /// The heatmap: a header of rotated column names, then the warm-up block and the steady block.
-fn heatmap_ui(ui: &mut Ui, found: &Iterations, actions: &mut Vec<PanelAction>) {
+fn heatmap_ui(
+    ui: &mut Ui,
+    found: &Iterations,
+    actions: &mut Vec<PanelAction>,
+    asked: &mut Option<usize>,
+) {
     let children = &found.children;
     let columns = children.columns.len() + 1;
     let avail = ui.available_width() - NAME_WIDTH;
@@ -308,7 +325,7 @@ fn heatmap_ui(ui: &mut Ui, found: &Iterations, actions: &mut Vec<PanelAction>) {
                 let title = if warmup { "Warm-up" } else { "Iterations" };
                 ui.label(RichText::new(format!("{title} ({})", rows.len())).strong());
                 for n in rows {
-                    row_ui(ui, found, n, cell_w, &medians, actions);
+                    row_ui(ui, found, n, cell_w, &medians, actions, asked);
                 }
             }
         });
@@ -322,6 +339,7 @@ fn row_ui(
     cell_w: f32,
     medians: &[Option<i64>],
     actions: &mut Vec<PanelAction>,
+    asked: &mut Option<usize>,
 ) {
     let it = &found.iterations[n];
     let columns = found.children.columns.len() + 1;
@@ -351,6 +369,16 @@ fn row_ui(
             end_ns: it.end_ns,
         });
     }
+    name_response.context_menu(|ui| {
+        if ui.button("Critical path").clicked() {
+            *asked = Some(n);
+            actions.push(PanelAction::ZoomTo {
+                start_ns: it.start_ns,
+                end_ns: it.end_ns,
+            });
+            ui.close();
+        }
+    });
     // (label, duration, start, end, count, outlier) of each cell.
     let own = Some((it.duration_ns(), it.start_ns, it.end_ns, 1, it.outlier));
     let cells = std::iter::once(own).chain(

@@ -1,0 +1,172 @@
+//! The Iterations tab's "What bounds each step": the critical path of every iteration shown
+//! ([`crate::analysis::critical_path`]) as a table with a column per part and a bar, computed on a
+//! worker once the iterations are known. A click on a row (or "Critical path" in an iteration
+//! name's context menu) outlines that iteration's path on the timeline.
+
+use std::sync::Arc;
+
+use egui::{Color32, RichText, Sense, Ui, vec2};
+
+use super::{AnalysisPanel, PanelAction};
+use crate::analysis::critical_path::{self, CriticalPath, Part};
+use crate::analysis::iterations::Iterations;
+use crate::trace::Trace;
+use crate::ui::timeline::format_duration;
+
+/// The colour of a part, as the HTML report draws it.
+pub fn part_colour(part: Part) -> Color32 {
+    let hex = crate::report::bounds::part_colour(part).trim_start_matches('#');
+    let v = u32::from_str_radix(hex, 16).unwrap_or(0x80_80_80);
+    Color32::from_rgb((v >> 16) as u8, (v >> 8) as u8, v as u8)
+}
+
+const BAR_WIDTH: f32 = 160.0;
+
+impl AnalysisPanel {
+    /// The critical paths of the iterations shown, once computed.
+    pub fn critical_paths(&self) -> Option<&[CriticalPath]> {
+        let key = (self.inputs?, self.iteration_family().map(str::to_string));
+        self.iterations
+            .paths
+            .status(&key)
+            .ready()
+            .map(|v| v.as_slice())
+    }
+
+    /// Asks for iteration `n`'s critical path to be shown on the timeline (as a click on its row
+    /// does); it is shown once the paths are computed.
+    pub fn show_critical_path(&mut self, n: usize) {
+        self.iterations.asked = Some(n);
+    }
+
+    pub(super) fn critical_path_ui(
+        &mut self,
+        ui: &mut Ui,
+        trace: &Arc<Trace>,
+        found: &Arc<Iterations>,
+        actions: &mut Vec<PanelAction>,
+    ) {
+        let Some(inputs) = self.inputs else {
+            return;
+        };
+        let key = (inputs, self.iteration_family().map(str::to_string));
+        let (t, its) = (trace.clone(), found.clone());
+        let repaint = self.repaint_fn();
+        let paths = self
+            .iterations
+            .paths
+            .request(
+                &key,
+                move || {
+                    let ranges: Vec<(i64, i64)> = its
+                        .iterations
+                        .iter()
+                        .map(|i| (i.start_ns, i.end_ns))
+                        .collect();
+                    Arc::new(critical_path::critical_paths(&t, &ranges))
+                },
+                repaint,
+            )
+            .ready()
+            .cloned();
+        ui.separator();
+        ui.label(RichText::new("What bounds each step (critical path)").strong());
+        let Some(paths) = paths.filter(|p| p.len() == found.iterations.len()) else {
+            ui.label("Following each iteration's critical path…");
+            return;
+        };
+        if let Some(n) = self.iterations.asked.take()
+            && let Some(path) = paths.get(n)
+        {
+            actions.push(PanelAction::ShowCriticalPath(Some(Arc::new(path.clone()))));
+        }
+        ui.label(
+            RichText::new(
+                "The chain of dependent CPU work, launches, GPU work, copies and waits that sets \
+                 each iteration's length. Click a row to outline its path on the timeline.",
+            )
+            .weak(),
+        );
+        if let Some(note) = paths.first().and_then(|p| p.notes.first()) {
+            ui.label(RichText::new(note).weak().italics());
+        }
+        legend_ui(ui);
+        egui::ScrollArea::horizontal()
+            .id_salt("critical_path_table")
+            .show(ui, |ui| {
+                egui::Grid::new("critical_path_grid")
+                    .striped(true)
+                    .min_col_width(0.0)
+                    .show(ui, |ui| {
+                        ui.label("Iteration");
+                        ui.label("Path");
+                        ui.label("Bound by");
+                        ui.label("");
+                        for p in Part::ALL {
+                            ui.label(p.label());
+                        }
+                        ui.end_row();
+                        for (n, (it, path)) in found.iterations.iter().zip(paths.iter()).enumerate()
+                        {
+                            let label = format!("#{n} {}", it.name);
+                            let show = ui
+                                .selectable_label(false, &label)
+                                .on_hover_text("Outline this iteration's critical path");
+                            if show.clicked() {
+                                actions.push(PanelAction::ShowCriticalPath(Some(Arc::new(
+                                    path.clone(),
+                                ))));
+                            }
+                            ui.label(format_duration(path.path_ns() as f64));
+                            ui.label(path.bound_by().map_or("–", Part::label));
+                            bar_ui(ui, path, it.duration_ns());
+                            for p in Part::ALL {
+                                ui.label(format_duration(path.part_ns(p) as f64));
+                            }
+                            ui.end_row();
+                        }
+                    });
+            });
+    }
+}
+
+/// The path's parts side by side, each as wide as its share of the iteration.
+fn bar_ui(ui: &mut Ui, path: &CriticalPath, duration_ns: i64) {
+    let (rect, response) = ui.allocate_exact_size(vec2(BAR_WIDTH, 12.0), Sense::hover());
+    let painter = ui.painter();
+    painter.rect_filled(rect, 0.0, ui.visuals().extreme_bg_color);
+    let mut x = rect.left();
+    for p in Part::ALL {
+        let ns = path.part_ns(p);
+        if ns <= 0 || duration_ns <= 0 {
+            continue;
+        }
+        let w = BAR_WIDTH * ns as f32 / duration_ns as f32;
+        let r = egui::Rect::from_min_size(egui::pos2(x, rect.top()), vec2(w, rect.height()));
+        painter.rect_filled(r, 0.0, part_colour(p));
+        x += w;
+    }
+    response.on_hover_ui(|ui| {
+        for p in Part::ALL {
+            let ns = path.part_ns(p);
+            if ns > 0 {
+                ui.label(format!(
+                    "{}: {} ({:.1} %)",
+                    p.label(),
+                    format_duration(ns as f64),
+                    ns as f64 * 100.0 / path.path_ns().max(1) as f64
+                ));
+            }
+        }
+    });
+}
+
+fn legend_ui(ui: &mut Ui) {
+    ui.horizontal_wrapped(|ui| {
+        for p in Part::ALL {
+            let (rect, _) = ui.allocate_exact_size(vec2(10.0, 10.0), Sense::hover());
+            ui.painter().rect_filled(rect, 0.0, part_colour(p));
+            ui.label(RichText::new(p.label()).small());
+        }
+    });
+}

@@ -1,0 +1,48 @@
+//! The critical path in the window (issue #34): in ws_baseline's Iterations tab, "Critical path"
+//! in an iteration's context menu outlines that iteration's path on the timeline — the same path
+//! `critical_path` computes — and the tab's table lists every iteration's path by part.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
+mod common;
+
+use common::ui::{opened, settle};
+use egui::accesskit::Role;
+use egui_kittest::kittest::Queryable;
+use sightline::analysis::TimeRange;
+use sightline::analysis::critical_path::{Part, critical_paths};
+use sightline::analysis::iterations::{self, FamilyChoice};
+
+#[test]
+fn asking_for_an_iterations_critical_path_outlines_it() {
+    let mut h = opened("ws_baseline");
+    h.get_by_label("Iterations").click();
+    settle(&mut h);
+    settle(&mut h);
+    h.get_by_label("What bounds each step (critical path)");
+
+    // The path computed directly, for the second token.
+    let trace = h.state().tab().document.as_ref().unwrap().trace.clone();
+    let found = iterations::iterations(&trace, TimeRange::ALL, &FamilyChoice::Default, None);
+    let it = &found.iterations[1];
+    let expected = &critical_paths(&trace, &[(it.start_ns, it.end_ns)])[0];
+    assert!(expected.part_ns(Part::CopyH2D) > 0);
+
+    h.get_by_role_and_label(Role::Label, "#1 token_1")
+        .click_secondary();
+    h.run();
+    h.get_by_label("Critical path").click();
+    settle(&mut h);
+    settle(&mut h);
+    let shown = h
+        .state()
+        .tab()
+        .critical_path
+        .clone()
+        .expect("a path is shown");
+    assert_eq!(shown.segments, expected.segments);
+    assert_eq!(shown.parts_ns, expected.parts_ns);
+    // The timeline shows the iteration.
+    let v = &h.state().tab().timeline.view;
+    assert!(v.start_ns <= it.start_ns as f64 + 1.0 && v.end_ns >= it.end_ns as f64 - 1.0);
+}
