@@ -130,6 +130,61 @@ impl AnalysisPanel {
     }
 }
 
+impl AnalysisPanel {
+    /// Asks for the critical path of the range selection to be shown on the timeline (as the
+    /// tab's button does), once computed.
+    pub fn show_selection_critical_path(&mut self) {
+        self.iterations.selection_asked = self.inputs;
+    }
+
+    /// "Critical path of the selection": a button while a range is selected; the path is
+    /// computed on a worker and shown when ready.
+    pub(super) fn selection_path_ui(
+        &mut self,
+        ui: &mut Ui,
+        trace: &Arc<Trace>,
+        actions: &mut Vec<PanelAction>,
+    ) {
+        let Some(inputs) = self.inputs else {
+            return;
+        };
+        let (Some(start), Some(end)) = (inputs.selection.start_ns, inputs.selection.end_ns) else {
+            return;
+        };
+        if ui
+            .button("Critical path of the selection")
+            .on_hover_text("Outline the critical path of the selected time range")
+            .clicked()
+        {
+            self.iterations.selection_asked = Some(inputs);
+        }
+        if self.iterations.selection_asked != Some(inputs) {
+            return;
+        }
+        let t = trace.clone();
+        let repaint = self.repaint_fn();
+        let ready = self
+            .iterations
+            .selection_path
+            .request(
+                &inputs,
+                move || Arc::new(critical_path::critical_paths(&t, &[(start, end)]).remove(0)),
+                repaint,
+            )
+            .ready()
+            .cloned();
+        match ready {
+            Some(path) => {
+                self.iterations.selection_asked = None;
+                actions.push(PanelAction::ShowCriticalPath(Some(path)));
+            }
+            None => {
+                ui.label("Following the selection's critical path…");
+            }
+        }
+    }
+}
+
 /// The path's parts side by side, each as wide as its share of the iteration.
 fn bar_ui(ui: &mut Ui, path: &CriticalPath, duration_ns: i64) {
     let (rect, response) = ui.allocate_exact_size(vec2(BAR_WIDTH, 12.0), Sense::hover());

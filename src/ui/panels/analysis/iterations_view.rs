@@ -32,27 +32,39 @@ pub struct IterationsState {
     pub(super) paths: Worker<(InputsKey, Option<String>), Arc<Vec<CriticalPath>>>,
     /// The iteration whose critical path was asked for, shown once the paths are ready.
     pub(super) asked: Option<usize>,
+    /// The critical path of the range selection, once asked for.
+    pub(super) selection_path: Worker<InputsKey, Arc<CriticalPath>>,
+    /// The selection whose path was asked for, shown once computed.
+    pub(super) selection_asked: Option<InputsKey>,
 }
 
 impl IterationsState {
     pub(super) fn started(&self) -> usize {
-        self.families.started() + self.result.started() + self.paths.started()
+        self.families.started()
+            + self.result.started()
+            + self.paths.started()
+            + self.selection_path.started()
     }
 
     pub(super) fn busy(&self) -> bool {
-        self.families.busy() || self.result.busy() || self.paths.busy()
+        self.families.busy()
+            || self.result.busy()
+            || self.paths.busy()
+            || self.selection_path.busy()
     }
 
     pub(super) fn wait(&mut self) {
         self.families.wait();
         self.result.wait();
         self.paths.wait();
+        self.selection_path.wait();
     }
 
     pub(super) fn poll(&mut self) {
         self.families.poll();
         self.result.poll();
         self.paths.poll();
+        self.selection_path.poll();
     }
 }
 
@@ -225,6 +237,7 @@ impl AnalysisPanel {
             self.iterations.asked = asked;
         }
         self.critical_path_ui(ui, trace, &found, actions);
+        self.selection_path_ui(ui, trace, actions);
     }
 }
 
