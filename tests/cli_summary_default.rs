@@ -98,3 +98,23 @@ fn summary_without_report_leaves_the_row_dumps_out_and_names_them() {
     );
     assert!(!String::from_utf8_lossy(&named.stderr).contains("left out"));
 }
+
+/// `sightline diff BASE NEW` without `--report` leads with the headline (where the story is:
+/// 0.0 % → 81.2 % copy/compute overlap for the weight-streaming pair), then the kernels; with
+/// `--format csv` it stays one table, the kernels (issue 36 item 10).
+#[test]
+fn diff_without_report_leads_with_the_headline() {
+    let (base, new) = (
+        common::fixture("ws_baseline"),
+        common::fixture("ws_streaming_export2023"),
+    );
+    let (b, n) = (base.to_str().unwrap(), new.to_str().unwrap());
+    let out = common::sightline_stdout(&["diff", b, n]);
+    let headline = out.find("(headline):").expect("the headline first");
+    let kernels = out.find("(cuda_gpu_kern_sum):").expect("then the kernels");
+    assert!(headline < kernels, "{out}");
+    assert!(out.contains("Copy/compute overlap"), "{out}");
+    let csv = common::sightline_stdout(&["diff", b, n, "--format", "csv"]);
+    assert!(csv.starts_with("Name,Base Instances,"), "{csv}");
+    assert!(!csv.contains("Copy/compute overlap"));
+}

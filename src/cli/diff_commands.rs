@@ -33,9 +33,10 @@ pub struct DiffArgs {
     #[arg(long, num_args = 1.., value_name = "TRACE")]
     pub run: Vec<PathBuf>,
     /// Report to compare per name (`cuda_gpu_kern_sum`, `cuda_api_sum`, `cuda_gpu_mem_time_sum`,
-    /// `cuda_gpu_mem_size_sum`, `nvtx_sum`, `nvtx_gpu_proj_sum`, …), or `headline`.
-    #[arg(long, default_value = "cuda_gpu_kern_sum")]
-    pub report: String,
+    /// `cuda_gpu_mem_size_sum`, `nvtx_sum`, `nvtx_gpu_proj_sum`, …), or `headline`. Default: the
+    /// headline, then the kernels (`cuda_gpu_kern_sum`); with `--format csv`, the kernels.
+    #[arg(long)]
+    pub report: Option<String>,
     /// Divide counts and totals by the number of NVTX ranges matching REGEX in each run (runs of
     /// different length then compare per iteration).
     #[arg(long, value_name = "REGEX")]
@@ -110,13 +111,16 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
         ),
         None => None,
     };
-    let headline = args.report == "headline";
+    let report = args.report.as_deref().unwrap_or("cuda_gpu_kern_sum");
+    // Without --report a table leads with the whole-run story, then the kernels.
+    let lead_with_headline = args.report.is_none() && args.format == Format::Table;
+    let headline = report == "headline";
     let request = if headline {
         None
     } else {
-        let mut r = report_commands::parse_reports(&args.report)?;
+        let mut r = report_commands::parse_reports(report)?;
         if r.len() != 1 {
-            bail!("diff compares one report at a time (got '{}')", args.report);
+            bail!("diff compares one report at a time (got '{report}')");
         }
         r.pop()
     };
@@ -141,6 +145,22 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
     };
     let (base_label, new_label) = (label(&args.base, &base_path), label(&args.new, &new_path));
     let (base, new) = (load(&base_path)?, load(&new_path)?);
+    let headline_rows = || {
+        let per_step = args.per_step.as_deref().zip(step.as_ref());
+        let iteration = iteration_of(per_step, &base, &new);
+        let b = headline_of(&base, range, iteration.as_ref());
+        let n = headline_of(&new, range, iteration.as_ref());
+        headline::headline_rows(&b, &n)
+    };
+    let print_headline = |rows: &[diff::HeadlineRow]| -> Result<()> {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "\n {base_label} vs {new_label} (headline):\n")?;
+        out.write_all(headline_text_table(rows).as_bytes())?;
+        Ok(())
+    };
+    if lead_with_headline {
+        print_headline(&headline_rows())?;
+    }
 
     let table = if let Some(request) = request {
         let nsys_format = args
@@ -197,15 +217,9 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
         let rows = diff::diff(&bt, &nt, steps).map_err(anyhow::Error::msg)?;
         diff::diff_table(&rows, unit, steps.is_some())
     } else {
-        let per_step = args.per_step.as_deref().zip(step.as_ref());
-        let iteration = iteration_of(per_step, &base, &new);
-        let b = headline_of(&base, range, iteration.as_ref());
-        let n = headline_of(&new, range, iteration.as_ref());
-        let rows = headline::headline_rows(&b, &n);
+        let rows = headline_rows();
         if args.format == Format::Table {
-            let mut out = std::io::stdout().lock();
-            writeln!(out, "\n {base_label} vs {new_label} (headline):\n")?;
-            out.write_all(headline_text_table(&rows).as_bytes())?;
+            print_headline(&rows)?;
             return Ok(0);
         }
         diff::headline_table(&rows)
@@ -216,7 +230,7 @@ pub fn diff(args: &DiffArgs) -> Result<i32> {
     match args.format {
         Format::Csv => nsys_csv::write_table_csv(&table, &mut out)?,
         Format::Table => {
-            writeln!(out, "\n {base_label} vs {new_label} ({}):\n", args.report)?;
+            writeln!(out, "\n {base_label} vs {new_label} ({report}):\n")?;
             let header: Vec<&str> = table.columns.iter().map(String::as_str).collect();
             let text = text_table::render(&header, &nsys_csv::table_text_rows(&table));
             out.write_all(text.as_bytes())?;
