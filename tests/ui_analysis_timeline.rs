@@ -605,7 +605,13 @@ fn overlays_add_veils_hatching_outlines_band_and_rulers_to_the_headless_frame() 
     }
     let hatch_lines: usize = tinted
         .iter()
-        .map(|r| timeline::overlays::hatch_lines(*r, timeline::overlays::HATCH_STEP_PX).len())
+        .map(|r| {
+            sightline::timeline::overlays::hatch_lines(
+                *r,
+                sightline::timeline::overlays::HATCH_STEP_PX,
+            )
+            .len()
+        })
         .sum();
     assert!(hatch_lines > 0);
 

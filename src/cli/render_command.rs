@@ -219,9 +219,9 @@ pub fn render(args: &RenderArgs) -> Result<i32> {
         rows,
         dark: args.theme == Theme::Dark,
         palette: if args.colour_blind {
-            crate::ui::theme::PaletteKind::ColourBlind
+            crate::timeline::PaletteKind::ColourBlind
         } else {
-            crate::ui::theme::PaletteKind::Standard
+            crate::timeline::PaletteKind::Standard
         },
     };
     let frame = render::render(&trace, &options)

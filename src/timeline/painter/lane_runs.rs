@@ -17,8 +17,8 @@ use egui::{Color32, Rect, Shape};
 use super::super::navigation::TimeToX;
 use super::{BarLabel, FrameShapes, MIN_LABEL_WIDTH_PX};
 use crate::index::{Block, LodItem, LodVisitor, Opening};
+use crate::timeline::palette;
 use crate::trace::StrId;
-use crate::ui::theme;
 
 /// Bars narrower than this are coalesced with touching neighbours.
 pub(super) const NARROW_PX: f32 = 2.0;
@@ -163,7 +163,7 @@ impl<S: LaneStyle> LodVisitor for LaneRuns<'_, S> {
                     self.frame.labels.push(BarLabel {
                         rect: r,
                         text: label,
-                        color: theme::text_on(color),
+                        color: palette::text_on(color),
                         api_call: self.style.api_calls(),
                     });
                 }
