@@ -223,6 +223,7 @@ pub fn render(args: &RenderArgs) -> Result<i32> {
         } else {
             crate::timeline::PaletteKind::Standard
         },
+        critical_path: None,
     };
     let frame = render::render(&trace, &options)
         .with_context(|| format!("cannot render {}", args.trace.display()))?;

@@ -26,7 +26,8 @@ use regex::Regex;
 use crate::analysis::TimeRange;
 use crate::analysis::comm_overlap::{CommTimeline, DEFAULT_COMM_PATTERN, default_comm_regex};
 use crate::timeline::{
-    self, GroupId, OverlayInput, Overlays, Palette, PaletteKind, TimelineModel, ViewState,
+    self, GroupId, OverlayInput, Overlays, Palette, PaletteKind, PathOverlay, TimelineModel,
+    ViewState,
 };
 use crate::trace::Trace;
 
@@ -86,6 +87,8 @@ pub struct RenderOptions {
     pub palette: PaletteKind,
     /// Query results drawn as tracks, first (`--sql-track`).
     pub sql_tracks: Vec<Arc<crate::sql::track::SqlTrack>>,
+    /// A path outlined over the rows, with arrows between them (the critical path).
+    pub critical_path: Option<PathOverlay>,
 }
 
 impl Default for RenderOptions {
@@ -98,6 +101,7 @@ impl Default for RenderOptions {
             dark: true,
             palette: PaletteKind::Standard,
             sql_tracks: Vec::new(),
+            critical_path: None,
         }
     }
 }
@@ -211,6 +215,7 @@ pub fn render(trace: &Trace, options: &RenderOptions) -> Result<RenderedFrame, R
         overlays: &overlays,
         range: None,
         rulers: &[],
+        path: options.critical_path.as_ref(),
     };
     let axis_origin_ns = trace.time_origin_ns();
     let mut drawn = None;

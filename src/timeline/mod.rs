@@ -26,7 +26,7 @@ pub mod unified_memory;
 
 pub use frame::{AXIS_HEIGHT_PX, TITLE_WIDTH_PX, paint_still};
 pub use navigation::{TimeToX, ViewState, format_duration, format_tick};
-pub use overlays::{OverlayInput, OverlayShapes, Overlays};
+pub use overlays::{OverlayInput, OverlayShapes, Overlays, PathMark, PathOverlay, PathRow};
 pub use painter::{FrameShapes, RowPlacement, build_shapes, event_at, event_rect};
 pub use palette::{Palette, PaletteKind};
 pub use rows::{EventKind, EventRef, GroupId, RowKind, TimelineModel};

@@ -143,7 +143,7 @@ pub(super) fn gap_link_shapes(
 }
 
 /// The part of the segment `a`–`b` with x in `[x0, x1]`, if any.
-fn clip_to_x(a: Pos2, b: Pos2, x0: f32, x1: f32) -> Option<[Pos2; 2]> {
+pub(super) fn clip_to_x(a: Pos2, b: Pos2, x0: f32, x1: f32) -> Option<[Pos2; 2]> {
     let (a, b) = if a.x <= b.x { (a, b) } else { (b, a) };
     if b.x < x0 || a.x > x1 {
         return None;

@@ -1,6 +1,7 @@
 //! What the analysis side draws over the timeline: the selected time range, time excluded by
 //! warm-up exclusion (a grey veil), GPU idle gaps (hatched on their GPU or stream rows), events
-//! highlighted from a statistics row, and rulers measuring the time between two points.
+//! highlighted from a statistics row, rulers measuring the time between two points, and a path
+//! through the trace (the critical path: [`path`]).
 //!
 //! The state is plain data kept by the window (`ui::timeline::TimelineState`). [`overlay_shapes`]
 //! turns it into shapes without a window (like [`super::build_shapes`], so tests can count what is
@@ -8,9 +9,11 @@
 //! ([`rulers`]) and the hatch geometry ([`gaps`]) are pure functions tested beside them.
 
 mod gaps;
+pub mod path;
 mod rulers;
 
 pub use gaps::hatch_lines;
+pub use path::{PathMark, PathOverlay, PathRow};
 pub use rulers::{Ruler, RulerTool, events_near, snap_to_edges, snapped_time};
 
 use egui::{Align2, FontId, Pos2, Rect, Shape, Stroke};
@@ -152,6 +155,10 @@ pub struct OverlayCounts {
     /// Whether the chosen gap's mark (its point and label at the gap's end) was drawn: only
     /// while that time is in view.
     pub gap_link: bool,
+    /// Segments of the path outlined (those in view, on a row on screen).
+    pub path_segments: usize,
+    /// Arrows drawn between path segments on different rows.
+    pub path_arrows: usize,
 }
 
 /// The overlay part of a frame.
@@ -169,10 +176,12 @@ pub struct OverlayInput<'a> {
     /// The selected range `[start, end)`.
     pub range: Option<(i64, i64)>,
     pub rulers: &'a [Ruler],
+    /// A path to outline with arrows between its rows (the critical path); `None` draws none.
+    pub path: Option<&'a PathOverlay>,
 }
 
 /// Shapes of the overlays over the event area `area`, whose rows are placed as `rows`: veils,
-/// then hatching, outlines, the range band and the rulers, in drawing order. Headless.
+/// then hatching, outlines, the path, the range band and the rulers, in drawing order. Headless.
 #[allow(clippy::too_many_arguments)]
 pub fn overlay_shapes(
     trace: &Trace,
@@ -244,6 +253,10 @@ pub fn overlay_shapes(
         (&overlays.highlighted_samples, palette.highlight),
         &mut out.shapes,
     );
+
+    if let Some(path) = input.path {
+        path::path_shapes(trace, model, view, rows, area, path, &mut out);
+    }
 
     if let Some((s, e)) = input.range
         && visible(s, e)

@@ -34,6 +34,7 @@ use egui::{Pos2, Rect, Sense, Shape, Stroke, Ui};
 use crate::timeline::frame::{
     Areas, build_event_shapes, paint_axis, paint_corner, paint_events, paint_titles,
 };
+use crate::timeline::overlays::PathOverlay;
 use crate::timeline::palette::Palette;
 use crate::timeline::{counters, cpu_row, graph_brackets, launch_arrows, overlays};
 use crate::trace::Trace;
@@ -81,6 +82,8 @@ pub struct TimelineState {
     pub sql_selection: Option<sql_tracks::SqlHit>,
     /// Pinned intervals the search box matched (outlined as search matches are).
     pub sql_search_matches: std::sync::Arc<Vec<sql_tracks::SqlHit>>,
+    /// A path drawn over the timeline (the critical path of an iteration or a selection).
+    pub critical_path: Option<PathOverlay>,
 }
 
 impl Default for TimelineState {
@@ -107,6 +110,7 @@ impl Default for TimelineState {
             context_event: None,
             sql_selection: None,
             sql_search_matches: std::sync::Arc::default(),
+            critical_path: None,
         }
     }
 }
@@ -122,13 +126,14 @@ impl TimelineState {
         }
     }
 
-    /// What is drawn over the events: the panel's overlays, the selected range and the placed
-    /// rulers (not the one being placed, which follows the pointer).
+    /// What is drawn over the events: the panel's overlays, the selected range, the placed
+    /// rulers (not the one being placed, which follows the pointer) and the critical path.
     pub fn overlay_input(&self) -> OverlayInput<'_> {
         OverlayInput {
             overlays: &self.overlays,
             range: self.range_selection,
             rulers: &self.ruler.rulers,
+            path: self.critical_path.as_ref(),
         }
     }
 
