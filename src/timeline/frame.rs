@@ -9,7 +9,7 @@ use egui::{Align2, Color32, FontId, Pos2, Rect, Shape, Stroke};
 
 use super::navigation::{self, TimeToX, ViewState, format_duration, format_tick};
 use super::overlays::{self, OverlayInput};
-use super::painter::{BarLabel, FrameShapes, build_shapes};
+use super::painter::{BarLabel, FrameShapes, RunLabel, build_shapes};
 use super::palette::Palette;
 use super::rows::TimelineModel;
 use super::{graph_brackets, sql_tracks};
@@ -76,6 +76,7 @@ pub fn build_event_shapes(
 pub fn paint_events(event_painter: &egui::Painter, trace: &Trace, frame: &FrameShapes) {
     event_painter.extend(frame.shapes.iter().cloned());
     paint_labels(event_painter, trace, &frame.labels);
+    paint_run_labels(event_painter, &frame.run_labels);
     sql_tracks::paint_labels(event_painter, &frame.sql_labels);
 }
 
@@ -164,6 +165,18 @@ pub fn paint_labels(painter: &egui::Painter, trace: &Trace, labels: &[BarLabel])
             name
         };
         paint_bar_text(painter, visible, name.to_string(), &font, label.color);
+    }
+}
+
+/// The counts over runs of unnamed bars ("29 ranges"), cut to the visible part of each run.
+pub fn paint_run_labels(painter: &egui::Painter, labels: &[RunLabel]) {
+    let font = FontId::proportional(11.0);
+    for label in labels {
+        let visible = label.rect.intersect(painter.clip_rect());
+        if visible.width() - 6.0 < 12.0 {
+            continue;
+        }
+        paint_bar_text(painter, visible, label.text.clone(), &font, label.color);
     }
 }
 

@@ -45,11 +45,22 @@ pub struct BarLabel {
     pub api_call: bool,
 }
 
+/// The label of a run of touching bars of one colour, each too narrow for its own name ("31
+/// ranges"): drawn over the run so that it does not read as part of the named bar before it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunLabel {
+    pub rect: Rect,
+    pub text: String,
+    pub color: Color32,
+}
+
 /// Everything one frame of the timeline's event area paints.
 #[derive(Debug, Default)]
 pub struct FrameShapes {
     pub shapes: Vec<Shape>,
     pub labels: Vec<BarLabel>,
+    /// Labels of runs of unnamed bars ([`RunLabel`]).
+    pub run_labels: Vec<RunLabel>,
     /// Rows that intersect the event area, top to bottom.
     pub rows: Vec<RowPlacement>,
     /// Height of all shown rows together (for the vertical scroll range).
@@ -285,6 +296,7 @@ impl RowPainter<'_> {
             bar,
             merged: merged_color(self.palette, kind),
             pending: None,
+            unnamed: None,
             frame: &mut *self.frame,
         };
         let (t0, t1, merge_below_ns) = (self.t0, self.t1, self.merge_below_ns);
@@ -292,6 +304,7 @@ impl RowPainter<'_> {
             .index
             .walk_absorbing(starts, ends, t0, t1, merge_below_ns, &mut runs);
         runs.flush();
+        runs.end_unnamed();
     }
 
     /// The exposed-communication intervals of `device`, in the communication colour. Intervals
@@ -405,6 +418,10 @@ impl LaneStyle for TraceLane<'_> {
 
     fn api_calls(&self) -> bool {
         self.kind == EventKind::ApiCall
+    }
+
+    fn unnamed_run_noun(&self) -> Option<&'static str> {
+        (self.kind == EventKind::Nvtx).then_some("ranges")
     }
 }
 
