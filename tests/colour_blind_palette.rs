@@ -23,10 +23,10 @@ use egui::{Color32, Shape, epaint::ClippedShape};
 use egui_kittest::kittest::Queryable;
 use rusqlite::Connection;
 use sightline::analysis::comm_overlap::default_comm_regex;
+use sightline::timeline::painter::event_style;
 use sightline::ui::theme::{
     self, Palette, PaletteKind, colour_blind_comm_colours, comm_kernel_color, kernel_color,
 };
-use sightline::ui::timeline::painter::event_style;
 use sightline::ui::timeline::{EventKind, EventRef};
 
 /// Smallest ΔE between two legend colours, for any of the three visions.

@@ -525,6 +525,7 @@ fn overlays_add_veils_hatching_outlines_band_and_rulers_to_the_headless_frame() 
             overlays: &none,
             range: None,
             rulers: &[],
+            path: None,
         },
     );
     assert!(plain.overlay.shapes.is_empty() && plain.overlay.labels.is_empty());
@@ -574,6 +575,7 @@ fn overlays_add_veils_hatching_outlines_band_and_rulers_to_the_headless_frame() 
             overlays: &overlays,
             range: Some(range),
             rulers: &rulers,
+            path: None,
         },
     );
     // The events underneath are the same; the overlays come on top.
@@ -605,7 +607,13 @@ fn overlays_add_veils_hatching_outlines_band_and_rulers_to_the_headless_frame() 
     }
     let hatch_lines: usize = tinted
         .iter()
-        .map(|r| timeline::overlays::hatch_lines(*r, timeline::overlays::HATCH_STEP_PX).len())
+        .map(|r| {
+            sightline::timeline::overlays::hatch_lines(
+                *r,
+                sightline::timeline::overlays::HATCH_STEP_PX,
+            )
+            .len()
+        })
         .sum();
     assert!(hatch_lines > 0);
 
@@ -667,6 +675,7 @@ fn overlays_add_veils_hatching_outlines_band_and_rulers_to_the_headless_frame() 
             overlays: &overlays,
             range: None,
             rulers: &[],
+            path: None,
         },
     );
     assert_eq!(frame.overlay.counts.hatched, 1);

@@ -13,9 +13,9 @@ mod common;
 use common::ui::{click_at, harness, wait_for_load};
 use egui::Pos2;
 use egui_kittest::kittest::Queryable;
+use sightline::timeline::graph_brackets::DISCLOSURE_PX;
 use sightline::trace::NO_INDEX;
 use sightline::ui::panels::details;
-use sightline::ui::timeline::graph_brackets::DISCLOSURE_PX;
 use sightline::ui::timeline::{EventKind, EventRef};
 
 #[test]

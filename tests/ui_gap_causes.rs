@@ -113,7 +113,7 @@ fn launch_arrows_join_kernels_in_view_to_their_calls_and_details_show_launch_tim
     assert!(drawn > 0, "no launch arrow drawn");
     // Thinned: at most one per 8 px of each stream row, never more than there are kernels.
     assert!(drawn <= kernels_linked);
-    assert!(drawn <= sightline::ui::timeline::launch_arrows::MAX_ARROWS);
+    assert!(drawn <= sightline::timeline::launch_arrows::MAX_ARROWS);
     h.get_by_label("Launch arrows").click();
     h.step();
     assert_eq!(h.state().tab().timeline.last_launch_arrows, 0);

@@ -16,9 +16,9 @@ use std::sync::Arc;
 use egui::Vec2;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use sightline::timeline::rows::Row;
 use sightline::trace::TraceFormat;
 use sightline::ui::SightlineApp;
-use sightline::ui::timeline::rows::Row;
 use sightline::ui::timeline::{GroupId, RowKind};
 
 /// `../shared/traces/pytorch/<name>`, or `None` (said loudly) when it is not there.

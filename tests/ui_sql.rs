@@ -14,10 +14,10 @@ use egui::{Modifiers, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use rusqlite::types::Value;
+use sightline::timeline::rows::RowKind;
 use sightline::ui::SightlineApp;
 use sightline::ui::panels::analysis::AnalysisTab;
 use sightline::ui::timeline::TimeToX;
-use sightline::ui::timeline::rows::RowKind;
 use sightline::ui::timeline::sql_tracks;
 
 use common::ui::{drag_with, opened, pause};

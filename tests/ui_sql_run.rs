@@ -16,10 +16,10 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use rusqlite::types::Value;
 use sightline::sql::SqlTrace;
+use sightline::timeline::rows::RowKind;
 use sightline::ui::SightlineApp;
 use sightline::ui::run::RunTab;
 use sightline::ui::run::sql::RunPage;
-use sightline::ui::timeline::rows::RowKind;
 
 fn run_app(paths: Vec<PathBuf>) -> Harness<'static, SightlineApp> {
     let mut h = Harness::builder()

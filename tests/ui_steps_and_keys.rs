@@ -24,6 +24,7 @@ use egui::{Event, Key, Modifiers, Pos2, Rect, Vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use sightline::analysis::TimeRange;
+use sightline::timeline::overlays::{events_near, overlay_shapes};
 use sightline::trace::NO_INDEX;
 use sightline::ui::SightlineApp;
 use sightline::ui::app::HELP_KEYS;
@@ -32,7 +33,6 @@ use sightline::ui::file_dialog::{self, FileDialogs, FilePurpose, NO_SYSTEM_DIALO
 use sightline::ui::panels::analysis::AnalysisTab;
 use sightline::ui::panels::details;
 use sightline::ui::panels::search::search_box_id;
-use sightline::ui::timeline::overlays::{events_near, overlay_shapes};
 use sightline::ui::timeline::reveal::MATCH_CONTEXT_LENGTHS;
 use sightline::ui::timeline::{EventKind, EventRef, TimeToX};
 

@@ -15,10 +15,10 @@ use egui::{Pos2, Rect, Shape};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use rusqlite::{Connection, OpenFlags};
+use sightline::timeline::painter::event_style;
+use sightline::timeline::unified_memory::fault_marks;
 use sightline::ui::SightlineApp;
 use sightline::ui::theme::Palette;
-use sightline::ui::timeline::painter::event_style;
-use sightline::ui::timeline::unified_memory::fault_marks;
 use sightline::ui::timeline::{
     EventKind, EventRef, GroupId, RowKind, RowPlacement, TimeToX, ViewState, build_shapes,
     format_duration,
@@ -148,7 +148,7 @@ fn marks_in_view(
     kind: RowKind,
 ) -> (
     usize,
-    Vec<sightline::ui::timeline::unified_memory::FaultMark>,
+    Vec<sightline::timeline::unified_memory::FaultMark>,
     (i64, i64),
 ) {
     let app = h.state();

@@ -11,10 +11,10 @@ use serde::Serialize;
 
 use super::memory;
 use crate::load::{self, LoadError};
+use crate::timeline::TimelineModel;
 use crate::trace::Trace;
 use crate::ui::compare::CompareView;
 use crate::ui::compare::diff_view::{self, DiffResult};
-use crate::ui::timeline::TimelineModel;
 
 /// What the compare bench measured.
 #[derive(Debug, Clone, Serialize)]

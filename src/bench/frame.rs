@@ -1,13 +1,12 @@
 //! The frame-build part of `sightline bench`: the time to turn one view of the timeline into the
 //! shapes a frame paints, with the window's own headless builder
-//! ([`crate::ui::timeline::build_shapes`]) over its default row layout
-//! ([`crate::ui::timeline::TimelineModel`], default groups collapsed). No window or GPU needed.
+//! ([`crate::timeline::build_shapes`]) over its default row layout
+//! ([`crate::timeline::TimelineModel`], default groups collapsed). No window or GPU needed.
 
 use egui::{Pos2, Rect, Vec2};
 
+use crate::timeline::{Palette, TimelineModel, ViewState, build_shapes};
 use crate::trace::Trace;
-use crate::ui::theme::Palette;
-use crate::ui::timeline::{TimelineModel, ViewState, build_shapes};
 
 /// What one frame shows: the visible time span and the size of the event area it is drawn into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

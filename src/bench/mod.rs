@@ -361,7 +361,7 @@ pub fn run(path: &Path, options: &BenchOptions) -> Result<BenchReport, LoadError
         selection_change_ui_ms,
         selection_change_ui_max_ms,
         window_start,
-        frame_builder: "ui::timeline::build_shapes, default rows",
+        frame_builder: "timeline::build_shapes, default rows",
         width_px: options.width_px,
         height_px: options.height_px,
         frames,

@@ -219,10 +219,11 @@ pub fn render(args: &RenderArgs) -> Result<i32> {
         rows,
         dark: args.theme == Theme::Dark,
         palette: if args.colour_blind {
-            crate::ui::theme::PaletteKind::ColourBlind
+            crate::timeline::PaletteKind::ColourBlind
         } else {
-            crate::ui::theme::PaletteKind::Standard
+            crate::timeline::PaletteKind::Standard
         },
+        critical_path: None,
     };
     let frame = render::render(&trace, &options)
         .with_context(|| format!("cannot render {}", args.trace.display()))?;

@@ -1,15 +1,16 @@
 //! Headless rendering of the timeline, for `sightline render` on servers and in reports.
 //!
 //! There is no second drawing code: an [`egui::Context`] runs a few frames with no window, and
-//! inside a central panel the window's own [`crate::ui::timeline::show`] draws the trace with the
-//! same model, view state and palette the window would use. What egui paints then goes out
+//! inside a central panel [`crate::timeline::paint_still`] paints the trace with the same model,
+//! view and palette the window would use, as the window's timeline looks with nothing selected. What egui paints then goes out
 //! either way:
 //! - PNG: the shapes are tessellated by egui into triangle meshes and filled by our small
 //!   software rasteriser ([`raster`]), using the font atlas egui handed out in its texture
 //!   deltas (a full image, then patches, accumulated here);
 //! - SVG: the same shapes, before tessellation, written as vectors ([`svg`]).
 //!
-//! A layer above `ui` (it drives the ui's widgets) and below the command line.
+//! A layer above [`crate::timeline`] and below the command line and the report; it knows
+//! nothing of the window.
 
 pub mod raster;
 pub mod svg;
@@ -24,9 +25,11 @@ use regex::Regex;
 
 use crate::analysis::TimeRange;
 use crate::analysis::comm_overlap::{CommTimeline, DEFAULT_COMM_PATTERN, default_comm_regex};
+use crate::timeline::{
+    self, GroupId, OverlayInput, Overlays, Palette, PaletteKind, PathOverlay, TimelineModel,
+    ViewState,
+};
 use crate::trace::Trace;
-use crate::ui::theme::{Palette, PaletteKind};
-use crate::ui::timeline::{self, GroupId, TimelineModel, TimelineState, ViewState};
 
 /// Image size when none is asked for.
 pub const DEFAULT_WIDTH_PX: u32 = 1600;
@@ -84,6 +87,8 @@ pub struct RenderOptions {
     pub palette: PaletteKind,
     /// Query results drawn as tracks, first (`--sql-track`).
     pub sql_tracks: Vec<Arc<crate::sql::track::SqlTrack>>,
+    /// A path outlined over the rows, with arrows between them (the critical path).
+    pub critical_path: Option<PathOverlay>,
 }
 
 impl Default for RenderOptions {
@@ -96,6 +101,7 @@ impl Default for RenderOptions {
             dark: true,
             palette: PaletteKind::Standard,
             sql_tracks: Vec::new(),
+            critical_path: None,
         }
     }
 }
@@ -172,9 +178,9 @@ pub fn render(trace: &Trace, options: &RenderOptions) -> Result<RenderedFrame, R
     // worker has computed this with the default pattern; headless, it is computed right away.
     let comm = CommTimeline::new(trace, DEFAULT_COMM_PATTERN, &default_comm_regex());
     model.set_comm(trace, Arc::new(comm));
-    let mut state = TimelineState::new(trace, &model);
+    let mut view = ViewState::first_view(trace, &model);
     if let Some(pattern) = &options.rows {
-        select_rows(&mut model, &mut state.view, pattern)?;
+        select_rows(&mut model, &mut view, pattern)?;
     }
     if !options.sql_tracks.is_empty() {
         model.set_sql_tracks(options.sql_tracks.clone());
@@ -189,7 +195,7 @@ pub fn render(trace: &Trace, options: &RenderOptions) -> Result<RenderedFrame, R
                 last_ns: trace.last_ns,
             });
         }
-        state.view.zoom_to(start_ns as f64, end_ns as f64);
+        view.zoom_to(start_ns as f64, end_ns as f64);
     }
 
     let ctx = egui::Context::default();
@@ -198,19 +204,39 @@ pub fn render(trace: &Trace, options: &RenderOptions) -> Result<RenderedFrame, R
     } else {
         egui::Theme::Light
     });
-    crate::ui::fonts::install_cjk_fallback(&ctx);
+    timeline::fonts::install_cjk_fallback(&ctx);
     let palette = Palette::new(options.dark, options.palette);
     let screen = Rect::from_min_size(Pos2::ZERO, vec2(width as f32, height as f32));
     let mut textures = HashMap::new();
     let mut shapes = Vec::new();
     let mut background = palette.row_even;
+    let overlays = Overlays::default();
+    let input = OverlayInput {
+        overlays: &overlays,
+        range: None,
+        rulers: &[],
+        path: options.critical_path.as_ref(),
+    };
+    let axis_origin_ns = trace.time_origin_ns();
+    let mut drawn = None;
     for _ in 0..FRAMES {
         let output = ctx.run_ui(raw_input(screen), |ui| {
             background = ui.visuals().panel_fill;
             egui::CentralPanel::default()
                 .frame(egui::Frame::central_panel(ui.style()).inner_margin(0.0))
                 .show(ui, |ui| {
-                    timeline::show(ui, trace, &model, &mut state, &palette, &[]);
+                    let full = ui.available_rect_before_wrap();
+                    ui.allocate_rect(full, egui::Sense::hover());
+                    drawn = timeline::paint_still(
+                        &ui.painter_at(full),
+                        trace,
+                        &model,
+                        &view,
+                        full,
+                        &palette,
+                        &input,
+                        axis_origin_ns,
+                    );
                 });
         });
         apply_texture_deltas(&mut textures, &output.textures_delta);
@@ -222,9 +248,9 @@ pub fn render(trace: &Trace, options: &RenderOptions) -> Result<RenderedFrame, R
         shapes,
         textures,
         background,
-        rows_drawn: state.last_rows.len(),
-        events_drawn: state.last_events_drawn,
-        merged_drawn: state.last_merged_drawn,
+        rows_drawn: drawn.as_ref().map_or(0, |f| f.rows.len()),
+        events_drawn: drawn.as_ref().map_or(0, |f| f.events_drawn),
+        merged_drawn: drawn.as_ref().map_or(0, |f| f.merged_drawn),
         ctx,
     })
 }

@@ -2,7 +2,7 @@
 //! (or `ts` and `dur`) become intervals, named by a `name` column and put in lanes by a `row`
 //! column (else stacked so that overlapping intervals never share a lane).
 //!
-//! Pure data: the window's timeline (`ui::timeline::sql_tracks`) and `sightline render
+//! Pure data: the window's timeline (`timeline::sql_tracks`) and `sightline render
 //! --sql-track` draw it; times are the trace's own nanoseconds, as the views give them.
 
 use std::collections::HashMap;

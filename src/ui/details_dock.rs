@@ -131,7 +131,7 @@ fn details_panel(ui: &mut Ui, tab: &mut TraceTab) {
         egui::ScrollArea::vertical()
             .auto_shrink([false, false])
             .show(ui, |ui| {
-                super::timeline::sql_tracks::tooltip(ui, &d.model, hit, origin)
+                super::timeline::sql_tooltip(ui, &d.model, hit, origin)
             });
         return;
     }

@@ -1,8 +1,9 @@
 //! The window: an eframe app that opens a trace any way a person would and draws its timeline.
 //!
-//! [`app`] holds the state and the frame loop; [`timeline`] the rows, the painter and the
-//! navigation; [`panels`] the details and search; [`theme`] the colours and legend; [`loader`]
-//! loads off the UI thread; [`fonts`] adds a CJK fallback; [`desktop`] the XDG integration;
+//! [`app`] holds the state and the frame loop; [`timeline`] the timeline widget (input,
+//! tooltips, menus) over the rows, painter and navigation of [`crate::timeline`]; [`panels`] the
+//! details and search; [`theme`] the colours and legend; [`loader`] loads off the UI thread;
+//! [`desktop`] the XDG integration;
 //! [`columns`] the tables' names cut to fit and their resizable, remembered column widths;
 //! [`gap_tooltip`] what an idle gap says about itself (Gaps tab and hatching); [`details_dock`]
 //! the details panel's size and splitter; [`shortcuts`] the window's own keys (Ctrl+O, Ctrl+F);
@@ -16,7 +17,6 @@ pub mod compare;
 pub mod desktop;
 pub mod details_dock;
 pub mod file_dialog;
-pub mod fonts;
 pub mod gap_tooltip;
 pub mod loader;
 pub mod ncu;
@@ -61,7 +61,7 @@ pub fn run_window(
         "Sightline",
         options,
         Box::new(move |cc| {
-            fonts::install_cjk_fallback(&cc.egui_ctx);
+            crate::timeline::fonts::install_cjk_fallback(&cc.egui_ctx);
             let settings = cc
                 .storage
                 .map(settings::Settings::load)

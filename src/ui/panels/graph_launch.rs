@@ -4,9 +4,9 @@
 
 use egui::Ui;
 
+use crate::timeline::graph_brackets;
+use crate::timeline::rows::stream_of;
 use crate::trace::Trace;
-use crate::ui::timeline::graph_brackets;
-use crate::ui::timeline::rows::stream_of;
 use crate::ui::timeline::{EventKind, EventRef, ViewState};
 
 /// Buttons that show the node-level CUDA graph launch of the selection (the launch, or one of

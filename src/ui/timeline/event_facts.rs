@@ -7,9 +7,9 @@
 use egui::Ui;
 
 use super::graph_facts;
-use super::rows::stream_of;
-use super::unified_memory::{access_type_label, address_text, migration_label};
 use super::{EventKind, EventRef, TimelineModel, format_duration};
+use crate::timeline::rows::stream_of;
+use crate::timeline::unified_memory::{access_type_label, address_text, migration_label};
 use crate::trace::{Frame, NvtxStyle, RangeKind, Trace, memory_kind_label, pid_of};
 
 /// Frames of a call stack listed in an event's tooltip before "… N more frames".
@@ -403,5 +403,5 @@ pub fn call_stack_ui(ui: &mut Ui, trace: &Trace, frames: &[Frame], max: usize) {
         "Call stack ({} frames, innermost first)",
         frames.len()
     ));
-    super::cpu_row::stack_lines(ui, trace, frames, max);
+    super::tooltip::stack_lines(ui, trace, frames, max);
 }

@@ -5,7 +5,7 @@
 use egui::{Response, Ui};
 
 use super::TimelineState;
-use super::rows::{EventKind, EventRef, TimelineModel};
+use crate::timeline::rows::{EventKind, EventRef, TimelineModel};
 use crate::trace::Trace;
 
 /// What the menu asks of the app.

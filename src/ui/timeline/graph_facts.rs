@@ -2,9 +2,9 @@
 //! those of a launch (its nodes, their ids, how much of its span they ran) and what a node says
 //! about its launch.
 
-use super::graph_brackets;
-use super::rows::stream_of;
 use super::{EventKind, EventRef, format_duration};
+use crate::timeline::graph_brackets;
+use crate::timeline::rows::stream_of;
 use crate::trace::{Trace, graph_launches};
 
 /// The facts of node-level graph launch `i`: how many nodes of each kind, their id range, how

@@ -7,7 +7,7 @@
 //! the timeline (the panels change the view between two of its frames) are noticed as a view
 //! that differs from the one the last frame ended with.
 
-use super::navigation::ViewState;
+use crate::timeline::navigation::ViewState;
 
 /// Changes of the view closer together than this (seconds) are one gesture.
 pub const GESTURE_PAUSE_S: f64 = 0.5;

@@ -5,10 +5,10 @@
 
 use egui::{Key, Pos2, Rect, Ui, Vec2};
 
-use super::navigation::TimeToX;
-use super::overlays::snapped_time;
-use super::rows::TimelineModel;
 use super::{TimelineState, WHEEL_LINE_PX};
+use crate::timeline::navigation::TimeToX;
+use crate::timeline::overlays::snapped_time;
+use crate::timeline::rows::TimelineModel;
 use crate::trace::Trace;
 
 /// The time a range edge at `pos` takes: the nearest edge of an event in the row under the

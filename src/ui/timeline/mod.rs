@@ -1,48 +1,44 @@
 //! The timeline widget: row titles on the left, a time axis on top, the events below, and the
 //! navigation (wheel/keys/drags), hover tooltips, selection and correlation lines.
 //!
-//! [`rows`] decides what rows exist, [`navigation`] what span is visible, [`painter`] turns both
-//! into shapes ([`build_shapes`], also used headless by the benchmark), [`overlays`] adds what the
-//! analysis marks on top (selected range, excluded time, idle gaps, highlights, rulers; headless
-//! with [`build_shapes_with_overlays`]), and [`show`] wires them to egui input.
+//! What rows exist, what span is visible and the shapes of a frame come from the layer below,
+//! [`crate::timeline`] (rows, navigation, painter, overlays, palette), which `sightline render`
+//! and the benchmark draw with too; this module wires it to egui input ([`show`]), and adds what
+//! follows the pointer and the selection: hover tooltips, the right-click menu ([`event_menu`]),
+//! the selected event's correlation lines, search matches, the view history ([`history`]).
 
-pub mod counters;
-pub mod cpu_row;
 pub mod event_facts;
 pub mod event_menu;
-pub mod graph_brackets;
 pub mod graph_facts;
 pub mod history;
 mod input;
-pub mod launch_arrows;
-pub mod navigation;
-pub mod overlays;
-pub mod painter;
 pub mod reveal;
-pub mod rows;
-pub mod sql_tracks;
-mod thread_rows;
 mod tooltip;
-pub mod unified_memory;
 
-pub use navigation::{TimeToX, ViewState, format_duration, format_tick};
-pub use overlays::{
+pub use tooltip::sql_tooltip;
+
+pub use crate::timeline::navigation::{self, TimeToX, ViewState, format_duration, format_tick};
+pub use crate::timeline::overlays::{
     GapLink, GapMark, OverlayCounts, OverlayInput, OverlayLabel, OverlayShapes, Overlays, Ruler,
     RulerTool, SNAP_PX,
 };
-pub use painter::{BarLabel, FrameShapes, RowPlacement, build_shapes, event_at, event_rect};
-pub use rows::{EventKind, EventRef, GroupId, RowKind, TimelineModel};
+pub use crate::timeline::painter::{
+    BarLabel, FrameShapes, RowPlacement, build_shapes, event_at, event_rect,
+};
+pub use crate::timeline::rows::{EventKind, EventRef, GroupId, RowKind, TimelineModel};
+pub use crate::timeline::sql_tracks;
+pub use crate::timeline::{AXIS_HEIGHT_PX, TITLE_WIDTH_PX, build_shapes_with_overlays};
 
-use egui::text::{LayoutJob, TextWrapping};
-use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Shape, Stroke, Ui};
+use egui::{Pos2, Rect, Sense, Shape, Stroke, Ui};
 
+use crate::timeline::frame::{
+    Areas, build_event_shapes, paint_axis, paint_corner, paint_events, paint_titles,
+};
+use crate::timeline::overlays::PathOverlay;
+use crate::timeline::palette::Palette;
+use crate::timeline::{counters, cpu_row, graph_brackets, launch_arrows, overlays};
 use crate::trace::Trace;
-use crate::ui::theme::Palette;
 
-/// Width of the row-title column, in points.
-pub const TITLE_WIDTH_PX: f32 = 250.0;
-/// Height of the time axis strip.
-pub const AXIS_HEIGHT_PX: f32 = 26.0;
 /// Points a line of wheel scroll counts for.
 pub(crate) const WHEEL_LINE_PX: f32 = 40.0;
 
@@ -86,6 +82,8 @@ pub struct TimelineState {
     pub sql_selection: Option<sql_tracks::SqlHit>,
     /// Pinned intervals the search box matched (outlined as search matches are).
     pub sql_search_matches: std::sync::Arc<Vec<sql_tracks::SqlHit>>,
+    /// A path drawn over the timeline (the critical path of an iteration or a selection).
+    pub critical_path: Option<PathOverlay>,
 }
 
 impl Default for TimelineState {
@@ -112,6 +110,7 @@ impl Default for TimelineState {
             context_event: None,
             sql_selection: None,
             sql_search_matches: std::sync::Arc::default(),
+            critical_path: None,
         }
     }
 }
@@ -120,29 +119,21 @@ impl TimelineState {
     /// The first view of a trace: where its GPUs work, when that is a small part of the whole (a
     /// Python program spends seconds importing before its first kernel); Home shows everything.
     pub fn new(trace: &Trace, model: &TimelineModel) -> Self {
-        let mut view = ViewState::new(trace.first_ns, trace.last_ns, model);
-        if let Some((a, b)) = trace.gpu_span() {
-            let whole = (trace.last_ns - trace.first_ns).max(1) as f64;
-            let gpu = (b - a).max(1) as f64;
-            if gpu < 0.8 * whole {
-                let margin = gpu * 0.02;
-                view.zoom_to(a as f64 - margin, b as f64 + margin);
-            }
-        }
         Self {
-            view,
+            view: ViewState::first_view(trace, model),
             axis_origin_ns: trace.time_origin_ns(),
             ..Self::default()
         }
     }
 
-    /// What is drawn over the events: the panel's overlays, the selected range and the placed
-    /// rulers (not the one being placed, which follows the pointer).
+    /// What is drawn over the events: the panel's overlays, the selected range, the placed
+    /// rulers (not the one being placed, which follows the pointer) and the critical path.
     pub fn overlay_input(&self) -> OverlayInput<'_> {
         OverlayInput {
             overlays: &self.overlays,
             range: self.range_selection,
             rulers: &self.ruler.rulers,
+            path: self.critical_path.as_ref(),
         }
     }
 
@@ -183,23 +174,6 @@ impl TimelineState {
     }
 }
 
-/// [`build_shapes`] plus the overlays of `input` (in [`FrameShapes::overlay`]): the headless
-/// version of everything [`show`] draws in the event area except text and the pointer-driven
-/// marks (hover, the ruler being placed).
-pub fn build_shapes_with_overlays(
-    trace: &Trace,
-    model: &TimelineModel,
-    view: &ViewState,
-    rect: Rect,
-    palette: &Palette,
-    input: &OverlayInput<'_>,
-) -> FrameShapes {
-    let mut frame = build_shapes(trace, model, view, rect, palette);
-    graph_brackets::add_brackets(trace, model, view, rect, &mut frame);
-    frame.overlay = overlays::overlay_shapes(trace, model, view, &frame.rows, rect, palette, input);
-    frame
-}
-
 /// What the timeline asks the app to do after a frame.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TimelineOutput {
@@ -220,21 +194,11 @@ pub fn show(
     let mut output = TimelineOutput::default();
     let full = ui.available_rect_before_wrap();
     ui.allocate_rect(full, Sense::hover());
-    let title_area = Rect::from_min_max(
-        Pos2::new(full.left(), full.top() + AXIS_HEIGHT_PX),
-        Pos2::new(full.left() + TITLE_WIDTH_PX, full.bottom()),
-    );
-    let axis_area = Rect::from_min_max(
-        Pos2::new(full.left() + TITLE_WIDTH_PX, full.top()),
-        Pos2::new(full.right(), full.top() + AXIS_HEIGHT_PX),
-    );
-    let event_area = Rect::from_min_max(
-        Pos2::new(full.left() + TITLE_WIDTH_PX, full.top() + AXIS_HEIGHT_PX),
-        full.max,
-    );
-    if event_area.width() < 10.0 || event_area.height() < 10.0 {
+    let layout = Areas::of(full);
+    if layout.too_small() {
         return output;
     }
+    let (title_area, axis_area, event_area) = (layout.titles, layout.axis, layout.events);
 
     // Relative to the enclosing ui, so two timelines (the compare view) do not clash.
     let id = ui.scope_id().with("sightline_timeline");
@@ -253,8 +217,7 @@ pub fn show(
         output.toggle_help = input::handle_keys(ui, state);
     }
 
-    let mut frame = build_shapes(trace, model, &state.view, event_area, palette);
-    graph_brackets::add_brackets(trace, model, &state.view, event_area, &mut frame);
+    let frame = build_event_shapes(trace, model, &state.view, event_area, palette);
     let max_scroll = (frame.content_height - event_area.height()).max(0.0);
     if state.view.scroll_y > max_scroll {
         state.view.scroll_y = max_scroll;
@@ -320,9 +283,7 @@ pub fn show(
 
     let painter = ui.painter_at(full);
     let event_painter = painter.with_clip_rect(event_area);
-    event_painter.extend(frame.shapes.iter().cloned());
-    paint_labels(&event_painter, trace, &frame.labels);
-    sql_tracks::paint_labels(&event_painter, &frame.sql_labels);
+    paint_events(&event_painter, trace, &frame);
     // After the clicks, so a ruler or range set this frame is drawn this frame.
     let mut rulers = state.ruler.rulers.clone();
     if state.ruler.active
@@ -392,27 +353,21 @@ pub fn show(
     paint_titles(
         &painter.with_clip_rect(title_area),
         model,
-        state,
+        &state.view,
         &frame,
         title_area,
         palette,
     );
     paint_axis(
         &painter.with_clip_rect(axis_area),
-        state,
+        &state.view,
+        state.axis_origin_ns,
+        state.axis_drag_from_ns,
         axis_area,
         event_area,
         palette,
     );
-    let corner = Rect::from_min_max(full.min, Pos2::new(title_area.right(), axis_area.bottom()));
-    painter.rect_filled(corner, 0.0, palette.header_row);
-    painter.text(
-        corner.left_center() + egui::vec2(6.0, 0.0),
-        Align2::LEFT_CENTER,
-        format!("visible span {}", format_duration(state.view.span_ns())),
-        FontId::proportional(11.0),
-        palette.weak_text,
-    );
+    paint_corner(&painter, &layout, &state.view, palette);
 
     state.last_rows = frame.rows;
     state.last_event_area = event_area;
@@ -429,13 +384,13 @@ pub fn show(
         && !area_response.dragged()
     {
         let origin = state.axis_origin_ns;
-        area_response.on_hover_ui_at_pointer(|ui| sql_tracks::tooltip(ui, model, h, origin));
+        area_response.on_hover_ui_at_pointer(|ui| tooltip::sql_tooltip(ui, model, h, origin));
     } else if !area_response.dragged()
         && let Some(pos) = area_response.hover_pos()
         && let Some(m) =
             counters::metric_at(trace, model, &state.view, &state.last_rows, event_area, pos)
     {
-        area_response.on_hover_ui_at_pointer(|ui| counters::metric_tooltip(ui, trace, m));
+        area_response.on_hover_ui_at_pointer(|ui| tooltip::metric_tooltip(ui, trace, m));
     } else if !area_response.dragged()
         && let Some(pos) = area_response.hover_pos()
         && let Some(c) =
@@ -448,7 +403,7 @@ pub fn show(
                 "the view",
             ),
         };
-        area_response.on_hover_ui_at_pointer(|ui| cpu_row::cpu_tooltip(ui, trace, c, window, what));
+        area_response.on_hover_ui_at_pointer(|ui| tooltip::cpu_tooltip(ui, trace, c, window, what));
     } else if !area_response.dragged()
         && let Some(pos) = area_response.hover_pos()
         && let Some(g) = crate::ui::gap_tooltip::gap_at(
@@ -465,43 +420,6 @@ pub fn show(
         area_response.on_hover_ui_at_pointer(|ui| crate::ui::gap_tooltip::show(ui, trace, &g));
     }
     output
-}
-
-fn paint_labels(painter: &egui::Painter, trace: &Trace, labels: &[BarLabel]) {
-    let font = FontId::proportional(11.0);
-    for label in labels {
-        let visible = label.rect.intersect(painter.clip_rect());
-        let width = visible.width() - 6.0;
-        if width < 12.0 {
-            continue;
-        }
-        let name = trace.str(label.text);
-        let name = if label.api_call {
-            crate::analysis::stats::strip_version_suffix(name)
-        } else {
-            name
-        };
-        paint_bar_text(painter, visible, name.to_string(), &font, label.color);
-    }
-}
-
-/// `text` on the visible part of a bar, cut to its width, 3 px in and centred vertically (event
-/// labels and pinned SQL tracks' labels).
-pub(crate) fn paint_bar_text(
-    painter: &egui::Painter,
-    visible: Rect,
-    text: String,
-    font: &FontId,
-    color: Color32,
-) {
-    let mut job = LayoutJob::simple_singleline(text, font.clone(), color);
-    job.wrap = TextWrapping::truncate_at_width(visible.width() - 6.0);
-    let galley = painter.layout_job(job);
-    let pos = Pos2::new(
-        visible.left() + 3.0,
-        visible.center().y - galley.size().y / 2.0,
-    );
-    painter.galley(pos, galley, color);
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -576,104 +494,5 @@ fn paint_highlights(
             Stroke::new(2.5, palette.selection),
             egui::StrokeKind::Outside,
         );
-    }
-}
-
-fn paint_titles(
-    painter: &egui::Painter,
-    model: &TimelineModel,
-    state: &TimelineState,
-    frame: &FrameShapes,
-    area: Rect,
-    palette: &Palette,
-) {
-    painter.rect_filled(area, 0.0, palette.row_odd);
-    let font = FontId::proportional(12.0);
-    for (n, p) in frame.rows.iter().enumerate() {
-        let row = &model.rows[p.row];
-        let r = Rect::from_x_y_ranges(area.x_range(), p.top..=p.top + p.height);
-        let bg = palette.row_background(row.is_header(), n);
-        painter.rect_filled(r, 0.0, bg);
-        let indent = 6.0 + 14.0 * f32::from(row.indent);
-        let mut indent = indent;
-        if let Some(g) = row.toggles {
-            // A drawn triangle: the default fonts have no ▶/▼ glyphs.
-            let c = Pos2::new(area.left() + indent + 4.0, p.top + p.height.min(22.0) / 2.0);
-            let points = if state.view.collapsed.contains(&g) {
-                vec![
-                    c + egui::vec2(-3.0, -4.5),
-                    c + egui::vec2(4.0, 0.0),
-                    c + egui::vec2(-3.0, 4.5),
-                ]
-            } else {
-                vec![
-                    c + egui::vec2(-4.5, -3.0),
-                    c + egui::vec2(4.5, -3.0),
-                    c + egui::vec2(0.0, 4.0),
-                ]
-            };
-            painter.add(Shape::convex_polygon(points, palette.text, Stroke::NONE));
-            indent += 13.0;
-        }
-        let text = row.title.clone();
-        let color = if row.is_header() {
-            palette.text
-        } else {
-            palette.weak_text
-        };
-        let mut job = LayoutJob::simple_singleline(text, font.clone(), color);
-        job.wrap = TextWrapping::truncate_at_width(area.width() - indent - 4.0);
-        let galley = painter.layout_job(job);
-        let y = (p.top + p.height.min(22.0) / 2.0 - galley.size().y / 2.0).round();
-        painter.galley(Pos2::new(area.left() + indent, y), galley, color);
-    }
-    painter.line_segment(
-        [area.right_top(), area.right_bottom()],
-        Stroke::new(1.0, palette.grid_line),
-    );
-}
-
-fn paint_axis(
-    painter: &egui::Painter,
-    state: &TimelineState,
-    axis: Rect,
-    event_area: Rect,
-    palette: &Palette,
-) {
-    painter.rect_filled(axis, 0.0, palette.header_row);
-    let map = TimeToX::new(&state.view, event_area.left(), event_area.width());
-    let step = navigation::tick_step_ns(map.ns_per_px(), 90.0);
-    let origin = state.axis_origin_ns as f64;
-    let mut t = ((state.view.start_ns - origin) / step).floor() * step + origin;
-    let font = FontId::proportional(11.0);
-    while t <= state.view.end_ns {
-        let x = map.left_px + ((t - map.start_ns) * map.px_per_ns) as f32;
-        if x < axis.left() {
-            t += step;
-            continue;
-        }
-        painter.line_segment(
-            [
-                Pos2::new(x, axis.bottom() - 6.0),
-                Pos2::new(x, axis.bottom()),
-            ],
-            Stroke::new(1.0, palette.weak_text),
-        );
-        painter.text(
-            Pos2::new(x + 3.0, axis.top() + 3.0),
-            Align2::LEFT_TOP,
-            format_tick(t - origin, step),
-            font.clone(),
-            palette.text,
-        );
-        t += step;
-    }
-    if let (Some(from), Some(p)) = (state.axis_drag_from_ns, painter.ctx().pointer_latest_pos()) {
-        let x0 = map.left_px + ((from - map.start_ns) * map.px_per_ns) as f32;
-        let band =
-            Rect::from_x_y_ranges(x0.min(p.x)..=x0.max(p.x), axis.top()..=event_area.bottom());
-        painter
-            .with_clip_rect(axis.union(event_area))
-            .rect_filled(band, 0.0, palette.zoom_band);
     }
 }

@@ -4,8 +4,9 @@
 //! same view when the match is already in it, else the match in the middle at a zoom that shows
 //! what ran around it.
 
-use super::rows::{EventRef, TimelineModel};
-use super::{TimelineState, graph_brackets, painter};
+use super::TimelineState;
+use crate::timeline::rows::{EventRef, TimelineModel};
+use crate::timeline::{graph_brackets, painter};
 use crate::trace::Trace;
 
 /// A search match shown off-screen is centred in a view at least this many times its length,
@@ -32,8 +33,12 @@ impl TimelineState {
 
     /// [`Self::reveal_match`] for an interval of a pinned query result: selected as a click
     /// selects it, its lane scrolled into sight (pinned tracks are the first rows).
-    pub fn reveal_pinned(&mut self, model: &TimelineModel, hit: super::sql_tracks::SqlHit) {
-        let Some((start, end)) = super::sql_tracks::span_of(model, hit) else {
+    pub fn reveal_pinned(
+        &mut self,
+        model: &TimelineModel,
+        hit: crate::timeline::sql_tracks::SqlHit,
+    ) {
+        let Some((start, end)) = crate::timeline::sql_tracks::span_of(model, hit) else {
             return;
         };
         self.selection = None;

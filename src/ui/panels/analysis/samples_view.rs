@@ -474,7 +474,7 @@ impl AnalysisPanel {
                     let mut text =
                         format!("{} · {} samples", thread_label(trace, t), th.samples.len());
                     if let Some((running, share)) =
-                        crate::ui::timeline::cpu_row::running_share(trace, th, window.0, window.1)
+                        crate::timeline::cpu_row::running_share(trace, th, window.0, window.1)
                     {
                         text.push_str(&format!(
                             " · running {share:.1} % ({})",

@@ -11,14 +11,19 @@
 //! the run (every event narrow, no gap over half a pixel, all inside the clip), and the run ends
 //! where, and in the colour, they would have made it. On a whole-trace view of millions of tiny
 //! kernels this visits a small fraction of the items (issue 20, BENCHMARKS.md).
+//!
+//! Bars wide enough to be drawn alone but too narrow for their name can touch one another in one
+//! colour (NVTX ranges back to back, zoomed out): they would read as one bar carrying the name of
+//! the named bar before them (issue 36: "warmup" seemed to cover the steps after it). Such a run
+//! of two or more is labelled with its count ("29 ranges"), as Tracy labels its merged zones.
 
 use egui::{Color32, Rect, Shape};
 
 use super::super::navigation::TimeToX;
-use super::{BarLabel, FrameShapes, MIN_LABEL_WIDTH_PX};
+use super::{BarLabel, FrameShapes, MIN_LABEL_WIDTH_PX, RunLabel};
 use crate::index::{Block, LodItem, LodVisitor, Opening};
+use crate::timeline::palette;
 use crate::trace::StrId;
-use crate::ui::theme;
 
 /// Bars narrower than this are coalesced with touching neighbours.
 pub(super) const NARROW_PX: f32 = 2.0;
@@ -38,6 +43,17 @@ pub(super) trait LaneStyle {
     fn merged_blocks_look_merged(&self) -> bool;
     /// Whether labels are CUDA API names (shown without their `_vNNNN` suffix).
     fn api_calls(&self) -> bool;
+    /// What a run of touching unnamed bars counts ("ranges"); `None`: such runs get no label.
+    fn unnamed_run_noun(&self) -> Option<&'static str>;
+}
+
+/// A run of touching bars of one colour, each drawn alone but too narrow for its name.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct UnnamedRun {
+    x0: f32,
+    x1: f32,
+    color: Color32,
+    bars: usize,
 }
 
 /// Where and how one lane is drawn this frame, and the run being coalesced.
@@ -52,6 +68,8 @@ pub(super) struct LaneRuns<'a, S: LaneStyle> {
     pub merged: Color32,
     /// The run being coalesced: left and right edge, colour.
     pub pending: Option<(f32, f32, Color32)>,
+    /// The run of unnamed bars being counted.
+    pub unnamed: Option<UnnamedRun>,
     pub frame: &'a mut FrameShapes,
 }
 
@@ -62,6 +80,48 @@ impl<S: LaneStyle> LaneRuns<'_, S> {
             let r = Rect::from_x_y_ranges(x0..=x1, self.bar.y_range());
             self.frame.shapes.push(Shape::rect_filled(r, 0.0, color));
         }
+    }
+
+    /// Labels the run of unnamed bars being counted, when it has two bars or more and room for
+    /// a label; call once the walk is over, and wherever something else breaks the run.
+    pub fn end_unnamed(&mut self) {
+        let Some(run) = self.unnamed.take() else {
+            return;
+        };
+        let Some(noun) = self.style.unnamed_run_noun() else {
+            return;
+        };
+        if run.bars >= 2 && run.x1 - run.x0 >= MIN_LABEL_WIDTH_PX {
+            self.frame.run_labels.push(RunLabel {
+                rect: Rect::from_x_y_ranges(run.x0..=run.x1, self.bar.y_range()),
+                text: format!("{} {noun}", run.bars),
+                color: palette::text_on(run.color),
+            });
+        }
+    }
+
+    /// Counts a bar drawn alone from `x0` to `x1`: a bar too narrow for its name joins the run
+    /// of unnamed bars it touches in its colour, or starts one; a named bar ends the run.
+    fn count_unnamed(&mut self, x0: f32, x1: f32, color: Color32) {
+        if x1 - x0 >= MIN_LABEL_WIDTH_PX {
+            self.end_unnamed();
+            return;
+        }
+        if let Some(run) = self.unnamed.as_mut()
+            && run.color == color
+            && x0 <= run.x1 + 0.5
+        {
+            run.x1 = run.x1.max(x1);
+            run.bars += 1;
+            return;
+        }
+        self.end_unnamed();
+        self.unnamed = Some(UnnamedRun {
+            x0,
+            x1,
+            color,
+            bars: 1,
+        });
     }
 
     /// Left and right edge of a bar from `s` to `e`: clipped, at least a pixel wide.
@@ -94,6 +154,7 @@ impl<S: LaneStyle> LaneRuns<'_, S> {
 
     /// Adds a narrow bar: into the pending run when it touches it, else as a new run.
     fn narrow(&mut self, x0: f32, x1: f32, color: impl FnOnce(&S) -> Color32) {
+        self.end_unnamed();
         if let Some((_, px1, pcolor)) = self.pending
             && x0 <= px1 + 0.5
         {
@@ -135,6 +196,8 @@ impl<S: LaneStyle> LodVisitor for LaneRuns<'_, S> {
         // Each item would have moved the run's right edge to its end or to its left edge plus
         // the 1-px minimum: the furthest are the block's latest end and its last item's start.
         let right = end_x.max(self.map.x(opening.last_item_start_ns()) + 1.0);
+        // Its items would each have ended the run of unnamed bars, as narrow bars do.
+        self.end_unnamed();
         match run {
             Some((x0, px1, _)) => self.pending = Some((x0, px1.max(right), color)),
             None => {
@@ -159,11 +222,12 @@ impl<S: LaneStyle> LodVisitor for LaneRuns<'_, S> {
                 self.flush();
                 let r = Rect::from_x_y_ranges(x0..=x1, self.bar.y_range());
                 self.frame.shapes.push(Shape::rect_filled(r, 0.0, color));
+                self.count_unnamed(x0, x1, color);
                 if x1 - x0 >= MIN_LABEL_WIDTH_PX {
                     self.frame.labels.push(BarLabel {
                         rect: r,
                         text: label,
-                        color: theme::text_on(color),
+                        color: palette::text_on(color),
                         api_call: self.style.api_calls(),
                     });
                 }
@@ -214,6 +278,9 @@ mod tests {
         }
         fn api_calls(&self) -> bool {
             false
+        }
+        fn unnamed_run_noun(&self) -> Option<&'static str> {
+            Some("items")
         }
     }
 
@@ -309,6 +376,7 @@ mod tests {
                             bar: clip,
                             merged: MERGED,
                             pending: None,
+                            unnamed: None,
                             frame: &mut frame,
                         };
                         let (a, b) = (t0, t0 + span + 1);
@@ -325,9 +393,10 @@ mod tests {
                             );
                         }
                         runs.flush();
+                        runs.end_unnamed();
                         (
                             format!("{:?}", frame.shapes),
-                            format!("{:?}", frame.labels),
+                            format!("{:?} {:?}", frame.labels, frame.run_labels),
                             frame.events_drawn + frame.merged_drawn,
                         )
                     };

@@ -6,21 +6,19 @@
 //! found by binary search, and a pixel column with any sample gets one tick, the next column
 //! found by binary search too — O(pixels · log n) per row however many events the thread has.
 
-use egui::{Color32, Pos2, Rect, Shape, Stroke, Ui};
+use egui::{Color32, Pos2, Rect, Shape, Stroke};
 
-use super::navigation::{TimeToX, ViewState, format_duration};
+use super::navigation::{TimeToX, ViewState};
 use super::painter::RowPlacement;
 use super::rows::{GroupId, Row, RowKind, TimelineModel};
+use crate::timeline::palette::Palette;
 use crate::trace::thread_states::running_ns_in;
 use crate::trace::{ThreadTrack, Trace};
-use crate::ui::theme::Palette;
 
 /// Height of the running strip at the top of the row.
 const STRIP_PX: f32 = 5.0;
 /// A sample within this many pixels of the pointer is the hovered one.
 const HOVER_SLACK_PX: f32 = 3.0;
-/// Frames listed in a sample's tooltip before "… N more".
-const TOOLTIP_FRAMES: usize = 24;
 
 /// Whether a thread has anything for a CPU row.
 pub fn has_cpu_row(t: &ThreadTrack) -> bool {
@@ -281,70 +279,6 @@ pub fn running_share(trace: &Trace, t: &ThreadTrack, t0: i64, t1: i64) -> Option
         0.0
     };
     Some((running, share))
-}
-
-/// The facts of a hovered CPU row: the sample's time and call stack, or the thread's running
-/// share of `window` (the range selection, else the view).
-pub fn cpu_tooltip(ui: &mut Ui, trace: &Trace, hover: CpuHover, window: (i64, i64), what: &str) {
-    let Some(t) = trace.threads.get(hover.thread) else {
-        return;
-    };
-    let mut facts: Vec<(&'static str, String)> = Vec::new();
-    if let Some(i) = hover.sample {
-        facts.push(("Event", "CPU sample".to_string()));
-        facts.push(("Time", format_duration(trace.cpu_samples.time_ns[i] as f64)));
-    } else {
-        let r = t.running.range.clone();
-        let starts = &trace.thread_states.start_ns[r.clone()];
-        let k = starts.partition_point(|&s| s <= hover.t_ns);
-        let running = k > 0 && trace.thread_states.end_ns[r.start + k - 1] > hover.t_ns;
-        facts.push((
-            "State",
-            if t.sched_span.is_none() {
-                "not recorded".to_string()
-            } else if running {
-                "running".to_string()
-            } else {
-                "not running".to_string()
-            },
-        ));
-    }
-    let name = trace.str(t.name);
-    facts.push(("Thread", format!("{name} [{}]", t.tid)));
-    if let Some((running, share)) = running_share(trace, t, window.0, window.1) {
-        facts.push((
-            "CPU share",
-            format!(
-                "{share:.1} % of {what} ({} running)",
-                format_duration(running as f64)
-            ),
-        ));
-    }
-    super::tooltip::facts_grid(ui, "sightline_cpu_tooltip", facts);
-    if let Some(i) = hover.sample {
-        let frames = trace.stacks.frames(trace.cpu_samples.stack[i]);
-        ui.separator();
-        if frames.is_empty() {
-            ui.weak("No call stack recorded for this sample");
-            return;
-        }
-        stack_lines(ui, trace, frames, TOOLTIP_FRAMES);
-    }
-}
-
-/// A call stack, innermost first: function in full, module as its file name.
-pub fn stack_lines(ui: &mut Ui, trace: &Trace, frames: &[crate::trace::Frame], max: usize) {
-    for f in frames.iter().take(max) {
-        let module = trace.str(f.module);
-        let module = module.rsplit('/').next().unwrap_or(module);
-        ui.horizontal(|ui| {
-            ui.label(egui::RichText::new(trace.str(f.function)).monospace());
-            ui.weak(module);
-        });
-    }
-    if frames.len() > max {
-        ui.weak(format!("… {} more frames", frames.len() - max));
-    }
 }
 
 #[cfg(test)]

@@ -17,8 +17,8 @@ use super::navigation::{TimeToX, ViewState};
 use super::painter::{BarLabel, FrameShapes, RowPlacement, placement_at};
 use super::rows::{EventKind, EventRef, RowKind, TimelineModel, stream_of};
 use crate::index::LodItem;
+use crate::timeline::palette;
 use crate::trace::{NO_GRAPH_NODE, Slice, Spans, Trace};
-use crate::ui::theme;
 
 /// Height of an expanded launch's bar along the top of its row.
 pub const BRACKET_BAR_PX: f32 = 4.0;
@@ -164,7 +164,7 @@ pub fn add_brackets(
     let map = TimeToX::new(view, rect.left(), rect.width());
     let (t0, t1) = (view.start_ns.floor() as i64, view.end_ns.ceil() as i64 + 1);
     let merge_below = ((map.ns_per_px() * 2.0).floor() as i64).max(1);
-    let text = theme::text_on(theme::GRAPH);
+    let text = palette::text_on(palette::GRAPH);
     let mut hidden: Vec<Rect> = Vec::new();
     let mut labels: Vec<BarLabel> = Vec::new();
     let rows: Vec<RowPlacement> = frame.rows.clone();
@@ -216,7 +216,7 @@ pub fn add_brackets(
                     );
                     return;
                 }
-                shapes.push(Shape::rect_filled(block, 0.0, theme::GRAPH));
+                shapes.push(Shape::rect_filled(block, 0.0, palette::GRAPH));
                 hidden.push(block);
                 let Some(launch) = launch else {
                     return;
@@ -269,18 +269,18 @@ fn bracket(shapes: &mut Vec<Shape>, block: Rect, p: RowPlacement, tab: bool, tex
     shapes.push(Shape::rect_filled(
         Rect::from_x_y_ranges(x0..=x1, top..=top + BRACKET_BAR_PX),
         0.0,
-        theme::GRAPH,
+        palette::GRAPH,
     ));
     for x in [x0, (x1 - 2.0).max(x0)] {
         shapes.push(Shape::rect_filled(
             Rect::from_x_y_ranges(x..=x + 2.0, top..=bottom),
             0.0,
-            theme::GRAPH,
+            palette::GRAPH,
         ));
     }
     if tab {
         let cell = Rect::from_x_y_ranges(x0..=x0 + DISCLOSURE_PX, top..=top + TAB_PX);
-        shapes.push(Shape::rect_filled(cell, 1.0, theme::GRAPH));
+        shapes.push(Shape::rect_filled(cell, 1.0, palette::GRAPH));
         shapes.push(disclosure(cell, true, text));
     }
 }

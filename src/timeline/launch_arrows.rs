@@ -9,8 +9,8 @@ use egui::{Pos2, Rect, Shape, Stroke};
 use super::navigation::{TimeToX, ViewState};
 use super::painter::{RowPlacement, event_rect};
 use super::rows::{EventKind, EventRef, GroupId, RowKind, TimelineModel};
+use crate::timeline::palette::Palette;
 use crate::trace::{NO_INDEX, Trace};
-use crate::ui::theme::Palette;
 
 /// Two arrows on one stream row are at least this far apart, in points.
 pub const MIN_SPACING_PX: f32 = 8.0;

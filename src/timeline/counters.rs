@@ -6,13 +6,13 @@
 //! a walk over the samples.
 
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
-use egui::{Color32, Pos2, Rect, Shape, Ui};
+use egui::{Color32, Pos2, Rect, Shape};
 
-use super::navigation::{TimeToX, ViewState, format_duration};
+use super::navigation::{TimeToX, ViewState};
 use super::painter::RowPlacement;
 use super::rows::{GroupId, Row, RowKind, TimelineModel};
+use crate::timeline::palette::Palette;
 use crate::trace::{GpuMetricSeries, Trace};
-use crate::ui::theme::Palette;
 
 pub const METRIC_ROW_HEIGHT: f32 = 34.0;
 
@@ -229,35 +229,4 @@ pub fn metric_at(
         sample,
         in_column: (column.start, column.end),
     })
-}
-
-/// The hover tooltip of a counter sample.
-pub fn metric_tooltip(ui: &mut Ui, trace: &Trace, hover: MetricHover) {
-    let Some(s) = trace.gpu_metrics.series.get(hover.series) else {
-        return;
-    };
-    let (Some(&value), Some(&t)) = (s.value.get(hover.sample), s.time_ns.get(hover.sample)) else {
-        return;
-    };
-    let mut facts = vec![
-        ("Metric", s.title.clone()),
-        ("Value", s.format_value(value)),
-        ("Time", format_duration(t as f64)),
-        ("GPU", trace.gpu_title(s.device)),
-    ];
-    let (a, b) = hover.in_column;
-    if b > a + 1
-        && let Some((min, max)) = s.min_max_of(a..b)
-    {
-        facts.push((
-            "In this pixel",
-            format!(
-                "{} samples, {} – {}",
-                b - a,
-                s.format_value(min),
-                s.format_value(max)
-            ),
-        ));
-    }
-    super::tooltip::facts_grid(ui, "sightline_metric_tooltip", facts);
 }

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use egui::Color32;
 
 use crate::analysis::comm_overlap::CommTimeline;
+use crate::timeline::palette;
 use crate::trace::{NO_INDEX, Spans, StrId, Trace};
-use crate::ui::theme;
 
 /// Which kind of event table an [`EventRef`] points into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -356,7 +356,7 @@ impl TimelineModel {
             let n = name as usize;
             if n < seen.len() && !seen[n] {
                 seen[n] = true;
-                kernel_colors[n] = theme::kernel_color(trace.str(name));
+                kernel_colors[n] = palette::kernel_color(trace.str(name));
             }
         }
 
@@ -418,13 +418,13 @@ impl TimelineModel {
         if let Some(old) = &self.comm {
             for &name in &old.comm_kernel_names {
                 if let Some(c) = self.kernel_colors.get_mut(name as usize) {
-                    *c = theme::kernel_color(trace.str(name));
+                    *c = palette::kernel_color(trace.str(name));
                 }
             }
         }
         for &name in &comm.comm_kernel_names {
             if let Some(c) = self.kernel_colors.get_mut(name as usize) {
-                *c = theme::comm_kernel_color(trace.str(name));
+                *c = palette::comm_kernel_color(trace.str(name));
             }
         }
         self.rows

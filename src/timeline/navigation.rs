@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 
 use super::rows::{GroupId, TimelineModel};
+use crate::trace::Trace;
 
 /// Smallest visible span: below a few ns nothing in a trace is resolvable.
 pub const MIN_SPAN_NS: f64 = 20.0;
@@ -51,6 +52,21 @@ impl ViewState {
         };
         v.show_all();
         v
+    }
+
+    /// The first view of a trace: where its GPUs work, when that is a small part of the whole (a
+    /// Python program spends seconds importing before its first kernel); Home shows everything.
+    pub fn first_view(trace: &Trace, model: &TimelineModel) -> Self {
+        let mut view = Self::new(trace.first_ns, trace.last_ns, model);
+        if let Some((a, b)) = trace.gpu_span() {
+            let whole = (trace.last_ns - trace.first_ns).max(1) as f64;
+            let gpu = (b - a).max(1) as f64;
+            if gpu < 0.8 * whole {
+                let margin = gpu * 0.02;
+                view.zoom_to(a as f64 - margin, b as f64 + margin);
+            }
+        }
+        view
     }
 
     pub fn span_ns(&self) -> f64 {

@@ -7,15 +7,17 @@
 //! block; the bars of a lane coalesce into runs that take whole blocks of the index without
 //! opening them (`painter/lane_runs.rs`).
 
+mod hit;
 mod lane_runs;
+
+pub use hit::{event_at, event_rect, placement_at, row_lanes};
 
 use egui::{Color32, Pos2, Rect, Shape, Stroke};
 
 use super::navigation::{TimeToX, ViewState, tick_step_ns};
 use super::rows::{EventKind, EventRef, RowKind, TimelineModel};
-use crate::index::LodItem;
+use crate::timeline::palette::{self, Palette};
 use crate::trace::{Slice, StrId, Trace};
-use crate::ui::theme::{self, Palette};
 use lane_runs::{LaneRuns, LaneStyle, NARROW_PX};
 
 /// Where a row is on screen this frame.
@@ -43,11 +45,22 @@ pub struct BarLabel {
     pub api_call: bool,
 }
 
+/// The label of a run of touching bars of one colour, each too narrow for its own name ("31
+/// ranges"): drawn over the run so that it does not read as part of the named bar before it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunLabel {
+    pub rect: Rect,
+    pub text: String,
+    pub color: Color32,
+}
+
 /// Everything one frame of the timeline's event area paints.
 #[derive(Debug, Default)]
 pub struct FrameShapes {
     pub shapes: Vec<Shape>,
     pub labels: Vec<BarLabel>,
+    /// Labels of runs of unnamed bars ([`RunLabel`]).
+    pub run_labels: Vec<RunLabel>,
     /// Rows that intersect the event area, top to bottom.
     pub rows: Vec<RowPlacement>,
     /// Height of all shown rows together (for the vertical scroll range).
@@ -283,6 +296,7 @@ impl RowPainter<'_> {
             bar,
             merged: merged_color(self.palette, kind),
             pending: None,
+            unnamed: None,
             frame: &mut *self.frame,
         };
         let (t0, t1, merge_below_ns) = (self.t0, self.t1, self.merge_below_ns);
@@ -290,6 +304,7 @@ impl RowPainter<'_> {
             .index
             .walk_absorbing(starts, ends, t0, t1, merge_below_ns, &mut runs);
         runs.flush();
+        runs.end_unnamed();
     }
 
     /// The exposed-communication intervals of `device`, in the communication colour. Intervals
@@ -404,6 +419,10 @@ impl LaneStyle for TraceLane<'_> {
     fn api_calls(&self) -> bool {
         self.kind == EventKind::ApiCall
     }
+
+    fn unnamed_run_noun(&self) -> Option<&'static str> {
+        (self.kind == EventKind::Nvtx).then_some("ranges")
+    }
 }
 
 /// Fill colour and label text of one event.
@@ -430,8 +449,8 @@ pub fn event_style(
             (palette.memcpy(kind), trace.memcpys.spans.name[i])
         }
         EventKind::Memset => (palette.memset, trace.memsets.spans.name[i]),
-        EventKind::Graph => (theme::GRAPH, trace.graphs.spans.name[i]),
-        EventKind::GraphLaunch => (theme::GRAPH, trace.graph_launches.spans.name[i]),
+        EventKind::Graph => (palette::GRAPH, trace.graphs.spans.name[i]),
+        EventKind::GraphLaunch => (palette::GRAPH, trace.graph_launches.spans.name[i]),
         EventKind::ApiCall => {
             let name = trace.api_calls.spans.name[i];
             let sync = model
@@ -449,7 +468,7 @@ pub fn event_style(
             )
         }
         EventKind::Nvtx => (
-            theme::nvtx_color(trace.nvtx.color_argb[i]).unwrap_or(palette.nvtx_default),
+            palette::nvtx_color(trace.nvtx.color_argb[i]).unwrap_or(palette.nvtx_default),
             trace.nvtx.spans.name[i],
         ),
         EventKind::Osrt => (palette.osrt, trace.osrt.spans.name[i]),
@@ -486,159 +505,10 @@ fn merged_color(palette: &Palette, kind: EventKind) -> Color32 {
         EventKind::Kernel => palette.merged,
         EventKind::Memcpy => palette.memcpy_other,
         EventKind::Memset => palette.memset,
-        EventKind::Graph | EventKind::GraphLaunch => theme::GRAPH,
+        EventKind::Graph | EventKind::GraphLaunch => palette::GRAPH,
         EventKind::ApiCall => palette.api_call.gamma_multiply(0.8),
         EventKind::Nvtx => palette.nvtx_default,
         EventKind::Osrt => palette.osrt.gamma_multiply(0.8),
         EventKind::CpuPageFault | EventKind::GpuPageFault => palette.um_fault,
     }
-}
-
-/// The slices (with their table) a row draws, for hit testing.
-pub fn row_lanes<'a>(trace: &'a Trace, kind: RowKind) -> Vec<(&'a Slice, EventKind)> {
-    let mut out = Vec::new();
-    let stream = |s: &'a crate::trace::StreamTrack, out: &mut Vec<(&'a Slice, EventKind)>| {
-        out.push((&s.kernels, EventKind::Kernel));
-        out.push((&s.memcpys, EventKind::Memcpy));
-        out.push((&s.memsets, EventKind::Memset));
-        out.push((&s.graphs, EventKind::Graph));
-    };
-    match kind {
-        RowKind::GpuSummary { device } => {
-            for s in trace.streams.iter().filter(|s| s.key.device == device) {
-                stream(s, &mut out);
-            }
-        }
-        RowKind::Stream { stream: i } => {
-            if let Some(s) = trace.streams.get(i) {
-                stream(s, &mut out);
-            }
-        }
-        RowKind::Nvtx { thread, depth } => {
-            if let Some(l) = trace
-                .threads
-                .get(thread)
-                .and_then(|t| t.nvtx_levels.get(depth))
-            {
-                out.push((l, EventKind::Nvtx));
-            }
-        }
-        RowKind::ApiCalls { thread } => {
-            if let Some(t) = trace.threads.get(thread) {
-                out.push((&t.api_calls, EventKind::ApiCall));
-            }
-        }
-        RowKind::Osrt { thread } => {
-            if let Some(t) = trace.threads.get(thread) {
-                out.push((&t.osrt, EventKind::Osrt));
-            }
-        }
-        _ => {}
-    }
-    out
-}
-
-/// The placed row under `pos`, when `pos` lies in the event area `rect`.
-pub fn placement_at(rows: &[RowPlacement], rect: Rect, pos: Pos2) -> Option<&RowPlacement> {
-    if !rect.contains(pos) {
-        return None;
-    }
-    rows.iter()
-        .find(|p| pos.y >= p.top && pos.y < p.top + p.height)
-}
-
-/// The event under `pos`, if any: among events within a few pixels of the pointer in the row
-/// under it, the shortest one containing the pointer's time, else the nearest. A CUDA call nested
-/// in a longer call of the same correlationId (nsys 2023.4 records the runtime's versioned entry,
-/// `cudaLaunchKernel_v7000`, inside the `cudaLaunchKernel` the program made) stands for that
-/// outer call, which has the launch link and the backtrace.
-pub fn event_at(
-    trace: &Trace,
-    model: &TimelineModel,
-    view: &ViewState,
-    rows: &[RowPlacement],
-    rect: Rect,
-    pos: Pos2,
-) -> Option<EventRef> {
-    let placement = placement_at(rows, rect, pos)?;
-    let map = TimeToX::new(view, rect.left(), rect.width());
-    let t = map.t(pos.x);
-    let tolerance = map.ns_per_px() * 3.0;
-    let (t0, t1) = (
-        (t - tolerance).floor() as i64,
-        (t + tolerance).ceil() as i64 + 1,
-    );
-    let row_kind = model.rows[placement.row].kind;
-    if model.unified_memory.lane(row_kind).is_some() {
-        return super::unified_memory::fault_near(&model.unified_memory, row_kind, t, tolerance);
-    }
-    let merge_below = (map.ns_per_px().floor() as i64).max(1);
-    let mut best: Option<(f64, i64, EventRef)> = None;
-    // CUDA calls containing the pointer's time, with their durations.
-    let mut calls_here: Vec<(i64, EventRef)> = Vec::new();
-    for (slice, kind) in row_lanes(trace, model.rows[placement.row].kind) {
-        if slice.is_empty() {
-            continue;
-        }
-        let spans = super::rows::spans_of(trace, kind);
-        let base = slice.range.start;
-        let starts = &spans.start_ns[slice.range.clone()];
-        let ends = &spans.end_ns[slice.range.clone()];
-        slice
-            .index
-            .walk(starts, ends, t0, t1, merge_below, &mut |item| {
-                if let LodItem::Event(i) = item {
-                    let (s, e) = (starts[i] as f64, ends[i] as f64);
-                    let distance = if t >= s && t <= e {
-                        0.0
-                    } else {
-                        (s - t).abs().min((e - t).abs())
-                    };
-                    let duration = ends[i] - starts[i];
-                    if distance == 0.0 && kind == EventKind::ApiCall {
-                        calls_here.push((duration, EventRef::new(kind, base + i)));
-                    }
-                    let better = match best {
-                        None => true,
-                        Some((d, len, _)) => distance < d || (distance == d && duration < len),
-                    };
-                    if better {
-                        best = Some((distance, duration, EventRef::new(kind, base + i)));
-                    }
-                }
-            });
-    }
-    let (distance, _, picked) = best?;
-    if distance == 0.0 && picked.kind == EventKind::ApiCall {
-        let correlation = |e: EventRef| trace.api_calls.correlation_id.get(e.index as usize);
-        let outer = calls_here
-            .iter()
-            .filter(|(_, e)| correlation(*e) == correlation(picked))
-            .max_by_key(|(duration, _)| *duration);
-        if let Some(&(_, e)) = outer {
-            return Some(e);
-        }
-    }
-    Some(picked)
-}
-
-/// Where an event is drawn this frame (its own row, or the header standing for it when its
-/// group is collapsed); `None` when that row is off screen.
-pub fn event_rect(
-    trace: &Trace,
-    model: &TimelineModel,
-    view: &ViewState,
-    rows: &[RowPlacement],
-    rect: Rect,
-    event: EventRef,
-) -> Option<Rect> {
-    let row = model.shown_row(model.row_of_event(trace, event)?, view);
-    let p = rows.iter().find(|p| p.row == row)?;
-    let map = TimeToX::new(view, rect.left(), rect.width());
-    let x0 = map.x(event.start_ns(trace));
-    let x1 = map.x(event.end_ns(trace)).max(x0 + 1.0);
-    Some(Rect::from_x_y_ranges(
-        x0..=x1,
-        p.top + 1.0..=p.top + p.height - 1.0,
-    ))
 }

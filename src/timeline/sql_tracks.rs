@@ -5,13 +5,13 @@
 
 use std::sync::Arc;
 
-use egui::{Color32, FontId, Pos2, Rect, Shape, Stroke, Ui};
+use egui::{Color32, FontId, Pos2, Rect, Shape, Stroke};
 
-use super::navigation::{TimeToX, ViewState, format_duration};
+use super::navigation::{TimeToX, ViewState};
 use super::painter::{RowPlacement, placement_at};
 use super::rows::{EVENT_ROW_HEIGHT, Row, RowKind, TimelineModel};
 use crate::sql::track::SqlTrack;
-use crate::ui::theme::{self, Palette};
+use crate::timeline::palette::{self, Palette};
 
 /// An interval of a pinned track: indices into [`TimelineModel::sql_tracks`] and its intervals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -56,9 +56,9 @@ pub fn rows_of(tracks: &[Arc<SqlTrack>]) -> Vec<Row> {
 /// hue when it has no names.
 pub fn bar_color(track: &SqlTrack, name: &str) -> Color32 {
     if name.is_empty() {
-        theme::kernel_color(&track.title)
+        palette::kernel_color(&track.title)
     } else {
-        theme::kernel_color(name)
+        palette::kernel_color(name)
     }
 }
 
@@ -119,7 +119,7 @@ pub fn paint_lane(
             labels.push(SqlLabel {
                 rect: r,
                 text: iv.name.clone(),
-                color: theme::text_on(color),
+                color: palette::text_on(color),
             });
         }
     }
@@ -136,7 +136,7 @@ pub fn paint_labels(painter: &egui::Painter, labels: &[SqlLabel]) {
         if width < 12.0 {
             continue;
         }
-        super::paint_bar_text(painter, visible, label.text.clone(), &font, label.color);
+        super::frame::paint_bar_text(painter, visible, label.text.clone(), &font, label.color);
     }
 }
 
@@ -248,37 +248,4 @@ pub fn span_of(model: &TimelineModel, hit: SqlHit) -> Option<(i64, i64)> {
         .intervals
         .get(hit.interval)?;
     Some((iv.start_ns, iv.end_ns))
-}
-
-/// The tooltip (and the details panel) of a pinned interval: its track, times and every column
-/// of its row.
-pub fn tooltip(ui: &mut Ui, model: &TimelineModel, hit: SqlHit, origin_ns: i64) {
-    let Some(track) = model.sql_tracks.get(hit.track) else {
-        return;
-    };
-    let Some(iv) = track.intervals.get(hit.interval) else {
-        return;
-    };
-    ui.strong(format!("SQL · {}", track.title));
-    egui::Grid::new("sightline_sql_tooltip")
-        .num_columns(2)
-        .spacing([12.0, 2.0])
-        .show(ui, |ui| {
-            for (key, value) in [
-                ("Start", format_duration((iv.start_ns - origin_ns) as f64)),
-                (
-                    "Duration",
-                    format_duration((iv.end_ns - iv.start_ns) as f64),
-                ),
-            ] {
-                ui.weak(key);
-                ui.label(value);
-                ui.end_row();
-            }
-            for (column, value) in track.row_lines(hit.interval).into_iter().take(16) {
-                ui.weak(column);
-                ui.label(value);
-                ui.end_row();
-            }
-        });
 }

@@ -15,8 +15,8 @@ use egui::{Rect, Shape};
 use super::navigation::TimeToX;
 use super::rows::{EventKind, EventRef, GroupId, Row, RowKind};
 use crate::index::{LodItem, SpanIndex};
+use crate::timeline::palette::Palette;
 use crate::trace::{CopyKind, Spans, Trace, pid_of};
-use crate::ui::theme::Palette;
 
 /// Title of the unified-memory rows, as nsys-ui names them.
 pub const ROW_TITLE: &str = "Unified memory";
