@@ -30,7 +30,7 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
         }
         if let Some(a) = &run.analysis {
             ui.separator();
-            ui.label(format!("Clock: {}", a.alignment.describe()))
+            ui.label(format!("Clock: {}", a.alignment.short()))
                 .on_hover_text(
                     "How the ranks' times were put on one clock; shift a rank by hand in the panel",
                 );
