@@ -41,6 +41,7 @@ use egui::{Align2, Context, Id};
 mod backend;
 mod browser;
 mod new_folder;
+mod run_pick;
 
 use backend::system_dialog;
 pub use backend::{DialogBackend, SystemProbe, choose_backend};
@@ -68,6 +69,9 @@ pub const TRACE_EXTENSIONS: &[&str] = &[
     "csv.gz",
 ];
 
+/// Extensions of the traces a run is made of (File → Open run… lists them): timelines only.
+pub const RUN_EXTENSIONS: &[&str] = &["sqlite", "nsys-rep", "qdrep", "json", "json.gz"];
+
 /// The Nsight Compute extensions among [`TRACE_EXTENSIONS`] (reports and CSV pages).
 pub const NCU_EXTENSIONS: &[&str] = &[
     "ncu-rep",
@@ -82,6 +86,9 @@ pub const NCU_EXTENSIONS: &[&str] = &[
 pub const OPEN_TITLE: &str =
     "Open a trace or report (Nsight Systems, PyTorch profiler, Nsight Compute)";
 
+/// What File → Open run… is for, as its title says it.
+pub const OPEN_RUN_TITLE: &str = "Open a run: choose the traces of its ranks";
+
 /// A system dialog that returns nothing sooner than this did not open.
 pub const FAILED_FAST: Duration = Duration::from_millis(400);
 
@@ -94,6 +101,8 @@ pub const NO_SYSTEM_DIALOG: &str =
 pub enum FilePurpose {
     /// File → Open… and the welcome screen's Open…
     OpenTrace,
+    /// File → Open run…: the traces of a run's ranks, several chosen at once.
+    OpenRun,
     /// The Statistics table's "Export CSV…".
     SaveStatsCsv,
     /// The analysis panel's "Export selection to CSV…".
@@ -120,6 +129,7 @@ impl FilePurpose {
 #[derive(Clone, Debug)]
 enum Request {
     OpenTrace,
+    OpenRun,
     SaveCsv {
         file_name: String,
         /// `csv`, or `html` for a report.
@@ -223,6 +233,21 @@ impl FileDialogs {
         self.ask(FilePurpose::OpenTrace, Request::OpenTrace);
     }
 
+    /// Asks for the traces of a run (several files); [`Self::take_all`] of
+    /// [`FilePurpose::OpenRun`] gives them.
+    pub fn open_run(&mut self) {
+        self.ask(FilePurpose::OpenRun, Request::OpenRun);
+    }
+
+    /// Every path chosen for `purpose` so far, in the order chosen.
+    pub fn take_all(&mut self, purpose: &FilePurpose) -> Vec<PathBuf> {
+        let (taken, kept) = std::mem::take(&mut self.chosen)
+            .into_iter()
+            .partition(|(p, _)| p == purpose);
+        self.chosen = kept;
+        taken.into_iter().map(|(_, path)| path).collect::<Vec<_>>()
+    }
+
     /// Asks where to save a CSV, suggesting `file_name`; [`Self::take`] of `purpose` gives it.
     pub fn save_csv(&mut self, purpose: FilePurpose, file_name: &str) {
         let extension = purpose.extension();
@@ -251,13 +276,18 @@ impl FileDialogs {
             // Always a folder: left to itself, the system dialog opens where it last chose a
             // file (GTK's remembered folder), which after an export is the export's folder.
             let dir = match request {
-                Request::OpenTrace => self.open_dir(),
+                Request::OpenTrace | Request::OpenRun => self.open_dir(),
                 Request::SaveCsv { .. } => self.export_dir(),
             };
             match system_dialog(&request, &dir) {
-                Some(path) => return self.choose(purpose, path),
-                None if asked.elapsed() >= FAILED_FAST => return, // cancelled
-                None => {
+                Some(paths) if !paths.is_empty() => {
+                    for path in paths {
+                        self.choose(purpose.clone(), path);
+                    }
+                    return;
+                }
+                _ if asked.elapsed() >= FAILED_FAST => return, // cancelled
+                _ => {
                     self.backend = DialogBackend::Builtin {
                         reason: format!(
                             "the system file dialog did not open ({}ms, no xdg-desktop-portal or \
@@ -269,7 +299,7 @@ impl FileDialogs {
             }
         }
         let dir = match request {
-            Request::OpenTrace => self.open_dir(),
+            Request::OpenTrace | Request::OpenRun => self.open_dir(),
             Request::SaveCsv { .. } => self.export_dir(),
         };
         self.browser = Some(Browser::new(purpose, &request, dir));
@@ -284,11 +314,12 @@ impl FileDialogs {
     }
 
     fn choose(&mut self, purpose: FilePurpose, mut path: PathBuf) {
-        if purpose != FilePurpose::OpenTrace && path.extension().is_none() {
+        let opens = matches!(purpose, FilePurpose::OpenTrace | FilePurpose::OpenRun);
+        if !opens && path.extension().is_none() {
             path.set_extension(purpose.extension());
         }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            let remembered = if purpose == FilePurpose::OpenTrace {
+            let remembered = if opens {
                 &mut self.start_dir
             } else {
                 &mut self.export_dir
@@ -315,10 +346,12 @@ impl FileDialogs {
             .show(ctx, |ui| browser.ui(ui, reason.as_deref()))
             .and_then(|r| r.inner);
         match outcome {
-            Some(BrowserOutcome::Chosen(path)) => {
+            Some(BrowserOutcome::Chosen(paths)) => {
                 let purpose = browser.purpose.clone();
                 self.browser = None;
-                self.choose(purpose, path);
+                for path in paths {
+                    self.choose(purpose.clone(), path);
+                }
                 ctx.request_repaint();
             }
             Some(BrowserOutcome::Cancelled) => self.browser = None,
@@ -380,6 +413,23 @@ pub fn open_trace(ctx: &Context, start_folder: Option<&Path>) {
         d.open_trace();
     });
     ctx.request_repaint();
+}
+
+/// Asks for the traces of a run (File → Open run…), starting in `start_folder` when it is a
+/// folder; [`take_all`] of [`FilePurpose::OpenRun`] gives them.
+pub fn open_run(ctx: &Context, start_folder: Option<&Path>) {
+    with(ctx, |d| {
+        if let Some(folder) = start_folder.filter(|f| f.is_dir()) {
+            d.set_start_dir(folder);
+        }
+        d.open_run();
+    });
+    ctx.request_repaint();
+}
+
+/// Every path chosen for `purpose` so far.
+pub fn take_all(ctx: &Context, purpose: &FilePurpose) -> Vec<PathBuf> {
+    with(ctx, |d| d.take_all(purpose))
 }
 
 /// When `asked`, asks where to save a CSV named `file_name` by default; returns the path chosen
