@@ -46,6 +46,7 @@ mod run_pick;
 use backend::system_dialog;
 pub use backend::{DialogBackend, SystemProbe, choose_backend};
 use browser::{Browser, BrowserOutcome};
+pub use run_pick::{OPEN_RUN_TITLE, RUN_EXTENSIONS, open_run, take_all};
 
 /// `builtin` forces the in-window browser, `system` the system dialog; unset or anything else:
 /// the system dialog where one can open.
@@ -69,9 +70,6 @@ pub const TRACE_EXTENSIONS: &[&str] = &[
     "csv.gz",
 ];
 
-/// Extensions of the traces a run is made of (File → Open run… lists them): timelines only.
-pub const RUN_EXTENSIONS: &[&str] = &["sqlite", "nsys-rep", "qdrep", "json", "json.gz"];
-
 /// The Nsight Compute extensions among [`TRACE_EXTENSIONS`] (reports and CSV pages).
 pub const NCU_EXTENSIONS: &[&str] = &[
     "ncu-rep",
@@ -85,9 +83,6 @@ pub const NCU_EXTENSIONS: &[&str] = &[
 /// What File → Open… is for, as its title says it.
 pub const OPEN_TITLE: &str =
     "Open a trace or report (Nsight Systems, PyTorch profiler, Nsight Compute)";
-
-/// What File → Open run… is for, as its title says it.
-pub const OPEN_RUN_TITLE: &str = "Open a run: choose the traces of its ranks";
 
 /// A system dialog that returns nothing sooner than this did not open.
 pub const FAILED_FAST: Duration = Duration::from_millis(400);
@@ -231,21 +226,6 @@ impl FileDialogs {
     /// Asks for a trace to open; [`Self::take`] of [`FilePurpose::OpenTrace`] gives it.
     pub fn open_trace(&mut self) {
         self.ask(FilePurpose::OpenTrace, Request::OpenTrace);
-    }
-
-    /// Asks for the traces of a run (several files); [`Self::take_all`] of
-    /// [`FilePurpose::OpenRun`] gives them.
-    pub fn open_run(&mut self) {
-        self.ask(FilePurpose::OpenRun, Request::OpenRun);
-    }
-
-    /// Every path chosen for `purpose` so far, in the order chosen.
-    pub fn take_all(&mut self, purpose: &FilePurpose) -> Vec<PathBuf> {
-        let (taken, kept) = std::mem::take(&mut self.chosen)
-            .into_iter()
-            .partition(|(p, _)| p == purpose);
-        self.chosen = kept;
-        taken.into_iter().map(|(_, path)| path).collect::<Vec<_>>()
     }
 
     /// Asks where to save a CSV, suggesting `file_name`; [`Self::take`] of `purpose` gives it.
@@ -413,23 +393,6 @@ pub fn open_trace(ctx: &Context, start_folder: Option<&Path>) {
         d.open_trace();
     });
     ctx.request_repaint();
-}
-
-/// Asks for the traces of a run (File → Open run…), starting in `start_folder` when it is a
-/// folder; [`take_all`] of [`FilePurpose::OpenRun`] gives them.
-pub fn open_run(ctx: &Context, start_folder: Option<&Path>) {
-    with(ctx, |d| {
-        if let Some(folder) = start_folder.filter(|f| f.is_dir()) {
-            d.set_start_dir(folder);
-        }
-        d.open_run();
-    });
-    ctx.request_repaint();
-}
-
-/// Every path chosen for `purpose` so far.
-pub fn take_all(ctx: &Context, purpose: &FilePurpose) -> Vec<PathBuf> {
-    with(ctx, |d| d.take_all(purpose))
 }
 
 /// When `asked`, asks where to save a CSV named `file_name` by default; returns the path chosen

@@ -1,11 +1,57 @@
-//! File → Open run… in the built-in browser: the folder's traces with a tick each, several
-//! chosen at once. Ticking the first one proposes (ticks) the traces named like it with another
+//! File → Open run…: asking for several traces at once (the system dialog's multi-select, or
+//! the built-in browser's ticks) and taking them all. In the built-in browser the folder's
+//! traces have a tick each. Ticking the first one proposes (ticks) the traces named like it with another
 //! rank number (`kt_ranks_rank0…` → `kt_ranks_rank1…`: same program, rank in the name); any tick
 //! can be taken off. Whether the chosen traces are one run is for the run's analysis to say
 //! (their ranks from `distributedInfo` / the environment / the name, and a common clock or a
 //! shared collective): it refuses a set that is not one, with the reason.
 
 use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use egui::Context;
+
+use super::{FileDialogs, FilePurpose, Request, with};
+
+/// What File → Open run… is for, as its title says it.
+pub const OPEN_RUN_TITLE: &str = "Open a run: choose the traces of its ranks";
+
+/// Extensions of the traces a run is made of (File → Open run… lists them): timelines only.
+pub const RUN_EXTENSIONS: &[&str] = &["sqlite", "nsys-rep", "qdrep", "json", "json.gz"];
+
+impl FileDialogs {
+    /// Asks for the traces of a run (several files); [`Self::take_all`] of
+    /// [`FilePurpose::OpenRun`] gives them.
+    pub fn open_run(&mut self) {
+        self.ask(FilePurpose::OpenRun, Request::OpenRun);
+    }
+
+    /// Every path chosen for `purpose` so far, in the order chosen.
+    pub fn take_all(&mut self, purpose: &FilePurpose) -> Vec<PathBuf> {
+        let (taken, kept) = std::mem::take(&mut self.chosen)
+            .into_iter()
+            .partition(|(p, _)| p == purpose);
+        self.chosen = kept;
+        taken.into_iter().map(|(_, path)| path).collect::<Vec<_>>()
+    }
+}
+
+/// Asks for the traces of a run (File → Open run…), starting in `start_folder` when it is a
+/// folder; [`take_all`] of [`FilePurpose::OpenRun`] gives them.
+pub fn open_run(ctx: &Context, start_folder: Option<&Path>) {
+    with(ctx, |d| {
+        if let Some(folder) = start_folder.filter(|f| f.is_dir()) {
+            d.set_start_dir(folder);
+        }
+        d.open_run();
+    });
+    ctx.request_repaint();
+}
+
+/// Every path chosen for `purpose` so far.
+pub fn take_all(ctx: &Context, purpose: &FilePurpose) -> Vec<PathBuf> {
+    with(ctx, |d| d.take_all(purpose))
+}
 
 /// The traces ticked, by file name, and the name pattern proposed.
 #[derive(Default)]
