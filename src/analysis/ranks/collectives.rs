@@ -93,6 +93,22 @@ fn is_collective_operator(name: &str) -> bool {
     name == "record_param_comms" || name.starts_with("c10d::") || name.starts_with("nccl:")
 }
 
+/// The `External id` of the operator that launched kernel `i`: the kernel's own, else its CUDA
+/// call's (joined by correlation id at assembly); 0 where neither has one.
+fn launching_id(trace: &Trace, i: usize) -> u64 {
+    let k = &trace.kernels;
+    match k.external_id.get(i) {
+        Some(&id) if id > 0 => id,
+        _ => k
+            .api_call
+            .get(i)
+            .filter(|&&a| a != crate::trace::NO_INDEX)
+            .and_then(|&a| trace.api_calls.external_id.get(a as usize))
+            .copied()
+            .unwrap_or(0),
+    }
+}
+
 /// The kernels of collectives: those an operator of a collective launched (by `External id`)
 /// where the trace has operators, else those with `nccl` in their name.
 fn collective_kernels(trace: &Trace) -> Vec<Occurrence> {
@@ -139,7 +155,7 @@ fn collective_kernels(trace: &Trace) -> Vec<Occurrence> {
     };
     (0..k.spans.len())
         .filter_map(|i| {
-            let id = k.external_id.get(i).copied().unwrap_or(0);
+            let id = launching_id(trace, i);
             let op = launcher.get(&id).filter(|_| id > 0)?;
             let collective = call(id)
                 .map(|c| c.collective.as_str())

@@ -39,11 +39,13 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
                 Some((k, n)) => ui.colored_label(
                     LATE,
                     format!(
-                        "Straggler: rank {} (last at {n} of {} collectives)",
+                        "Straggler: rank {} (last at {n} of {} collectives, matched by {})",
                         a.ranks.get(k).map_or(0, |r| r.rank),
-                        a.instances().len()
+                        a.instances().len(),
+                        a.collectives.matching.label()
                     ),
-                ),
+                )
+                .on_hover_text(&a.verdict),
                 None => ui.label(format!(
                     "No straggler ({} collectives matched)",
                     a.instances().len()
