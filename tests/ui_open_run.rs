@@ -2,8 +2,9 @@
 //! would use it: the folder's traces listed with a tick each; ticking `kt_ranks_rank0` proposes
 //! `kt_ranks_rank1` (the same program with another rank in its name), and Open makes one run of
 //! the two ranks on their recorded clock. Ticking the eight unrelated PyTorch traces of the same
-//! folder opens no run: the panel says they are not one and why. Skipped, saying so, without
-//! ../shared/traces.
+//! folder opens no run: the panel says they are not one and why. Traces whose names say no rank
+//! are proposed by their `distributedInfo` rank and their clock, read in the background.
+//! Skipped, saying so, without ../shared/traces.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 
@@ -149,4 +150,44 @@ fn eight_unrelated_traces_are_refused_as_a_run_in_the_window() {
             >= 1
     );
     println!("{why}");
+}
+
+/// Copies of the pair named without a rank, beside a trace of another program and HTA's rank 0
+/// of another run: ticking one pair member proposes the other once the folder's ranks are read,
+/// and neither of the others (no rank; the same rank and another time).
+#[test]
+fn traces_named_without_a_rank_are_proposed_by_their_distributed_rank_and_clock() {
+    let Some(dir) = pytorch_folder() else {
+        return;
+    };
+    let scratch = common::scratch_dir("open-run-probe");
+    for (from, to) in [
+        ("kt_ranks_rank0.pt.trace.json.gz", "first.pt.trace.json.gz"),
+        ("kt_ranks_rank1.pt.trace.json.gz", "second.pt.trace.json.gz"),
+        ("kt_moe.pt.trace.json.gz", "moe.pt.trace.json.gz"),
+        ("HolisticTraceAnalysis__nccl_data.json.gz", "hta.json.gz"),
+    ] {
+        std::fs::copy(dir.join(from), scratch.join(to)).unwrap();
+    }
+    let mut h = open_run_dialog(&scratch);
+    let read = |h: &Harness<'static, SightlineApp>| file_dialog::with(&h.ctx, |d| d.ranks_read());
+    for _ in 0..500 {
+        if read(&h) {
+            break;
+        }
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(read(&h), "the folder's ranks are read");
+    tick(&mut h, "first.pt.trace.json.gz");
+    h.get_by_label(
+        "2 chosen (proposed: the ranks by their distributedInfo / environment rank on one \
+         clock); tick or untick any",
+    );
+    open_and_settle(&mut h);
+    let r = run(&h);
+    let names: Vec<String> = r.ranks.iter().map(|k| k.file_name()).collect();
+    assert_eq!(names, ["first.pt.trace.json.gz", "second.pt.trace.json.gz"]);
+    assert!(r.analysis.is_some(), "{:?}", r.analysis_error);
+    std::fs::remove_dir_all(&scratch).ok();
 }

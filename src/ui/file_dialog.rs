@@ -41,6 +41,7 @@ use egui::{Align2, Context, Id};
 mod backend;
 mod browser;
 mod new_folder;
+mod rank_probe;
 mod run_pick;
 
 use backend::system_dialog;

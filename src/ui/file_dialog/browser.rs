@@ -87,8 +87,13 @@ impl Browser {
         self.dir = dir;
         self.problem = None;
         if let Some(run) = &mut self.run {
-            run.clear();
+            run.listing(&self.dir);
         }
+    }
+
+    /// Whether Open run…'s browser has read every listed trace's rank.
+    pub(super) fn ranks_read(&self) -> bool {
+        self.run.as_ref().is_some_and(|r| r.probed())
     }
 
     /// The path the name field names: absolute as typed, else in the folder shown.
@@ -175,6 +180,9 @@ impl Browser {
                         .filter(|e| !e.is_dir)
                         .map(|e| e.name.as_str())
                         .collect();
+                    if let Some(run) = &mut self.run {
+                        run.poll(ui.ctx(), &files);
+                    }
                     for entry in entries {
                         if let (Some(run), false) = (&mut self.run, entry.is_dir) {
                             run.entry(ui, &entry.name, &files);

@@ -1,8 +1,9 @@
 //! File → Open run…: asking for several traces at once (the system dialog's multi-select, or
 //! the built-in browser's ticks) and taking them all. In the built-in browser the folder's
 //! traces have a tick each. Ticking the first one proposes (ticks) the traces named like it with another
-//! rank number (`kt_ranks_rank0…` → `kt_ranks_rank1…`: same program, rank in the name); any tick
-//! can be taken off. Whether the chosen traces are one run is for the run's analysis to say
+//! rank number (`kt_ranks_rank0…` → `kt_ranks_rank1…`: same program, rank in the name), and, as
+//! they are read in the background ([`super::rank_probe`]), those whose `distributedInfo` or
+//! environment give them another rank of its run on one clock; any tick can be taken off. Whether the chosen traces are one run is for the run's analysis to say
 //! (their ranks from `distributedInfo` / the environment / the name, and a common clock or a
 //! shared collective): it refuses a set that is not one, with the reason.
 
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use egui::Context;
 
+use super::rank_probe::Prober;
 use super::{FileDialogs, FilePurpose, Request, with};
 
 /// What File → Open run… is for, as its title says it.
@@ -24,6 +26,12 @@ impl FileDialogs {
     /// [`FilePurpose::OpenRun`] gives them.
     pub fn open_run(&mut self) {
         self.ask(FilePurpose::OpenRun, Request::OpenRun);
+    }
+
+    /// Whether Open run…'s browser has read the rank of every trace it lists (false while it
+    /// reads, or when it is not open).
+    pub fn ranks_read(&self) -> bool {
+        self.browser.as_ref().is_some_and(|b| b.ranks_read())
     }
 
     /// Every path chosen for `purpose` so far, in the order chosen.
@@ -53,14 +61,46 @@ pub fn take_all(ctx: &Context, purpose: &FilePurpose) -> Vec<PathBuf> {
     with(ctx, |d| d.take_all(purpose))
 }
 
-/// The traces ticked, by file name, and the name pattern proposed.
+/// The traces ticked, by file name, and what was proposed.
 #[derive(Default)]
 pub(super) struct RunPick {
     pub(super) picked: BTreeSet<String>,
+    /// The name pattern proposed (the first tick's rank family).
     proposed: Option<String>,
+    /// The file ticked first (what proposals are made from) and those the user unticked (never
+    /// proposed again).
+    first: Option<String>,
+    unticked: BTreeSet<String>,
+    /// Traces proposed by their rank and clock ([`RankProbe::same_run`]).
+    by_rank: bool,
+    dir: PathBuf,
+    prober: Option<Prober>,
 }
 
 impl RunPick {
+    /// Another folder is listed: the ticks and probes start again.
+    pub(super) fn listing(&mut self, dir: &Path) {
+        *self = Self {
+            dir: dir.to_path_buf(),
+            ..Self::default()
+        };
+    }
+
+    /// Once a frame, before the entries: starts reading the traces' ranks, and proposes from
+    /// what has been read since.
+    pub(super) fn poll(&mut self, ctx: &Context, files: &[&str]) {
+        if self.prober.is_none() {
+            let names = files.iter().map(|f| f.to_string()).collect();
+            self.prober = Some(Prober::start(&self.dir, names, ctx.clone()));
+        }
+        self.propose_by_rank(files);
+    }
+
+    /// Whether every listed trace's rank has been read.
+    pub(super) fn probed(&self) -> bool {
+        self.prober.as_ref().is_some_and(Prober::done)
+    }
+
     /// A file of the list (`files`: every file listed), with its tick.
     pub(super) fn entry(&mut self, ui: &mut egui::Ui, name: &str, files: &[&str]) {
         let mut on = self.picked.contains(name);
@@ -69,43 +109,85 @@ impl RunPick {
         }
     }
 
-    /// Ticks or unticks `name`; the first tick also ticks the files of its rank family.
+    /// Ticks or unticks `name`; the first tick also ticks the files of its rank family and those
+    /// whose rank and clock make them other ranks of its run.
     fn set(&mut self, name: &str, on: bool, files: &[&str]) {
         if !on {
             self.picked.remove(name);
+            self.unticked.insert(name.to_string());
+            if self.picked.is_empty() {
+                self.first = None;
+                self.proposed = None;
+                self.by_rank = false;
+            }
             return;
         }
-        if self.picked.is_empty()
-            && let Some(family) = rank_family(name)
-        {
-            self.picked.extend(
-                files
-                    .iter()
-                    .filter(|f| rank_family(f).as_deref() == Some(family.as_str()))
-                    .map(|f| f.to_string()),
-            );
-            self.proposed = Some(family);
+        self.unticked.remove(name);
+        if self.picked.is_empty() {
+            self.first = Some(name.to_string());
+            if let Some(family) = rank_family(name) {
+                self.picked.extend(
+                    files
+                        .iter()
+                        .filter(|f| rank_family(f).as_deref() == Some(family.as_str()))
+                        .map(|f| f.to_string()),
+                );
+                self.proposed = Some(family);
+            }
         }
         self.picked.insert(name.to_string());
+        self.propose_by_rank(files);
+    }
+
+    /// Ticks the traces not ticked or unticked yet that look like other ranks of the first's
+    /// run, one per rank.
+    fn propose_by_rank(&mut self, files: &[&str]) {
+        let (Some(first), Some(prober)) = (&self.first, &self.prober) else {
+            return;
+        };
+        let Some(me) = prober.get(first) else {
+            return;
+        };
+        let mut ranks: BTreeSet<u32> = self
+            .picked
+            .iter()
+            .filter_map(|f| prober.get(f)?.rank)
+            .collect();
+        for f in files {
+            if self.picked.contains(*f) || self.unticked.contains(*f) {
+                continue;
+            }
+            if let Some(p) = prober.get(f).filter(|p| me.same_run(p))
+                && let Some(rank) = p.rank
+                && ranks.insert(rank)
+            {
+                self.picked.insert(f.to_string());
+                self.by_rank = true;
+            }
+        }
     }
 
     /// What is chosen, and what was proposed.
     pub(super) fn summary(&self, ui: &mut egui::Ui) {
         let n = self.picked.len();
-        let text = match &self.proposed {
-            Some(family) if n > 0 => {
+        let by_rank = "by their distributedInfo / environment rank on one clock";
+        let text = match (&self.proposed, self.by_rank) {
+            _ if n == 0 => "Tick the traces of the run's ranks (one per rank)".to_string(),
+            (Some(family), false) => {
                 format!("{n} chosen (proposed: the ranks named {family}); tick or untick any")
             }
-            _ if n > 0 => format!("{n} chosen"),
-            _ => "Tick the traces of the run's ranks (one per rank)".to_string(),
+            (Some(family), true) => format!(
+                "{n} chosen (proposed: the ranks named {family}, and {by_rank}); tick or untick any"
+            ),
+            (None, true) => {
+                format!("{n} chosen (proposed: the ranks {by_rank}); tick or untick any")
+            }
+            (None, false) => format!("{n} chosen"),
         };
         ui.label(text);
-    }
-
-    /// Clears the ticks (another folder is shown).
-    pub(super) fn clear(&mut self) {
-        self.picked.clear();
-        self.proposed = None;
+        if !self.probed() {
+            ui.weak("Reading the traces' ranks…");
+        }
     }
 }
 
