@@ -123,6 +123,12 @@ fn arrivals(json: &Value) -> BTreeMap<i64, i64> {
 
 /// The pair, written to a scratch folder: (rank 0, rank 1) paths and JSON.
 fn derived_pair() -> Option<([PathBuf; 2], [Value; 2])> {
+    derived_pair_with(false)
+}
+
+/// [`derived_pair`], with PyTorch's sequence number (`Seq`, the call's place among the source's
+/// NCCL calls) on each call's `record_param_comms` when `seq`.
+fn derived_pair_with(seq: bool) -> Option<([PathBuf; 2], [Value; 2])> {
     let Some(dir) = common::shared_traces() else {
         eprintln!("SKIPPED: ../shared/traces is not beside the checkout");
         return None;
@@ -132,9 +138,17 @@ fn derived_pair() -> Option<([PathBuf; 2], [Value; 2])> {
         eprintln!("SKIPPED: {} is missing", source.display());
         return None;
     }
-    let json = read_json(&source);
+    let mut json = read_json(&source);
     let ids = nccl_ids(&json);
     assert_eq!(ids.len(), 21, "HTA's trace has 21 NCCL kernels");
+    if seq {
+        for e in json["traceEvents"].as_array_mut().unwrap() {
+            let place = external_id(e).and_then(|id| ids.iter().position(|&x| x == id));
+            if let (Some(place), true) = (place, e["name"] == "record_param_comms") {
+                e["args"]["Seq"] = Value::from(place);
+            }
+        }
+    }
     let pick = |at: &[usize]| at.iter().map(|&i| ids[i]).collect::<BTreeSet<i64>>();
     let rank0 = derive(&json, 0, &pick(&DROPPED_BY_RANK0), 0);
     let rank1 = derive(&json, 1, &pick(&DROPPED_BY_RANK1), LATE_NS);
@@ -233,6 +247,29 @@ fn ranks_on_their_recorded_clock_are_matched_by_spans() {
         "{shared} shared calls matched by spans; rank 1 last at {late}, cost {:.3} ms",
         caused_ns as f64 / 1e6
     );
+}
+
+/// Where PyTorch writes its sequence numbers, instances are matched by them: the same calls,
+/// the same straggler.
+#[test]
+fn sequence_numbers_match_instances_where_written() {
+    let Some((paths, json)) = derived_pair_with(true) else {
+        return;
+    };
+    let (straggler, late, caused_ns, shared) = independent_straggler(&json);
+    let traces: Vec<_> = paths
+        .iter()
+        .map(|p| sightline::load::load_file(p).unwrap())
+        .collect();
+    let refs: Vec<_> = traces.iter().collect();
+    let pattern = regex::Regex::new(collectives::DEFAULT_PATTERN).unwrap();
+    let run = Run::new(&refs, &pattern);
+    let c = &run.collectives;
+    assert_eq!(c.matching, Matching::Sequence);
+    assert_eq!(c.instances.len(), shared);
+    assert_eq!(c.unmatched, vec![3, 3]);
+    assert_eq!(c.straggler(2), Some((straggler, late)));
+    assert_eq!(c.wait_caused_ns(1), caused_ns);
 }
 
 /// Asked for, the collective alignment is used even where a recorded clock exists, and says so.
