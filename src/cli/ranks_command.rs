@@ -4,11 +4,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use super::Format;
 use super::report_commands::write_table;
-use crate::analysis::ranks::{Run, collectives, table};
+use crate::analysis::ranks::{ClockChoice, Run, collectives, straggler_verdict, table};
 use crate::trace::Needs;
 
 #[derive(clap::Args, Debug)]
@@ -26,6 +26,27 @@ pub struct RanksArgs {
     /// Also print every collective instance with each rank's arrival.
     #[arg(long)]
     pub instances: bool,
+    /// The run's clock: `recorded` (the clock the traces record, where every trace has one and
+    /// their spans overlap on it; else the end of a collective every rank takes part in) or
+    /// `collective` (that collective's end, even where a recorded clock exists).
+    #[arg(long, value_enum, default_value_t = AlignArg::Recorded)]
+    pub align: AlignArg,
+}
+
+/// `--align`'s values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AlignArg {
+    Recorded,
+    Collective,
+}
+
+impl From<AlignArg> for ClockChoice {
+    fn from(a: AlignArg) -> Self {
+        match a {
+            AlignArg::Recorded => ClockChoice::Recorded,
+            AlignArg::Collective => ClockChoice::Collective,
+        }
+    }
 }
 
 pub fn ranks(args: &RanksArgs) -> Result<i32> {
@@ -33,7 +54,10 @@ pub fn ranks(args: &RanksArgs) -> Result<i32> {
         .map_err(|e| anyhow::anyhow!("--collectives '{}': {e}", args.collectives))?;
     let traces = super::run_files::load_run(&args.traces, Needs::ALL)?;
     let refs: Vec<_> = traces.iter().collect();
-    let run = Run::new(&refs, &pattern);
+    let run = Run::on_clock(&refs, &pattern, args.align.into());
+    if let Some(why) = run.refused() {
+        bail!("not one run: {why}");
+    }
 
     eprintln!("clock: {}", run.alignment.describe());
     for (i, r) in run.ranks.iter().enumerate() {
@@ -47,18 +71,11 @@ pub fn ranks(args: &RanksArgs) -> Result<i32> {
             r.trace.path.display()
         );
     }
-    let c = &run.collectives;
-    match c.straggler(run.ranks.len()) {
-        Some((r, n)) => eprintln!(
-            "straggler: rank {} arrived last at {n} of {} collectives and kept the others \
-             waiting {:.1} ms in all",
-            run.ranks[r].rank,
-            c.instances.len(),
-            c.wait_caused_ns(r) as f64 / 1e6
-        ),
-        None if c.instances.is_empty() => eprintln!("no collective is shared by two ranks"),
-        None => eprintln!("no straggler: no rank keeps the others waiting longer than the rest"),
-    }
+    let numbers: Vec<u32> = run.ranks.iter().map(|r| r.rank).collect();
+    eprintln!(
+        "{}",
+        straggler_verdict(&run.collectives, &numbers, &run.alignment)
+    );
 
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let several = args.instances;

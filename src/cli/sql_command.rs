@@ -115,6 +115,9 @@ fn open_run(paths: &[PathBuf]) -> Result<SqlTrace> {
     let pattern = regex::Regex::new(collectives::DEFAULT_PATTERN)?;
     let refs: Vec<&Trace> = traces.iter().map(Arc::as_ref).collect();
     let run = Run::new(&refs, &pattern);
+    if let Some(why) = run.refused() {
+        anyhow::bail!("not one run: {why}");
+    }
     eprintln!("clock: {}", run.alignment.describe());
     let mut ranks = Vec::with_capacity(run.ranks.len());
     for r in &run.ranks {

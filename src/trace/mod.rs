@@ -32,7 +32,7 @@ pub use openmp::OpenMpEvents;
 pub use profiler_overhead::ProfilerOverhead;
 pub use strings::{StrId, StringTable};
 pub use thread_states::ThreadStates;
-pub use torch::{TorchInfo, TorchMemoryEvents, TraceFormat};
+pub use torch::{CollectiveCall, TorchInfo, TorchMemoryEvents, TraceFormat};
 pub use tracks::*;
 pub use unified_memory::{CpuPageFaults, GpuPageFaults, UnifiedMemory, UnifiedMemoryTables};
 

@@ -41,9 +41,24 @@ pub struct TorchInfo {
     pub base_time_ns: Option<i64>,
     /// `schemaVersion`.
     pub schema_version: Option<i64>,
+    /// The collective arguments PyTorch writes on `record_param_comms` (and on NCCL kernels):
+    /// by `External id`, ascending; several rows may share an id (the op and its kernel).
+    pub collective_calls: Vec<CollectiveCall>,
     /// The trace's capture options as written (`record_shapes`, `profile_memory`, `with_stack`,
     /// CUDA versions …), as (key, value) text in file order.
     pub metadata: Vec<(String, String)>,
+}
+
+/// One operator's or kernel's collective arguments (`Collective name`, `Seq`, `Process Group
+/// Name`), found by the `External id` the operator shares with the kernels it launched.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CollectiveCall {
+    pub external_id: u64,
+    /// `allreduce`, `broadcast`, …; empty where not written.
+    pub collective: String,
+    /// The collective's sequence number in its process group, where written.
+    pub seq: Option<u64>,
+    pub group: String,
 }
 
 /// The format a trace was read from.

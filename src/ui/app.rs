@@ -62,8 +62,6 @@ pub struct SightlineApp {
     pub pending_runs: Vec<Vec<PathBuf>>,
     /// Several files dropped at once: the choice between one run and a tab each is open.
     pub dropped: Vec<PathBuf>,
-    /// File → Open run… is waiting for the file dialog.
-    picking_run: bool,
     /// File → Attach Nsight Compute report… is waiting for the file dialog (the tab's id).
     attaching_ncu: Option<u64>,
     /// File → Save report…'s reports being written.
@@ -98,7 +96,6 @@ impl SightlineApp {
             settings: Settings::default(),
             pending_runs: Vec::new(),
             dropped: Vec::new(),
-            picking_run: false,
             attaching_ncu: None,
             save_report: Default::default(),
         }
@@ -333,17 +330,17 @@ impl SightlineApp {
                     _ => self.open(path, Some(&ctx)),
                 }
             } else {
-                match path.parent().filter(|_| self.picking_run) {
-                    Some(folder) => self.open(folder.to_path_buf(), Some(&ctx)),
-                    None => self.open(path, Some(&ctx)),
-                }
+                self.open(path, Some(&ctx));
             }
-            self.picking_run = false;
-        } else if (self.picking_run || self.attaching_ncu.is_some())
+        } else if self.attaching_ncu.is_some()
             && !file_dialog::with(&ctx, |d| d.browsing().is_some())
         {
-            self.picking_run = false;
             self.attaching_ncu = None;
+        }
+        // File → Open run…: the traces chosen are the run's (a folder: every trace in it).
+        let run = file_dialog::take_all(&ctx, &FilePurpose::OpenRun);
+        if !run.is_empty() {
+            self.open_run(run, Some(&ctx));
         }
         self.dropped_choice(&ctx);
         self.save_report.poll(&ctx, &mut self.tabs, self.active);

@@ -41,10 +41,13 @@ use egui::{Align2, Context, Id};
 mod backend;
 mod browser;
 mod new_folder;
+mod rank_probe;
+mod run_pick;
 
 use backend::system_dialog;
 pub use backend::{DialogBackend, SystemProbe, choose_backend};
 use browser::{Browser, BrowserOutcome};
+pub use run_pick::{OPEN_RUN_TITLE, RUN_EXTENSIONS, open_run, take_all};
 
 /// `builtin` forces the in-window browser, `system` the system dialog; unset or anything else:
 /// the system dialog where one can open.
@@ -94,6 +97,8 @@ pub const NO_SYSTEM_DIALOG: &str =
 pub enum FilePurpose {
     /// File → Open… and the welcome screen's Open…
     OpenTrace,
+    /// File → Open run…: the traces of a run's ranks, several chosen at once.
+    OpenRun,
     /// The Statistics table's "Export CSV…".
     SaveStatsCsv,
     /// The analysis panel's "Export selection to CSV…".
@@ -120,6 +125,7 @@ impl FilePurpose {
 #[derive(Clone, Debug)]
 enum Request {
     OpenTrace,
+    OpenRun,
     SaveCsv {
         file_name: String,
         /// `csv`, or `html` for a report.
@@ -251,13 +257,18 @@ impl FileDialogs {
             // Always a folder: left to itself, the system dialog opens where it last chose a
             // file (GTK's remembered folder), which after an export is the export's folder.
             let dir = match request {
-                Request::OpenTrace => self.open_dir(),
+                Request::OpenTrace | Request::OpenRun => self.open_dir(),
                 Request::SaveCsv { .. } => self.export_dir(),
             };
             match system_dialog(&request, &dir) {
-                Some(path) => return self.choose(purpose, path),
-                None if asked.elapsed() >= FAILED_FAST => return, // cancelled
-                None => {
+                Some(paths) if !paths.is_empty() => {
+                    for path in paths {
+                        self.choose(purpose.clone(), path);
+                    }
+                    return;
+                }
+                _ if asked.elapsed() >= FAILED_FAST => return, // cancelled
+                _ => {
                     self.backend = DialogBackend::Builtin {
                         reason: format!(
                             "the system file dialog did not open ({}ms, no xdg-desktop-portal or \
@@ -269,7 +280,7 @@ impl FileDialogs {
             }
         }
         let dir = match request {
-            Request::OpenTrace => self.open_dir(),
+            Request::OpenTrace | Request::OpenRun => self.open_dir(),
             Request::SaveCsv { .. } => self.export_dir(),
         };
         self.browser = Some(Browser::new(purpose, &request, dir));
@@ -284,11 +295,12 @@ impl FileDialogs {
     }
 
     fn choose(&mut self, purpose: FilePurpose, mut path: PathBuf) {
-        if purpose != FilePurpose::OpenTrace && path.extension().is_none() {
+        let opens = matches!(purpose, FilePurpose::OpenTrace | FilePurpose::OpenRun);
+        if !opens && path.extension().is_none() {
             path.set_extension(purpose.extension());
         }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            let remembered = if purpose == FilePurpose::OpenTrace {
+            let remembered = if opens {
                 &mut self.start_dir
             } else {
                 &mut self.export_dir
@@ -315,10 +327,12 @@ impl FileDialogs {
             .show(ctx, |ui| browser.ui(ui, reason.as_deref()))
             .and_then(|r| r.inner);
         match outcome {
-            Some(BrowserOutcome::Chosen(path)) => {
+            Some(BrowserOutcome::Chosen(paths)) => {
                 let purpose = browser.purpose.clone();
                 self.browser = None;
-                self.choose(purpose, path);
+                for path in paths {
+                    self.choose(purpose.clone(), path);
+                }
                 ctx.request_repaint();
             }
             Some(BrowserOutcome::Cancelled) => self.browser = None,

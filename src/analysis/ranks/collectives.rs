@@ -1,8 +1,13 @@
-//! A rank's collectives, from the first source it has — its NCCL kernels (GPU side), else
+//! A rank's collectives, from the first source it has — its collective GPU kernels, else
 //! PyTorch's `c10d::` operators (CPU side, the outermost: not the `record_param_comms` or
 //! `gloo:` ops inside them), else NVTX / annotation ranges whose name matches a pattern — and
-//! their instances matched across ranks by name and order of occurrence (stream ids differ
-//! between ranks, so streams are not compared).
+//! their instances matched across ranks ([`super::matching`]; stream ids differ between ranks,
+//! so streams are not compared).
+//!
+//! A kernel is a collective's by the operator that launched it, joined through PyTorch's
+//! `External id`: `record_param_comms` (its `Collective name` and `Seq` name the call),
+//! `c10d::*` or `nccl:*`. Only a trace without operators (an nsys export) has its collective
+//! kernels found by name (`nccl` in it).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,6 +15,7 @@ use std::sync::Arc;
 use regex::Regex;
 
 use super::Rank;
+use super::matching::{Matching, match_instances};
 use crate::trace::{RangeKind, Trace};
 
 /// The default pattern of ranges that count as collectives.
@@ -37,7 +43,13 @@ impl Source {
 /// One collective call of one rank, on its trace's own clock.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Occurrence {
+    /// As the trace names the event (a kernel's short name, an operator's or range's name).
     pub name: String,
+    /// What it is matched across ranks by: the `Collective name` (`allreduce`) or the name of
+    /// the operator that launched it, else its own name.
+    pub collective: String,
+    /// (process group, sequence number) where PyTorch writes `Seq`.
+    pub seq: Option<(String, u64)>,
     pub start_ns: i64,
     pub end_ns: i64,
     /// The event's index in its table: `trace.kernels` for NCCL kernels, `trace.nvtx` for
@@ -54,20 +66,7 @@ pub struct RankCollectives {
 
 /// The collectives of one trace.
 pub fn of_rank(trace: &Trace, pattern: &Regex) -> RankCollectives {
-    let nccl = Regex::new("(?i)nccl").ok();
-    let k = &trace.kernels;
-    let mut list: Vec<Occurrence> = (0..k.spans.len())
-        .filter(|&i| {
-            nccl.as_ref()
-                .is_some_and(|re| re.is_match(trace.str(k.short_name[i])))
-        })
-        .map(|i| Occurrence {
-            name: trace.str(k.short_name[i]).to_string(),
-            start_ns: k.spans.start_ns[i],
-            end_ns: k.spans.end_ns[i],
-            index: i,
-        })
-        .collect();
+    let mut list = collective_kernels(trace);
     let mut source = Source::NcclKernels;
     if list.is_empty() {
         list = outermost_ranges(trace, |kind, name| {
@@ -86,6 +85,87 @@ pub fn of_rank(trace: &Trace, pattern: &Regex) -> RankCollectives {
         source: (!list.is_empty()).then_some(source),
         list,
     }
+}
+
+/// Whether an operator's name makes it a collective's: PyTorch's `record_param_comms`, the
+/// `c10d::` ops and the `nccl:` annotations of the process group.
+fn is_collective_operator(name: &str) -> bool {
+    name == "record_param_comms" || name.starts_with("c10d::") || name.starts_with("nccl:")
+}
+
+/// The `External id` of the operator that launched kernel `i`: the kernel's own, else its CUDA
+/// call's (joined by correlation id at assembly); 0 where neither has one.
+fn launching_id(trace: &Trace, i: usize) -> u64 {
+    let k = &trace.kernels;
+    match k.external_id.get(i) {
+        Some(&id) if id > 0 => id,
+        _ => k
+            .api_call
+            .get(i)
+            .filter(|&&a| a != crate::trace::NO_INDEX)
+            .and_then(|&a| trace.api_calls.external_id.get(a as usize))
+            .copied()
+            .unwrap_or(0),
+    }
+}
+
+/// The kernels of collectives: those an operator of a collective launched (by `External id`)
+/// where the trace has operators, else those with `nccl` in their name.
+fn collective_kernels(trace: &Trace) -> Vec<Occurrence> {
+    let k = &trace.kernels;
+    let n = &trace.nvtx;
+    let has_operators = (0..n.spans.len()).any(|i| n.kind_of(i) == RangeKind::Operator);
+    let kernel = |i: usize, collective: String, seq: Option<(String, u64)>| Occurrence {
+        name: trace.str(k.short_name[i]).to_string(),
+        collective,
+        seq,
+        start_ns: k.spans.start_ns[i],
+        end_ns: k.spans.end_ns[i],
+        index: i,
+    };
+    if !has_operators {
+        let Ok(nccl) = Regex::new("(?i)nccl") else {
+            return Vec::new();
+        };
+        return (0..k.spans.len())
+            .filter(|&i| nccl.is_match(trace.str(k.short_name[i])))
+            .map(|i| {
+                let name = trace.str(k.short_name[i]).to_string();
+                kernel(i, name, None)
+            })
+            .collect();
+    }
+    // External id → the launching collective operator's name (the innermost wins: a kernel
+    // carries the id of the operator that launched it).
+    let mut launcher: HashMap<u64, &str> = HashMap::new();
+    for i in 0..n.spans.len() {
+        let id = n.external_id.get(i).copied().unwrap_or(0);
+        let name = trace.str(n.spans.name[i]);
+        if id > 0 && n.kind_of(i) == RangeKind::Operator && is_collective_operator(name) {
+            launcher.insert(id, name);
+        }
+    }
+    let calls = trace
+        .torch
+        .as_ref()
+        .map_or(&[][..], |t| t.collective_calls.as_slice());
+    let call = |id: u64| {
+        let at = calls.partition_point(|c| c.external_id < id);
+        calls[at..].iter().take_while(move |c| c.external_id == id)
+    };
+    (0..k.spans.len())
+        .filter_map(|i| {
+            let id = launching_id(trace, i);
+            let op = launcher.get(&id).filter(|_| id > 0)?;
+            let collective = call(id)
+                .map(|c| c.collective.as_str())
+                .find(|c| !c.is_empty())
+                .unwrap_or(op)
+                .to_string();
+            let seq = call(id).find_map(|c| c.seq.map(|s| (c.group.clone(), s)));
+            Some(kernel(i, collective, seq))
+        })
+        .collect()
 }
 
 /// The CPU ranges `pick` chooses that no other chosen range of their thread contains.
@@ -108,6 +188,8 @@ pub(crate) fn outermost_ranges(
         open = Some((tid, -minus_end));
         out.push(Occurrence {
             name: trace.str(n.spans.name[i]).to_string(),
+            collective: trace.str(n.spans.name[i]).to_string(),
+            seq: None,
             start_ns: start,
             end_ns: -minus_end,
             index: i,
@@ -116,20 +198,8 @@ pub(crate) fn outermost_ranges(
     out
 }
 
-/// The first collective (in the first rank's order) that every rank has, with the end of its
-/// first occurrence on each rank.
-pub fn first_common_end(per_rank: &[&RankCollectives]) -> Option<(String, Vec<i64>)> {
-    let first = per_rank.first()?;
-    first.list.iter().find_map(|o| {
-        let ends: Option<Vec<i64>> = per_rank
-            .iter()
-            .map(|r| r.list.iter().find(|p| p.name == o.name).map(|p| p.end_ns))
-            .collect();
-        Some((o.name.clone(), ends?))
-    })
-}
-
-/// One collective call matched across ranks: the `ordinal`-th `name` of each rank.
+/// One collective call matched across ranks ([`super::matching`]): the `ordinal`-th instance of
+/// `name` in the run.
 #[derive(Debug, Clone)]
 pub struct Instance {
     pub name: String,
@@ -137,6 +207,10 @@ pub struct Instance {
     /// Each rank's arrival (its start) on the run's clock, by rank index; `None` where the rank
     /// has no such instance.
     pub arrivals: Vec<Option<i64>>,
+    /// Each rank's end of it on the run's clock.
+    pub ends: Vec<Option<i64>>,
+    /// Each rank's occurrence (index into its [`RankCollectives::list`]).
+    pub members: Vec<Option<usize>>,
     /// The rank index that arrived last; `None` when the latest arrivals tie.
     pub last: Option<usize>,
     /// Last arrival − first arrival.
@@ -144,6 +218,31 @@ pub struct Instance {
 }
 
 impl Instance {
+    /// An instance of the ranks' occurrences `members`, with their arrivals and ends on the
+    /// run's clock; its last rank and skew worked out.
+    pub fn new(
+        name: String,
+        ordinal: usize,
+        arrivals: Vec<Option<i64>>,
+        ends: Vec<Option<i64>>,
+        members: Vec<Option<usize>>,
+    ) -> Self {
+        let latest = arrivals.iter().flatten().copied().max().unwrap_or(0);
+        let earliest = arrivals.iter().flatten().copied().min().unwrap_or(0);
+        let at_latest: Vec<usize> = (0..arrivals.len())
+            .filter(|&r| arrivals[r] == Some(latest))
+            .collect();
+        Self {
+            name,
+            ordinal,
+            last: (at_latest.len() == 1).then(|| at_latest[0]),
+            skew_ns: latest - earliest,
+            arrivals,
+            ends,
+            members,
+        }
+    }
+
     /// How long rank `r` waited for the last rank to arrive.
     pub fn wait_ns(&self, r: usize) -> Option<i64> {
         let latest = self.arrivals.iter().flatten().max()?;
@@ -162,6 +261,10 @@ pub struct Collectives {
     /// Shared with what the run keeps of each rank ([`super::digest::RankDigest`]), not copied.
     pub per_rank: Vec<Arc<RankCollectives>>,
     pub instances: Vec<Instance>,
+    /// What the instances were matched by.
+    pub matching: Matching,
+    /// By rank: its occurrences no other rank shares (left out of arrivals and waits).
+    pub unmatched: Vec<usize>,
 }
 
 impl Collectives {
@@ -175,46 +278,23 @@ impl Collectives {
     }
 
     /// The instances of ranks' collectives (each on its rank's own clock, by rank index), with
-    /// the ranks' offsets onto the run's clock.
+    /// the ranks' offsets onto the run's clock, matched by name and order.
     pub fn match_lists(per_rank: Vec<Arc<RankCollectives>>, offsets: &[i64]) -> Self {
-        let n = per_rank.len();
-        let mut by_key: HashMap<(&str, usize), Vec<Option<i64>>> = HashMap::new();
-        for (r, mine) in per_rank.iter().enumerate() {
-            let offset = offsets.get(r).copied().unwrap_or(0);
-            let mut seen: HashMap<&str, usize> = HashMap::new();
-            for o in &mine.list {
-                let ordinal = seen.entry(o.name.as_str()).or_default();
-                let arrivals = by_key
-                    .entry((o.name.as_str(), *ordinal))
-                    .or_insert_with(|| vec![None; n]);
-                arrivals[r] = Some(o.start_ns.saturating_add(offset));
-                *ordinal += 1;
-            }
-        }
-        let mut instances: Vec<Instance> = by_key
-            .into_iter()
-            .filter(|(_, a)| a.iter().flatten().count() >= 2)
-            .map(|((name, ordinal), arrivals)| {
-                let latest = arrivals.iter().flatten().copied().max().unwrap_or(0);
-                let earliest = arrivals.iter().flatten().copied().min().unwrap_or(0);
-                let at_latest: Vec<usize> = (0..arrivals.len())
-                    .filter(|&r| arrivals[r] == Some(latest))
-                    .collect();
-                Instance {
-                    name: name.to_string(),
-                    ordinal,
-                    last: (at_latest.len() == 1).then(|| at_latest[0]),
-                    skew_ns: latest - earliest,
-                    arrivals,
-                }
-            })
-            .collect();
-        instances.sort_by(|a, b| {
-            (a.first_arrival(), &a.name, a.ordinal).cmp(&(b.first_arrival(), &b.name, b.ordinal))
-        });
+        Self::match_by(per_rank, offsets, Matching::NameOrder)
+    }
+
+    /// [`Collectives::match_lists`], matched by `matching`.
+    pub fn match_by(
+        per_rank: Vec<Arc<RankCollectives>>,
+        offsets: &[i64],
+        matching: Matching,
+    ) -> Self {
+        let (instances, unmatched) = match_instances(&per_rank, offsets, matching);
         Self {
             per_rank,
             instances,
+            matching,
+            unmatched,
         }
     }
 

@@ -13,7 +13,7 @@ use regex::Regex;
 use super::collectives::{self, Collectives, Occurrence, RankCollectives};
 use super::steps::{self, StepGrid};
 use super::table::{self, GpuTime};
-use super::{Alignment, Placed, RankHints, place, summary, utc_origin};
+use super::{Alignment, ClockChoice, Placed, RankHints, place, summary, utc_origin};
 use crate::analysis::intervals::Interval;
 use crate::analysis::table::Table;
 use crate::trace::{Needs, Trace};
@@ -116,16 +116,21 @@ pub struct DigestRun {
     pub steps: StepGrid,
 }
 
-/// [`super::Run::new`], [`table::rank_table`] and [`StepGrid::of_run`] from digests, each with a
-/// hand shift (ns) added to the offset the alignment finds.
-pub fn analyse(digests: &[(&RankDigest, i64)]) -> DigestRun {
+/// [`super::Run::on_clock`], [`table::rank_table`] and [`StepGrid::of_run`] from digests, each
+/// with a hand shift (ns) added to the offset the alignment finds.
+pub fn analyse(digests: &[(&RankDigest, i64)], choice: ClockChoice) -> DigestRun {
     let hints: Vec<RankHints> = digests.iter().map(|(d, _)| d.hints.clone()).collect();
     let origins: Vec<Option<i64>> = digests.iter().map(|(d, _)| d.utc_origin).collect();
+    let spans: Vec<(i64, i64)> = digests
+        .iter()
+        .map(|(d, _)| (d.first_ns, d.last_ns))
+        .collect();
     let per_trace: Vec<Arc<RankCollectives>> = digests
         .iter()
         .map(|(d, _)| Arc::clone(&d.collectives))
         .collect();
-    let (mut placed, alignment) = place(&hints, &origins, &per_trace);
+    let placement = place(&hints, &origins, &spans, &per_trace, choice);
+    let (mut placed, alignment) = (placement.placed, placement.alignment);
     let auto_offsets: Vec<i64> = placed.iter().map(|p| p.offset_ns).collect();
     for p in &mut placed {
         p.offset_ns += digests.get(p.index).map_or(0, |(_, shift)| *shift);
@@ -135,7 +140,7 @@ pub fn analyse(digests: &[(&RankDigest, i64)]) -> DigestRun {
         .iter()
         .map(|p| Arc::clone(&per_trace[p.index]))
         .collect();
-    let collectives = Collectives::match_lists(per_rank, &offsets);
+    let collectives = Collectives::match_by(per_rank, &offsets, placement.matching);
     let rows: Vec<(u32, String, GpuTime)> = placed
         .iter()
         .map(|p| {

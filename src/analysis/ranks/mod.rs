@@ -2,8 +2,10 @@
 //! report_%q{RANK}` or `torch.profiler` write them), each with its rank and its offset onto one
 //! clock; per-rank GPU time, collectives matched across ranks, and who arrives last.
 
+pub mod clock;
 pub mod collectives;
 pub mod digest;
+pub mod matching;
 pub mod steps;
 pub mod summary;
 pub mod table;
@@ -37,30 +39,7 @@ impl RankSource {
     }
 }
 
-/// How the ranks' times were put on one clock.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Alignment {
-    /// Each trace's own UTC start: nsys's `TARGET_INFO_SESSION_START_TIME`, PyTorch's
-    /// `baseTimeNanoseconds`.
-    Utc,
-    /// No common clock: shifted so that the first collective all ranks have ends together (a
-    /// collective's ranks leave it together; they arrive at different times).
-    FirstCollective(String),
-    /// Neither: times as each trace has them.
-    None,
-}
-
-impl Alignment {
-    pub fn describe(&self) -> String {
-        match self {
-            Alignment::Utc => "each trace's UTC start (session start / baseTimeNanoseconds)".into(),
-            Alignment::FirstCollective(name) => {
-                format!("the end of the first '{name}' every rank has (no common clock)")
-            }
-            Alignment::None => "none: no common clock and no collective every rank has".into(),
-        }
-    }
-}
+pub use clock::{Alignment, ClockChoice};
 
 /// One rank of a run.
 pub struct Rank<'t> {
@@ -143,11 +122,20 @@ pub fn ranks_from_hints(hints: &[RankHints]) -> Vec<(u32, RankSource)> {
     }
 }
 
-/// A trace's UTC time of its time 0, when it records one.
+/// A trace's absolute (UTC) time of its time 0, when it records one: an nsys export's session
+/// start; a PyTorch trace's `baseTimeNanoseconds`, else 0 where its `ts` count from the epoch
+/// themselves (older PyTorch) — not where they count from a process-relative zero.
 pub fn utc_origin(trace: &Trace) -> Option<i64> {
     match trace.format {
         TraceFormat::NsysSqlite => trace.session_start_utc_ns,
-        TraceFormat::Kineto => trace.torch.as_ref().and_then(|t| t.base_time_ns),
+        TraceFormat::Kineto => {
+            let base = trace
+                .torch
+                .as_ref()
+                .and_then(|t| t.base_time_ns)
+                .unwrap_or(0);
+            (base.saturating_add(trace.first_ns) >= clock::EPOCH_2000_NS).then_some(base)
+        }
         TraceFormat::NsightCompute => None,
     }
 }
@@ -161,16 +149,25 @@ pub struct Run<'t> {
 
 impl<'t> Run<'t> {
     /// Finds ranks, clock and collectives (`pattern`: the NVTX/annotation ranges that count as
-    /// collectives where a rank has neither NCCL kernels nor `c10d::` operators).
+    /// collectives where a rank has neither collective kernels nor `c10d::` operators), on the
+    /// recorded clock where there is one. Traces that are not one run keep their own times,
+    /// with [`Alignment::NotARun`] saying why.
     pub fn new(traces: &[&'t Trace], pattern: &regex::Regex) -> Self {
+        Self::on_clock(traces, pattern, ClockChoice::Recorded)
+    }
+
+    /// [`Run::new`] on the clock `choice` asks for.
+    pub fn on_clock(traces: &[&'t Trace], pattern: &regex::Regex, choice: ClockChoice) -> Self {
         let hints: Vec<RankHints> = traces.iter().map(|t| RankHints::of(t)).collect();
         let origins: Vec<Option<i64>> = traces.iter().map(|t| utc_origin(t)).collect();
+        let spans: Vec<(i64, i64)> = traces.iter().map(|t| (t.first_ns, t.last_ns)).collect();
         let per_trace: Vec<Arc<collectives::RankCollectives>> = traces
             .iter()
             .map(|t| Arc::new(collectives::of_rank(t, pattern)))
             .collect();
-        let (placed, alignment) = place(&hints, &origins, &per_trace);
-        let ranks: Vec<Rank<'t>> = placed
+        let placement = place(&hints, &origins, &spans, &per_trace, choice);
+        let ranks: Vec<Rank<'t>> = placement
+            .placed
             .iter()
             .map(|p| Rank {
                 rank: p.rank,
@@ -179,17 +176,71 @@ impl<'t> Run<'t> {
                 offset_ns: p.offset_ns,
             })
             .collect();
-        let per_rank = placed
+        let per_rank = placement
+            .placed
             .iter()
             .map(|p| Arc::clone(&per_trace[p.index]))
             .collect();
-        let offsets: Vec<i64> = placed.iter().map(|p| p.offset_ns).collect();
-        let collectives = collectives::Collectives::match_lists(per_rank, &offsets);
+        let offsets: Vec<i64> = placement.placed.iter().map(|p| p.offset_ns).collect();
+        let collectives =
+            collectives::Collectives::match_by(per_rank, &offsets, placement.matching);
         Self {
             ranks,
-            alignment,
+            alignment: placement.alignment,
             collectives,
         }
+    }
+
+    /// Why the traces are not one run, if they are not.
+    pub fn refused(&self) -> Option<&str> {
+        match &self.alignment {
+            Alignment::NotARun(why) => Some(why),
+            _ => None,
+        }
+    }
+}
+
+/// Who kept the others waiting, and what the verdict rests on: the clock and the matching of
+/// instances, with the occurrences left unmatched (`ranks`: the rank numbers, by rank index).
+pub fn straggler_verdict(
+    c: &collectives::Collectives,
+    ranks: &[u32],
+    alignment: &Alignment,
+) -> String {
+    let basis = format!(
+        "on {}, instances matched by {}",
+        alignment.short(),
+        c.matching.label()
+    );
+    let unmatched: usize = c.unmatched.iter().sum();
+    let left_out = if unmatched > 0 {
+        let per_rank: Vec<String> = c
+            .unmatched
+            .iter()
+            .zip(ranks)
+            .map(|(n, r)| format!("rank {r} {n}"))
+            .collect();
+        format!(
+            "; {unmatched} on one rank only, left out ({})",
+            per_rank.join(", ")
+        )
+    } else {
+        String::new()
+    };
+    match c.straggler(ranks.len()) {
+        Some((r, n)) => format!(
+            "straggler: rank {} arrived last at {n} of {} collectives and kept the others waiting \
+             {:.1} ms in all ({basis}{left_out})",
+            ranks.get(r).copied().unwrap_or_default(),
+            c.instances.len(),
+            c.wait_caused_ns(r) as f64 / 1e6
+        ),
+        None if c.instances.is_empty() => {
+            format!("no collective is shared by two ranks ({basis}{left_out})")
+        }
+        None => format!(
+            "no straggler: no rank keeps the others waiting longer than the rest ({basis}{left_out})"
+        ),
     }
 }
 
@@ -203,50 +254,43 @@ pub struct Placed {
     pub offset_ns: i64,
 }
 
-/// The traces of a run by rank, on one clock: each trace's UTC origin when all have one, else
-/// the end of the first collective every rank has (`per_trace`: each trace's collectives, on its
-/// own clock, in the order given). What [`Run::new`] does with whole traces, from what the
-/// window keeps of a collapsed rank ([`digest::RankDigest`]).
+/// The traces of a run by rank on one clock ([`clock::find_clock`]), and how their collectives
+/// are matched.
+pub struct Placement {
+    pub placed: Vec<Placed>,
+    pub alignment: Alignment,
+    pub matching: matching::Matching,
+}
+
+/// The traces of a run by rank, on the clock `choice` asks for (`origins`: each trace's absolute
+/// time of its time 0; `spans`: its first and last times on its own clock; `per_trace`: its
+/// collectives, on its own clock; all in the order given). What [`Run::on_clock`] does with
+/// whole traces, from what the window keeps of a collapsed rank ([`digest::RankDigest`]).
 pub fn place(
     hints: &[RankHints],
     origins: &[Option<i64>],
+    spans: &[(i64, i64)],
     per_trace: &[Arc<collectives::RankCollectives>],
-) -> (Vec<Placed>, Alignment) {
+    choice: ClockChoice,
+) -> Placement {
     let found = ranks_from_hints(hints);
-    let utc = origins.iter().all(Option::is_some);
-    let earliest = origins.iter().flatten().copied().min().unwrap_or(0);
-    let mut placed: Vec<Placed> = found
+    let mut order: Vec<usize> = (0..found.len()).collect();
+    order.sort_by_key(|&i| found[i].0);
+    let clock = clock::find_clock(hints, origins, spans, per_trace, &order, choice);
+    let placed = order
         .iter()
-        .zip(origins)
-        .enumerate()
-        .map(|(index, (&(rank, source), origin))| Placed {
+        .map(|&index| Placed {
             index,
-            rank,
-            source,
-            offset_ns: if utc {
-                origin.unwrap_or(0) - earliest
-            } else {
-                0
-            },
+            rank: found[index].0,
+            source: found[index].1,
+            offset_ns: clock.offsets.get(index).copied().unwrap_or(0),
         })
         .collect();
-    placed.sort_by_key(|p| p.rank);
-    let mut alignment = if utc { Alignment::Utc } else { Alignment::None };
-    if !utc {
-        let none = collectives::RankCollectives::default();
-        let sorted: Vec<&collectives::RankCollectives> = placed
-            .iter()
-            .map(|p| per_trace.get(p.index).map_or(&none, |c| c.as_ref()))
-            .collect();
-        if let Some((name, ends)) = collectives::first_common_end(&sorted) {
-            let latest = ends.iter().copied().max().unwrap_or(0);
-            for (p, end) in placed.iter_mut().zip(ends) {
-                p.offset_ns = latest - end;
-            }
-            alignment = Alignment::FirstCollective(name);
-        }
+    Placement {
+        placed,
+        alignment: clock.alignment,
+        matching: clock.matching,
     }
-    (placed, alignment)
 }
 
 #[cfg(test)]

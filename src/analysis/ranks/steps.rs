@@ -138,20 +138,24 @@ mod tests {
     #[test]
     fn a_steps_wait_is_the_rank_s_waits_at_collectives_it_arrived_at_in_the_step() {
         use crate::analysis::ranks::collectives::Instance;
-        let inst = |ordinal: usize, r0: i64, r1: i64| Instance {
-            name: "allreduce".into(),
-            ordinal,
-            arrivals: vec![Some(r0), Some(r1)],
-            last: Some(if r0 > r1 { 0 } else { 1 }),
-            skew_ns: (r0 - r1).abs(),
+        let inst = |ordinal: usize, r0: i64, r1: i64| {
+            Instance::new(
+                "allreduce".into(),
+                ordinal,
+                vec![Some(r0), Some(r1)],
+                vec![Some(r1 + 1), Some(r1 + 1)],
+                vec![Some(ordinal), Some(ordinal)],
+            )
         };
         let collectives = Collectives {
-            per_rank: Vec::new(),
             // Rank 0 waits 5, 5, 10; rank 1 waits 0, 0, 0 (it is last at each).
             instances: vec![inst(0, 10, 15), inst(1, 30, 35), inst(2, 50, 60)],
+            ..Default::default()
         };
         let occ = |name: &str, start_ns: i64, end_ns: i64| Occurrence {
             name: name.into(),
+            collective: name.into(),
+            seq: None,
             start_ns,
             end_ns,
             index: 0,

@@ -3,8 +3,6 @@
 //! They are a small fraction of the trace (one interval per busy stretch), the part a run of
 //! many ranks would build first and keep for every rank.
 
-use std::collections::HashMap;
-
 use super::collectives::Collectives;
 use crate::analysis::filter::Filter;
 use crate::analysis::gaps::{MeasureOver, measured_time};
@@ -27,27 +25,19 @@ pub fn gpu_busy(trace: &Trace) -> Vec<Interval> {
 /// For each rank (index) and each of its collectives (in `per_rank` order), the instance it
 /// belongs to (index into `instances`); `None` for one no other rank shares.
 pub fn instance_of_occurrences(c: &Collectives) -> Vec<Vec<Option<usize>>> {
-    let by_key: HashMap<(&str, usize), usize> = c
-        .instances
+    let mut out: Vec<Vec<Option<usize>>> = c
+        .per_rank
         .iter()
-        .enumerate()
-        .map(|(i, inst)| ((inst.name.as_str(), inst.ordinal), i))
+        .map(|m| vec![None; m.list.len()])
         .collect();
-    c.per_rank
-        .iter()
-        .map(|mine| {
-            let mut seen: HashMap<&str, usize> = HashMap::new();
-            mine.list
-                .iter()
-                .map(|o| {
-                    let ordinal = seen.entry(o.name.as_str()).or_default();
-                    let found = by_key.get(&(o.name.as_str(), *ordinal)).copied();
-                    *ordinal += 1;
-                    found
-                })
-                .collect()
-        })
-        .collect()
+    for (i, inst) in c.instances.iter().enumerate() {
+        for (r, member) in inst.members.iter().enumerate() {
+            if let Some(slot) = member.and_then(|j| out.get_mut(r)?.get_mut(j)) {
+                *slot = Some(i);
+            }
+        }
+    }
+    out
 }
 
 /// The pixel-resolution view of sorted, disjoint intervals: those overlapping `[from, to)`

@@ -50,6 +50,7 @@ pub fn build(read: FileContents) -> Trace {
     let mut process_names: Vec<(i64, String)> = Vec::new();
     let mut thread_names: Vec<(i64, String)> = Vec::new();
     let mut counts = Counts::default();
+    let mut collective_calls = Vec::new();
     for mut b in batches {
         let remap = strings.merge(&b.strings);
         let map = |ids: &mut [u32]| ids.iter_mut().for_each(|id| *id = remap[*id as usize]);
@@ -80,7 +81,9 @@ pub fn build(read: FileContents) -> Trace {
         process_names.append(&mut b.process_names);
         thread_names.append(&mut b.thread_names);
         counts.add(&b.counts);
+        collective_calls.append(&mut b.collective_calls);
     }
+    collective_calls.sort_by_key(|c: &crate::trace::CollectiveCall| c.external_id);
     count_warnings(&counts, &mut warnings);
     super::overhead::place(&mut ranges, &api.global_tid, &mut warnings);
 
@@ -229,6 +232,7 @@ pub fn build(read: FileContents) -> Trace {
         backend: metadata.backend,
         base_time_ns: metadata.base_time_ns,
         schema_version: metadata.schema_version,
+        collective_calls,
         metadata: metadata.options,
     });
     trace

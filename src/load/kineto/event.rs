@@ -72,6 +72,21 @@ pub struct Args<'a> {
     /// `process_labels` ("CPU", "GPU 0").
     #[serde(borrow)]
     pub labels: Option<Cow<'a, str>>,
+    /// `record_param_comms`'s (and, in recent PyTorch, an NCCL kernel's) collective:
+    /// `allreduce`, `broadcast`, … Read raw: a writer that puts a number here must not cost the
+    /// event.
+    #[serde(rename = "Collective name", borrow)]
+    pub collective_name: Option<&'a RawValue>,
+    /// The collective's sequence number in its process group (recent PyTorch).
+    #[serde(rename = "Seq")]
+    pub seq: Option<Num>,
+    #[serde(rename = "Process Group Name", borrow)]
+    pub process_group: Option<&'a RawValue>,
+}
+
+/// A raw JSON value as text: a string's contents, anything else as written.
+pub fn raw_text(raw: &RawValue) -> String {
+    serde_json::from_str::<String>(raw.get()).unwrap_or_else(|_| raw.get().to_string())
 }
 
 /// A number written as an integer, a float or a numeric string.

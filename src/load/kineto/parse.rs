@@ -14,8 +14,8 @@ use std::ops::Range;
 
 use super::event::{self, RawEvent, int};
 use crate::trace::{
-    ApiCalls, CopyKind, Kernels, Memcpys, Memsets, NO_INDEX, NO_STACK, NvtxRanges, NvtxStyle,
-    RangeKind, StrId, StreamKey, StringTable, SyncEvents, TorchMemoryEvents,
+    ApiCalls, CollectiveCall, CopyKind, Kernels, Memcpys, Memsets, NO_INDEX, NO_STACK, NvtxRanges,
+    NvtxStyle, RangeKind, StrId, StreamKey, StringTable, SyncEvents, TorchMemoryEvents,
 };
 
 /// The `globalTid` of a CPU thread: nsys's packing (pid << 24 | tid), so that every view that
@@ -52,6 +52,8 @@ pub struct Parsed {
     pub process_names: Vec<(i64, String)>,
     /// (globalTid, name) from `thread_name` events.
     pub thread_names: Vec<(i64, String)>,
+    /// The collective arguments of operators and kernels that carry them.
+    pub collective_calls: Vec<CollectiveCall>,
     pub counts: Counts,
     /// The short name of each kernel name met (by name id), computed once.
     short_names: HashMap<StrId, StrId>,
@@ -169,6 +171,20 @@ fn add_event<'a>(p: &mut Parsed, ev: &RawEvent<'a>, shapes_cache: &mut HashMap<&
     let external_id = int(args.external_id).unwrap_or(0).max(0) as u64;
     let correlation = int(args.correlation).unwrap_or(0).clamp(0, u32::MAX as i64) as u32;
     let name_id = p.strings.intern(name);
+    if external_id > 0
+        && matches!(fam, Family::Kernel | Family::Range(RangeKind::Operator))
+        && (args.collective_name.is_some() || args.seq.is_some())
+    {
+        p.collective_calls.push(CollectiveCall {
+            external_id,
+            collective: args
+                .collective_name
+                .map(event::raw_text)
+                .unwrap_or_default(),
+            seq: int(args.seq).and_then(|s| u64::try_from(s).ok()),
+            group: args.process_group.map(event::raw_text).unwrap_or_default(),
+        });
+    }
     match fam {
         Family::Kernel | Family::Memcpy | Family::Memset => {
             // The device is `args.device`; events of old writers that lack it sit on a pid

@@ -22,13 +22,12 @@ impl SightlineApp {
                 if ui
                     .button("Open run…")
                     .on_hover_text(
-                        "Choose one trace of a run: every trace in its folder opens as one run of ranks, in one tab",
+                        "Choose the traces of a run's ranks (several at once): they open as one run, in one tab",
                     )
                     .clicked()
                 {
                     ui.close();
-                    self.picking_run = true;
-                    file_dialog::open_trace(ui.ctx(), self.settings.last_folder.as_deref());
+                    file_dialog::open_run(ui.ctx(), self.settings.last_folder.as_deref());
                 }
                 let can_attach = self.shown_compare().is_none() && self.tab().holds_timeline();
                 if ui

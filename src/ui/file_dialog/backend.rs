@@ -104,7 +104,7 @@ pub(super) fn on_path(program: &str, path: Option<std::ffi::OsString>) -> bool {
 }
 
 /// The system dialog, blocking until it closes (as `rfd`'s own dialogs do).
-pub(super) fn system_dialog(request: &Request, start_dir: &Path) -> Option<PathBuf> {
+pub(super) fn system_dialog(request: &Request, start_dir: &Path) -> Option<Vec<PathBuf>> {
     let start = DialogStart::of(request, start_dir);
     let mut dialog = rfd::FileDialog::new().set_directory(&start.directory);
     if let Some(name) = &start.file_name {
@@ -119,17 +119,25 @@ pub(super) fn system_dialog(request: &Request, start_dir: &Path) -> Option<PathB
             .add_filter("PyTorch profiler trace", &["json", "json.gz"])
             .add_filter("Nsight Compute report", super::NCU_EXTENSIONS)
             .add_filter("All files", &["*"])
-            .pick_file(),
+            .pick_file()
+            .map(|p| vec![p]),
+        Request::OpenRun => dialog
+            .set_title(super::OPEN_RUN_TITLE)
+            .add_filter("Traces of a run", super::RUN_EXTENSIONS)
+            .add_filter("All files", &["*"])
+            .pick_files(),
         Request::SaveCsv {
             extension: "html", ..
         } => dialog
             .set_title("Save report as HTML")
             .add_filter("HTML", &["html", "htm"])
-            .save_file(),
+            .save_file()
+            .map(|p| vec![p]),
         Request::SaveCsv { .. } => dialog
             .set_title("Export as CSV")
             .add_filter("CSV", &["csv"])
-            .save_file(),
+            .save_file()
+            .map(|p| vec![p]),
     }
 }
 
@@ -147,7 +155,7 @@ pub(super) struct DialogStart {
 impl DialogStart {
     pub(super) fn of(request: &Request, start_dir: &Path) -> Self {
         let file_name = match request {
-            Request::OpenTrace => Some(format!(
+            Request::OpenTrace | Request::OpenRun => Some(format!(
                 "{}{}",
                 start_dir.display(),
                 std::path::MAIN_SEPARATOR

@@ -19,6 +19,8 @@ pub(super) struct Browser {
     file_name: String,
     problem: Option<String>,
     new_folder: new_folder::NewFolder,
+    /// Open run…: several traces ticked at once.
+    run: Option<super::run_pick::RunPick>,
 }
 
 struct Entry {
@@ -29,7 +31,8 @@ struct Entry {
 /// What a frame of the browser ended with.
 pub(super) enum BrowserOutcome {
     Browsing,
-    Chosen(PathBuf),
+    /// One path, or a run's traces.
+    Chosen(Vec<PathBuf>),
     Cancelled,
 }
 
@@ -37,6 +40,7 @@ impl Browser {
     pub(super) fn new(purpose: FilePurpose, request: &Request, dir: PathBuf) -> Self {
         let (save, extensions, file_name) = match request {
             Request::OpenTrace => (false, TRACE_EXTENSIONS, String::new()),
+            Request::OpenRun => (false, RUN_EXTENSIONS, String::new()),
             Request::SaveCsv {
                 file_name,
                 extension,
@@ -61,6 +65,7 @@ impl Browser {
             file_name,
             problem: None,
             new_folder: new_folder::NewFolder::default(),
+            run: matches!(request, Request::OpenRun).then(Default::default),
         };
         browser.enter(dir);
         browser
@@ -70,6 +75,7 @@ impl Browser {
         match (self.save, self.purpose == FilePurpose::SaveReportHtml) {
             (true, true) => "Save report as HTML",
             (true, false) => "Export as CSV",
+            (false, _) if self.run.is_some() => super::OPEN_RUN_TITLE,
             (false, _) => super::OPEN_TITLE,
         }
     }
@@ -80,11 +86,29 @@ impl Browser {
         self.dir_edit = dir.display().to_string();
         self.dir = dir;
         self.problem = None;
+        if let Some(run) = &mut self.run {
+            run.listing(&self.dir);
+        }
+    }
+
+    /// Whether Open run…'s browser has read every listed trace's rank.
+    pub(super) fn ranks_read(&self) -> bool {
+        self.run.as_ref().is_some_and(|r| r.probed())
     }
 
     /// The path the name field names: absolute as typed, else in the folder shown.
     fn target(&self) -> PathBuf {
         self.dir.join(self.file_name.trim())
+    }
+
+    /// Open pressed on a run: the ticked traces, two or more.
+    fn confirm_run(&mut self) -> Option<Vec<PathBuf>> {
+        let picked = &self.run.as_ref()?.picked;
+        if picked.len() < 2 {
+            self.problem = Some("Tick two traces or more: one per rank of the run.".into());
+            return None;
+        }
+        Some(picked.iter().map(|n| self.dir.join(n)).collect())
     }
 
     /// Open / Save pressed: the path when it will do, else a folder entered or a problem said.
@@ -151,8 +175,18 @@ impl Browser {
                     ui.colored_label(ui.visuals().error_fg_color, e);
                 }
                 Ok(entries) => {
+                    let files: Vec<&str> = entries
+                        .iter()
+                        .filter(|e| !e.is_dir)
+                        .map(|e| e.name.as_str())
+                        .collect();
+                    if let Some(run) = &mut self.run {
+                        run.poll(ui.ctx(), &files);
+                    }
                     for entry in entries {
-                        if entry.is_dir {
+                        if let (Some(run), false) = (&mut self.run, entry.is_dir) {
+                            run.entry(ui, &entry.name, &files);
+                        } else if entry.is_dir {
                             // Folders open with one click, as in a path bar.
                             if ui
                                 .selectable_label(false, format!("{}/", entry.name))
@@ -176,7 +210,13 @@ impl Browser {
                 }
             });
         let mut confirm = chosen_by_double_click;
+        if let Some(run) = &self.run {
+            run.summary(ui);
+        }
         ui.horizontal(|ui| {
+            if self.run.is_some() {
+                return;
+            }
             let label = ui.label("File name");
             let edit = ui
                 .add(egui::TextEdit::singleline(&mut self.file_name).desired_width(f32::INFINITY))
@@ -203,18 +243,23 @@ impl Browser {
                     outcome = BrowserOutcome::Cancelled;
                 }
                 let action = if self.save { "Save" } else { "Open" };
-                if ui
-                    .add_enabled(!self.file_name.trim().is_empty(), egui::Button::new(action))
-                    .clicked()
-                {
+                let ready = match &self.run {
+                    Some(run) => !run.picked.is_empty(),
+                    None => !self.file_name.trim().is_empty(),
+                };
+                if ui.add_enabled(ready, egui::Button::new(action)).clicked() {
                     confirm = true;
                 }
             });
         });
         if let Some(dir) = go_to {
             self.enter(dir);
+        } else if confirm && self.run.is_some() {
+            if let Some(paths) = self.confirm_run() {
+                outcome = BrowserOutcome::Chosen(paths);
+            }
         } else if confirm && let Some(path) = self.confirm() {
-            outcome = BrowserOutcome::Chosen(path);
+            outcome = BrowserOutcome::Chosen(vec![path]);
         }
         if ui.input(|i| i.key_pressed(egui::Key::Escape)) {
             outcome = BrowserOutcome::Cancelled;

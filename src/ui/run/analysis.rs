@@ -10,7 +10,7 @@ use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use crate::analysis::ranks::collectives::{Collectives, Instance, Source};
 use crate::analysis::ranks::digest::{self, RankDigest};
 use crate::analysis::ranks::steps::StepGrid;
-use crate::analysis::ranks::{Alignment, RankSource, summary};
+use crate::analysis::ranks::{Alignment, ClockChoice, RankSource, straggler_verdict, summary};
 use crate::analysis::table::Table;
 
 /// What the run's analysis found about one rank.
@@ -40,6 +40,9 @@ pub struct RunAnalysis {
     pub steps: StepGrid,
     /// The rank (index) that arrived last most often, with how often.
     pub straggler: Option<(usize, usize)>,
+    /// The straggler verdict with the clock and matching it rests on (as `sightline ranks`
+    /// prints it).
+    pub verdict: String,
 }
 
 impl RunAnalysis {
@@ -47,10 +50,17 @@ impl RunAnalysis {
         &self.collectives.instances
     }
 
-    /// Computes it for the ranks' digests with their hand shifts (in the order given).
-    pub fn compute(digests: &[(Arc<RankDigest>, i64)]) -> Result<Self, String> {
+    /// Computes it for the ranks' digests with their hand shifts (in the order given), on the
+    /// clock `choice` asks for; the reason, where the traces are not one run.
+    pub fn compute(
+        digests: &[(Arc<RankDigest>, i64)],
+        choice: ClockChoice,
+    ) -> Result<Self, String> {
         let refs: Vec<(&RankDigest, i64)> = digests.iter().map(|(d, s)| (d.as_ref(), *s)).collect();
-        let run = digest::analyse(&refs);
+        let run = digest::analyse(&refs, choice);
+        if let Alignment::NotARun(why) = &run.alignment {
+            return Err(format!("Not one run: {why}"));
+        }
         let ranks = run
             .ranks
             .iter()
@@ -64,7 +74,9 @@ impl RunAnalysis {
                 collectives_from: run.collectives.per_rank.get(k).and_then(|c| c.source),
             })
             .collect();
+        let numbers: Vec<u32> = run.ranks.iter().map(|p| p.rank).collect();
         Ok(Self {
+            verdict: straggler_verdict(&run.collectives, &numbers, &run.alignment),
             order: run.ranks.iter().map(|p| p.index).collect(),
             ranks,
             occurrence_instance: summary::instance_of_occurrences(&run.collectives),
@@ -83,12 +95,16 @@ pub struct AnalysisJob {
 }
 
 impl AnalysisJob {
-    pub fn start(digests: Vec<(Arc<RankDigest>, i64)>, repaint: Option<egui::Context>) -> Self {
+    pub fn start(
+        digests: Vec<(Arc<RankDigest>, i64)>,
+        choice: ClockChoice,
+        repaint: Option<egui::Context>,
+    ) -> Self {
         let (tx, done) = channel();
         let spawned = std::thread::Builder::new()
             .name("sightline-run".to_string())
             .spawn(move || {
-                let _ = tx.send(RunAnalysis::compute(&digests));
+                let _ = tx.send(RunAnalysis::compute(&digests, choice));
                 if let Some(ctx) = repaint {
                     ctx.request_repaint();
                 }

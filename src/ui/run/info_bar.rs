@@ -30,7 +30,7 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
         }
         if let Some(a) = &run.analysis {
             ui.separator();
-            ui.label(format!("Clock: {}", a.alignment.describe()))
+            ui.label(format!("Clock: {}", a.alignment.short()))
                 .on_hover_text(
                     "How the ranks' times were put on one clock; shift a rank by hand in the panel",
                 );
@@ -39,11 +39,13 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
                 Some((k, n)) => ui.colored_label(
                     LATE,
                     format!(
-                        "Straggler: rank {} (last at {n} of {} collectives)",
+                        "Straggler: rank {} (last at {n} of {} collectives, matched by {})",
                         a.ranks.get(k).map_or(0, |r| r.rank),
-                        a.instances().len()
+                        a.instances().len(),
+                        a.collectives.matching.label()
                     ),
-                ),
+                )
+                .on_hover_text(&a.verdict),
                 None => ui.label(format!(
                     "No straggler ({} collectives matched)",
                     a.instances().len()

@@ -31,6 +31,7 @@ use super::loader::LoadJob;
 use super::panels::analysis::SqlTab;
 use super::panels::search::SearchState;
 use super::timeline::{Ruler, TimelineModel, TimelineState};
+use crate::analysis::ranks::ClockChoice;
 use crate::analysis::ranks::digest::RankDigest;
 use crate::trace::Trace;
 use analysis::{AnalysisJob, RunAnalysis};
@@ -90,8 +91,10 @@ pub struct RunTab {
     opening: Option<OpenJob>,
     pub analysis: Option<RunAnalysis>,
     job: Option<AnalysisJob>,
-    /// Why the analysis could not run.
+    /// Why the analysis could not run (the traces are not one run, say).
     pub analysis_error: Option<String>,
+    /// The clock asked for in the panel: the recorded one, or a collective's end.
+    pub clock: ClockChoice,
     /// The visible span on the run's clock.
     pub view: (f64, f64),
     /// The whole run on its clock (Home shows it).
@@ -128,6 +131,7 @@ impl RunTab {
             analysis: None,
             job: None,
             analysis_error: None,
+            clock: ClockChoice::Recorded,
             view: (0.0, 1.0),
             bounds: (0, 1),
             range: None,
@@ -249,7 +253,16 @@ impl RunTab {
             self.arrange();
             return;
         }
-        self.job = Some(AnalysisJob::start(loaded, ctx.cloned()));
+        self.analysis_error = None;
+        self.job = Some(AnalysisJob::start(loaded, self.clock, ctx.cloned()));
+    }
+
+    /// Puts the run on the clock `choice` asks for (the panel's choice) and analyses it again.
+    pub fn set_clock(&mut self, choice: ClockChoice, ctx: Option<&egui::Context>) {
+        if self.clock != choice && !self.is_loading() {
+            self.clock = choice;
+            self.start_analysis(ctx);
+        }
     }
 
     /// Puts the ranks in the analysis's order (by rank; failed loads last) and the views on the

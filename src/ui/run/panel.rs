@@ -7,6 +7,7 @@ use egui::Ui;
 use super::RunTab;
 use super::sql::RunPage;
 use super::view::{LATE, select_instance};
+use crate::analysis::ranks::ClockChoice;
 use crate::analysis::table::Cell;
 use crate::ui::timeline::format_duration;
 
@@ -24,21 +25,42 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
     }
 }
 
+/// The choice of clock: the one the traces record, or the end of a collective every rank takes
+/// part in.
+fn clock_choice(ui: &mut Ui, run: &mut RunTab) {
+    let mut choice = run.clock;
+    ui.horizontal(|ui| {
+        ui.label("Align:");
+        ui.radio_value(&mut choice, ClockChoice::Recorded, "Recorded clock")
+            .on_hover_text("The clock the traces record (nsys session start, PyTorch's epoch-based ts), where every trace has one");
+        ui.radio_value(&mut choice, ClockChoice::Collective, "On a collective")
+            .on_hover_text("The end of the first collective every rank takes part in");
+    });
+    if choice != run.clock {
+        run.set_clock(choice, Some(ui.ctx()));
+    }
+}
+
 /// The ranks' page: clock, per-rank table, heatmap, collectives.
 fn show_ranks(ui: &mut Ui, run: &mut RunTab) {
+    if !run.is_loading() {
+        clock_choice(ui, run);
+    }
+    if let Some(e) = run.analysis_error.as_ref().filter(|_| !run.analysing()) {
+        ui.colored_label(ui.visuals().error_fg_color, e);
+    }
     let Some(a) = &run.analysis else {
         if run.busy() {
             ui.horizontal(|ui| {
                 ui.spinner();
                 ui.label("Loading the ranks and matching their collectives…");
             });
-        } else if let Some(e) = &run.analysis_error {
-            ui.colored_label(ui.visuals().error_fg_color, e);
         }
         return;
     };
     ui.heading("Run");
-    ui.label(format!("Clock: {}", a.alignment.describe()));
+    ui.label(format!("clock: {}", a.alignment.describe()));
+    ui.label(a.verdict.as_str());
     let mut shift_to = None;
     egui::Grid::new("run_ranks_clock")
         .num_columns(5)
