@@ -438,3 +438,36 @@ fn says_what_the_trace_cannot_tell() {
     );
     assert!(!stderr_of(&with).contains("No CUDA sync events"));
 }
+
+#[test]
+fn render_outlines_an_iterations_path() {
+    let Some(path) = shared("ws_baseline.sqlite") else {
+        return;
+    };
+    let out = common::scratch_dir("cp-render").join("token_1.png");
+    let run = |n: &str| {
+        Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args([
+                "render",
+                path.to_str().unwrap(),
+                "--critical-path",
+                n,
+                "--out",
+            ])
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let ok = run("1");
+    let said = String::from_utf8_lossy(&ok.stderr);
+    assert!(ok.status.success(), "{said}");
+    assert!(
+        said.contains("critical path of token_* #1 (token_1)"),
+        "{said}"
+    );
+    assert!(std::fs::metadata(&out).unwrap().len() > 1000);
+    let bad = run("9");
+    assert!(!bad.status.success());
+    let said = String::from_utf8_lossy(&bad.stderr);
+    assert!(said.contains("has 4 iterations"), "{said}");
+}

@@ -493,8 +493,8 @@ fn the_page_loads_nothing_from_anywhere() {
         .collect();
     assert_eq!(
         images.len(),
-        2,
-        "the whole run and the longest gap: {images:?}"
+        3,
+        "the whole run, the longest gap and the critical path of a step: {images:?}"
     );
     for r in &refs {
         let lower = r.to_ascii_lowercase();

@@ -42,7 +42,20 @@ fn asking_for_an_iterations_critical_path_outlines_it() {
         .expect("a path is shown");
     assert_eq!(shown.segments, expected.segments);
     assert_eq!(shown.parts_ns, expected.parts_ns);
-    // The timeline shows the iteration.
+    // The timeline shows the iteration, and outlines the path's segments on their rows, with
+    // arrows where it changes rows.
     let v = &h.state().tab().timeline.view;
     assert!(v.start_ns <= it.start_ns as f64 + 1.0 && v.end_ns >= it.end_ns as f64 - 1.0);
+    let overlay = h
+        .state()
+        .tab()
+        .timeline
+        .critical_path
+        .clone()
+        .expect("outlined");
+    assert_eq!(overlay.segments.len(), expected.segments.len());
+    h.run();
+    let drawn = &h.state().tab().timeline.last_overlays_drawn;
+    assert!(drawn.path_segments > 0, "{drawn:?}");
+    assert!(drawn.path_arrows > 0, "{drawn:?}");
 }

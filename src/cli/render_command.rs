@@ -54,6 +54,10 @@ pub struct RenderArgs {
     /// and `:sel_end` are the range drawn.
     #[arg(long, value_name = "QUERY")]
     pub sql_track: Vec<String>,
+    /// Outline the critical path of iteration N (as `--report iterations` numbers them, from 0)
+    /// and, unless --range is given, draw that iteration.
+    #[arg(long, value_name = "ITERATION")]
+    pub critical_path: Option<usize>,
     /// Stop a --sql-track query that runs longer than SECS seconds.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     pub sql_timeout: f64,
@@ -187,6 +191,35 @@ fn resolve(trace: &Trace, span: Span) -> Result<TimeRange> {
     })
 }
 
+/// The critical path of iteration `n` of the trace's default family.
+fn iteration_path(trace: &Trace, n: usize) -> Result<crate::analysis::critical_path::CriticalPath> {
+    use crate::analysis::iterations::{self, FamilyChoice};
+    let found = iterations::iterations(trace, TimeRange::ALL, &FamilyChoice::Default, None);
+    let it = found.iterations.get(n).ok_or_else(|| {
+        anyhow::anyhow!(
+            "--critical-path {n}: {} has {} iterations{}",
+            trace.path.display(),
+            found.iterations.len(),
+            if found.family.is_empty() {
+                String::new()
+            } else {
+                format!(" of {} (numbered from 0)", found.family)
+            }
+        )
+    })?;
+    let path = crate::analysis::critical_path::critical_paths(trace, &[(it.start_ns, it.end_ns)])
+        .pop()
+        .ok_or_else(|| anyhow::anyhow!("--critical-path {n}: no path"))?;
+    eprintln!(
+        "critical path of {} #{n} ({}): {} segments, bound by {}",
+        found.family,
+        it.name,
+        path.segments.len(),
+        path.bound_by().map_or("nothing", |p| p.label())
+    );
+    Ok(path)
+}
+
 pub fn render(args: &RenderArgs) -> Result<i32> {
     let png = wants_png(&args.out)?;
     let span = parse_span(args.range.as_deref())?;
@@ -209,7 +242,17 @@ pub fn render(args: &RenderArgs) -> Result<i32> {
         );
     }
     let trace = super::load_for_cli(&args.trace, crate::trace::Needs::ALL)?;
-    let range = resolve(&trace, span)?;
+    let path = match args.critical_path {
+        Some(n) => Some(iteration_path(&trace, n)?),
+        None => None,
+    };
+    let range = match (&path, args.range.is_none()) {
+        (Some(p), true) => {
+            let margin = ((p.end_ns - p.start_ns) as f64 * GPU_MARGIN).round() as i64;
+            TimeRange::new(p.start_ns - margin, p.end_ns + margin)
+        }
+        _ => resolve(&trace, span)?,
+    };
     let sql_tracks = sql_tracks(args, &trace, range)?;
     let options = RenderOptions {
         sql_tracks,
@@ -223,7 +266,7 @@ pub fn render(args: &RenderArgs) -> Result<i32> {
         } else {
             crate::timeline::PaletteKind::Standard
         },
-        critical_path: None,
+        critical_path: path.as_ref().map(crate::timeline::PathOverlay::of),
     };
     let frame = render::render(&trace, &options)
         .with_context(|| format!("cannot render {}", args.trace.display()))?;

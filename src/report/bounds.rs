@@ -10,20 +10,10 @@ use crate::analysis::headline::format_ns;
 /// Iterations listed per run; the median covers them all.
 const LISTED: usize = 12;
 
-/// The colour of a part in the bars (the timeline's families: CPU grey, kernels blue, copies
-/// by direction, idle light).
-pub fn part_colour(part: Part) -> &'static str {
-    match part {
-        Part::Cpu => "#8c8c8c",
-        Part::Kernels => "#4e79a7",
-        Part::CopyH2D => "#59a14f",
-        Part::CopyD2H => "#e15759",
-        Part::CopyOther => "#b07aa1",
-        Part::Memset => "#9c755f",
-        Part::Communication => "#f28e2b",
-        Part::LaunchLatency => "#edc948",
-        Part::GpuIdle => "#d9d9d9",
-    }
+/// The colour of a part in the bars, as the timeline outlines it.
+pub fn part_colour(part: Part) -> String {
+    let c = crate::timeline::overlays::path::part_colour(part);
+    format!("#{:02x}{:02x}{:02x}", c.r(), c.g(), c.b())
 }
 
 /// One bar: the path's parts side by side, each as wide as its share of the iteration.

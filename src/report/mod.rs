@@ -133,8 +133,29 @@ fn run_report(
         .iter()
         .map(|i| (i.start_ns, i.end_ns))
         .collect();
+    let critical_paths = crate::analysis::critical_path::critical_paths(trace, &ranges);
+    // The critical path of the first steady iteration, drawn as `render --critical-path` draws it.
+    if input.pictures
+        && let Some((it, path)) = iterations
+            .iterations
+            .iter()
+            .zip(&critical_paths)
+            .find(|(it, p)| !it.warmup && !it.outlier && !p.segments.is_empty())
+    {
+        let margin = (it.duration_ns() / 50).max(1);
+        let range = TimeRange::new(it.start_ns - margin, it.end_ns + margin);
+        pictures.push(
+            pictures::timeline_png_with(trace, range, Some(path)).map(|data_uri| Picture {
+                caption: format!(
+                    "The critical path of {} (outlined, arrows where it changes rows), as sightline render --critical-path draws it",
+                    it.name
+                ),
+                data_uri,
+            }),
+        );
+    }
     RunReport {
-        critical_paths: crate::analysis::critical_path::critical_paths(trace, &ranges),
+        critical_paths,
         iterations,
         config: Config::of(trace, input.range, input.exclusion),
         findings: findings::findings(trace, &filter, &gaps, &causes),

@@ -25,11 +25,21 @@ pub struct Picture {
 /// Draws `range` of `trace` (light theme: it prints) and returns it as a PNG `data:` URI;
 /// `None` (with the reason) when it cannot be drawn.
 pub fn timeline_png(trace: &Trace, range: TimeRange) -> Result<String, String> {
+    timeline_png_with(trace, range, None)
+}
+
+/// As [`timeline_png`], with a critical path outlined (as `sightline render --critical-path`).
+pub fn timeline_png_with(
+    trace: &Trace,
+    range: TimeRange,
+    path: Option<&crate::analysis::critical_path::CriticalPath>,
+) -> Result<String, String> {
     let options = RenderOptions {
         width_px: TIMELINE_WIDTH_PX,
         height_px: TIMELINE_HEIGHT_PX,
         range,
         dark: false,
+        critical_path: path.map(crate::timeline::PathOverlay::of),
         ..Default::default()
     };
     let frame = render::render(trace, &options).map_err(|e| e.to_string())?;

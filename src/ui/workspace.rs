@@ -302,6 +302,9 @@ impl TraceTab {
                     if let Some(p) = &path {
                         self.timeline.view.zoom_to_event(p.start_ns, p.end_ns);
                     }
+                    self.timeline.critical_path = path
+                        .as_deref()
+                        .map(crate::timeline::overlays::path::PathOverlay::of);
                     self.critical_path = path;
                 }
                 PanelAction::SqlTracksChanged => {

@@ -7,6 +7,7 @@ use egui::{Align2, Color32, Pos2, Rect, Shape, Stroke};
 
 use super::gaps::clip_to_x;
 use super::{OverlayLabel, OverlayShapes};
+use crate::analysis::critical_path::{CriticalPath, Part, PathRow as CpRow};
 use crate::timeline::navigation::{TimeToX, ViewState};
 use crate::timeline::painter::RowPlacement;
 use crate::timeline::rows::{RowKind, TimelineModel};
@@ -42,6 +43,42 @@ pub struct PathMark {
 pub enum PathRow {
     Stream(StreamKey),
     Thread(i64),
+}
+
+/// The colour of a critical-path part, the same in the window, `render` and the HTML report.
+pub fn part_colour(part: Part) -> Color32 {
+    match part {
+        Part::Cpu => Color32::from_rgb(0x8c, 0x8c, 0x8c),
+        Part::Kernels => Color32::from_rgb(0x4e, 0x79, 0xa7),
+        Part::CopyH2D => Color32::from_rgb(0x59, 0xa1, 0x4f),
+        Part::CopyD2H => Color32::from_rgb(0xe1, 0x57, 0x59),
+        Part::CopyOther => Color32::from_rgb(0xb0, 0x7a, 0xa1),
+        Part::Memset => Color32::from_rgb(0x9c, 0x75, 0x5f),
+        Part::Communication => Color32::from_rgb(0xf2, 0x8e, 0x2b),
+        Part::LaunchLatency => Color32::from_rgb(0xed, 0xc9, 0x48),
+        Part::GpuIdle => Color32::from_rgb(0xd9, 0xd9, 0xd9),
+    }
+}
+
+impl PathOverlay {
+    /// A critical path to draw: each segment in its part's colour, labelled with its part.
+    pub fn of(path: &CriticalPath) -> Self {
+        let segments = path
+            .segments
+            .iter()
+            .map(|s| PathMark {
+                row: match s.row {
+                    CpRow::Stream(k) => PathRow::Stream(k),
+                    CpRow::Thread(t) => PathRow::Thread(t),
+                },
+                start_ns: s.start_ns,
+                end_ns: s.end_ns,
+                colour: part_colour(s.part),
+                label: Some(s.part.label().to_string()),
+            })
+            .collect();
+        Self { segments }
+    }
 }
 
 /// The placed row that shows `row` this frame: the stream's own row, or the thread's first placed

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use egui::{Color32, RichText, Sense, Ui, vec2};
+use egui::{RichText, Sense, Ui, vec2};
 
 use super::{AnalysisPanel, PanelAction};
 use crate::analysis::critical_path::{self, CriticalPath, Part};
@@ -13,12 +13,7 @@ use crate::analysis::iterations::Iterations;
 use crate::trace::Trace;
 use crate::ui::timeline::format_duration;
 
-/// The colour of a part, as the HTML report draws it.
-pub fn part_colour(part: Part) -> Color32 {
-    let hex = crate::report::bounds::part_colour(part).trim_start_matches('#');
-    let v = u32::from_str_radix(hex, 16).unwrap_or(0x80_80_80);
-    Color32::from_rgb((v >> 16) as u8, (v >> 8) as u8, v as u8)
-}
+use crate::timeline::overlays::path::part_colour;
 
 const BAR_WIDTH: f32 = 160.0;
 
