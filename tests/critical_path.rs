@@ -471,3 +471,70 @@ fn render_outlines_an_iterations_path() {
     let said = String::from_utf8_lossy(&bad.stderr);
     assert!(said.contains("has 4 iterations"), "{said}");
 }
+
+/// Where the export names the event each stream wait waited for (nsys 2025.3.1: synchronization
+/// rows of type "stream wait" with `eventId`, and `CUPTI_ACTIVITY_KIND_CUDA_EVENT`), the waits
+/// are linked to the work recorded before the event: here, each H2D copy on the side stream. The
+/// same reading in SQL: the record call's correlation id, the last copy launched before it.
+#[test]
+fn stream_waits_follow_the_recorded_event() {
+    let Some(path) = shared("n25_ws_streaming.sqlite") else {
+        return;
+    };
+    let trace = load::load_file(&path).unwrap();
+    let prep = sightline::analysis::critical_path::Prepared::new(&trace);
+    let conn = common::open_ro(&path);
+    let waits: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE syncType = 2",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(waits > 0);
+    assert_eq!(
+        prep.wait_event.len() as i64,
+        waits,
+        "every stream wait linked to its call"
+    );
+    // For each wait: the copy SQL finds (the last H2D launched on the recorded stream before the
+    // record call) is the one the analysis links.
+    let mut stmt = conn
+        .prepare(
+            "SELECT w.start, (SELECT m.start FROM CUPTI_ACTIVITY_KIND_MEMCPY m \
+               JOIN CUPTI_ACTIVITY_KIND_RUNTIME mr ON mr.correlationId = m.correlationId \
+               WHERE m.streamId = e.streamId AND mr.start < rr.start ORDER BY mr.start DESC LIMIT 1), \
+             s.eventId \
+             FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION s \
+             JOIN CUPTI_ACTIVITY_KIND_RUNTIME w ON w.correlationId = s.correlationId \
+             JOIN CUPTI_ACTIVITY_KIND_CUDA_EVENT e ON e.eventId = s.eventId \
+             JOIN CUPTI_ACTIVITY_KIND_RUNTIME rr ON rr.correlationId = e.correlationId \
+             WHERE s.syncType = 2 AND rr.start < w.start \
+             AND rr.start = (SELECT max(r2.start) FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT e2 \
+               JOIN CUPTI_ACTIVITY_KIND_RUNTIME r2 ON r2.correlationId = e2.correlationId \
+               WHERE e2.eventId = s.eventId AND r2.start < w.start)",
+        )
+        .unwrap();
+    let rows: Vec<(i64, Option<i64>, i64)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(!rows.is_empty());
+    let mut linked = 0;
+    for (wait_start, copy_start, event) in &rows {
+        let Some(copy_start) = copy_start else {
+            continue;
+        };
+        let op = prep
+            .recorded_op(&trace, *event as u64, *wait_start)
+            .expect("a recorded op");
+        assert_eq!(prep.ops[op as usize].start_ns, *copy_start, "event {event}");
+        linked += 1;
+    }
+    assert!(linked > 0);
+    eprintln!(
+        "{linked} of {} stream waits linked through their event, as SQL reads them",
+        rows.len()
+    );
+}

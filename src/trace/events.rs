@@ -398,6 +398,23 @@ pub struct SyncEvents {
     /// PyTorch traces: Kineto's own name ("Stream Sync", "Context Sync", "Stream Wait Event"),
     /// the key `key_averages()` gives it; empty for nsys exports.
     pub kineto_name: Vec<StrId>,
+    /// nsys exports: the CUDA event a stream-wait or event synchronize waited for (`eventId`),
+    /// [`SyncEvents::NO_EVENT`] where none; empty for PyTorch traces.
+    pub event_id: Vec<u64>,
+    /// nsys exports: where each CUDA event was recorded (`CUPTI_ACTIVITY_KIND_CUDA_EVENT`), in
+    /// file order; not permuted with the rows above.
+    pub records: CudaEventRecords,
+}
+
+/// Records of CUDA events (`cudaEventRecord`, `CUPTI_ACTIVITY_KIND_CUDA_EVENT`): the call (by
+/// correlation id, within its process) and the stream the event was recorded on.
+#[derive(Debug, Default, Clone)]
+pub struct CudaEventRecords {
+    pub correlation_id: Vec<u32>,
+    pub global_pid: Vec<i64>,
+    pub device: Vec<u16>,
+    pub stream: Vec<u32>,
+    pub event_id: Vec<u64>,
 }
 
 /// Label of a CUPTI synchronization type (`ENUM_CUPTI_SYNC_TYPE`).
@@ -644,8 +661,12 @@ impl OsrtCalls {
 }
 
 impl SyncEvents {
+    /// `event_id` of a row that names no event.
+    pub const NO_EVENT: u64 = u64::MAX;
+
     pub fn permute(&mut self, order: &[u32]) {
         self.spans.permute(order);
+        permute(&mut self.event_id, order);
         permute(&mut self.correlation_id, order);
         permute(&mut self.global_pid, order);
         permute(&mut self.device, order);
@@ -663,5 +684,12 @@ impl SyncEvents {
         self.stream.append(&mut other.stream);
         self.external_id.append(&mut other.external_id);
         self.kineto_name.append(&mut other.kineto_name);
+        self.event_id.append(&mut other.event_id);
+        let (r, o) = (&mut self.records, &mut other.records);
+        r.correlation_id.append(&mut o.correlation_id);
+        r.global_pid.append(&mut o.global_pid);
+        r.device.append(&mut o.device);
+        r.stream.append(&mut o.stream);
+        r.event_id.append(&mut o.event_id);
     }
 }

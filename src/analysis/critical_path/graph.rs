@@ -80,7 +80,7 @@ pub fn longest_path(trace: &Trace, prep: &Prepared, r0: i64, r1: i64) -> Critica
 
     // CPU events per thread, and the calls' nodes.
     let mut threads: Vec<(i64, Vec<CpuItem>)> = Vec::new();
-    let mut waits_by_thread: HashMap<i64, Vec<i64>> = HashMap::new();
+    let mut waits_by_thread: HashMap<i64, Vec<(i64, u32)>> = HashMap::new();
     for t in trace.threads.iter().filter(|t| t.gpu_lane.is_none()) {
         let mut items = Vec::new();
         for i in t.api_calls.overlapping(
@@ -94,7 +94,10 @@ pub fn longest_path(trace: &Trace, prep: &Prepared, r0: i64, r1: i64) -> Critica
                 continue;
             }
             if prep.kind_of_call(trace, i) == CallKind::StreamWait {
-                waits_by_thread.entry(t.global_tid).or_default().push(s);
+                waits_by_thread
+                    .entry(t.global_tid)
+                    .or_default()
+                    .push((s, i as u32));
             }
             items.push(CpuItem {
                 start: s,
@@ -229,13 +232,32 @@ pub fn longest_path(trace: &Trace, prep: &Prepared, r0: i64, r1: i64) -> Critica
             .map(|p| prep.ops[p as usize].call)
             .filter(|&c| c != NO_INDEX)
             .map_or(r0, |c| api.spans.start_ns[c as usize]);
-        let waited_here = waits_by_thread
-            .get(&tid)
-            .is_some_and(|w| w.iter().any(|&t| t >= since && t <= call_start));
-        if !waited_here {
+        let waits: Vec<(i64, u32)> = waits_by_thread.get(&tid).map_or_else(Vec::new, |w| {
+            w.iter()
+                .copied()
+                .filter(|&(t, _)| t >= since && t <= call_start)
+                .collect()
+        });
+        if waits.is_empty() {
             continue;
         }
-        if let Some(d) = prep.other_stream_before(trace, op, prev_end.max(call_start)) {
+        // The event each wait names, where the trace says (nsys synchronization rows and CUDA
+        // event records): the work launched before its record on the recorded stream.
+        let exact = waits
+            .iter()
+            .filter_map(|&(t, w)| {
+                let event = *prep.wait_event.get(&w)?;
+                prep.recorded_op(trace, event, t)
+            })
+            .filter(|&d| prep.ops[d as usize].stream != o.stream)
+            .max_by_key(|&d| prep.ops[d as usize].end_ns);
+        let named = waits.iter().any(|(_, w)| prep.wait_event.contains_key(w));
+        let dep = if named {
+            exact
+        } else {
+            prep.other_stream_before(trace, op, prev_end.max(call_start))
+        };
+        if let Some(d) = dep.filter(|&d| prep.ops[d as usize].end_ns <= o.start_ns) {
             cross.insert(op, d);
         }
     }

@@ -14,11 +14,13 @@
 //!   start to the operation's start is launch latency. Otherwise it depends on the operation
 //!   before it on its stream: the time between is GPU idle.
 //! - **Cross-stream**: an operation launched after a `cudaStreamWaitEvent` on its thread (since
-//!   the stream's previous launch) that starts after its stream and its launch allow depends on
-//!   the operation of another stream of its device that ended last before it started: the event
-//!   it waited for was recorded after that work. The time between is GPU idle. HTA takes this
-//!   edge from the event record named in a PyTorch trace's sync event; many traces (and every
-//!   nsys export before 2024) do not name it, so the edge is read from the timing instead.
+//!   the stream's previous launch) depends on the work the event was recorded after: where the
+//!   trace names the event (an nsys synchronization row of type stream-wait with its `eventId`,
+//!   and the event's record in `CUPTI_ACTIVITY_KIND_CUDA_EVENT`), the last operation launched to
+//!   the recorded stream before the record call; where it does not (PyTorch traces whose sync
+//!   events write `wait_on_cuda_event_record_corr_id: -1`, older nsys exports), the operation of
+//!   another stream of its device that ended last before it started. The time between is GPU
+//!   idle. HTA takes this edge only from a PyTorch sync event that names the record.
 //! - **Host waits**: a stream, event, device or context synchronize, or a copy whose operation
 //!   ends inside its call, carries no weight of its own (as in HTA): the path runs through the GPU
 //!   work the call waited for (the last operation to end inside the call on the stream the

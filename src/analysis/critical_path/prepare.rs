@@ -76,6 +76,10 @@ pub struct Prepared {
     pub stream_ops: Vec<std::ops::Range<usize>>,
     /// The trace has CUDA synchronization rows (nsys) or `cuda_sync` events (PyTorch).
     pub has_sync_rows: bool,
+    /// Per `cudaStreamWaitEvent` call whose synchronization row names its event: that event.
+    pub wait_event: HashMap<u32, u64>,
+    /// Per CUDA event, its records: (recording call's start, stream index), by start.
+    pub records: HashMap<u64, Vec<(i64, u32)>>,
 }
 
 impl Prepared {
@@ -165,8 +169,11 @@ impl Prepared {
                 call_kind[i] = kind_of_name(trace.str(name as StrId));
             }
         }
+        let links = sync_links(trace);
         Self {
-            syncs_of_call: syncs_of_calls(trace),
+            syncs_of_call: links.syncs_of_call,
+            wait_event: links.wait_event,
+            records: links.records,
             has_sync_rows: !trace.syncs.spans.is_empty(),
             ops,
             call_ops,
@@ -213,6 +220,22 @@ impl Prepared {
             .filter(|(_, o)| o.end_ns >= from && o.end_ns <= to)
             .max_by_key(|(_, o)| o.end_ns)
             .map(|(i, _)| (range.start + i) as u32)
+    }
+
+    /// The operation that the record of `event` made before `before` waits for: the last one
+    /// launched to the recorded stream before the record call.
+    pub fn recorded_op(&self, trace: &Trace, event: u64, before: i64) -> Option<u32> {
+        let records = self.records.get(&event)?;
+        let n = records.partition_point(|&(t, _)| t < before);
+        let &(at, stream) = records[..n].last()?;
+        let range = self.stream_ops[stream as usize].clone();
+        let ops = &self.ops[range.clone()];
+        let call_start = |o: &GpuOp| {
+            (o.call != NO_INDEX).then(|| trace.api_calls.spans.start_ns[o.call as usize])
+        };
+        // A stream runs its work in launch order.
+        let k = ops.partition_point(|o| call_start(o).is_none_or(|c| c < at));
+        k.checked_sub(1).map(|k| (range.start + k) as u32)
     }
 
     /// The operation of another stream of `op`'s device that ended last at or before `op`
@@ -272,14 +295,36 @@ pub fn kind_of_name(name: &str) -> CallKind {
     }
 }
 
+/// What the synchronization rows and CUDA event records say about the calls.
+struct SyncLinks {
+    syncs_of_call: HashMap<u32, Vec<(SyncKind, Option<u32>)>>,
+    wait_event: HashMap<u32, u64>,
+    records: HashMap<u64, Vec<(i64, u32)>>,
+}
+
+/// The call of correlation id `corr` in process `pid` (any process when the row names none).
+fn call_of(api: &crate::trace::ApiCalls, calls: &[u32], pid: Option<u32>) -> Option<u32> {
+    calls
+        .iter()
+        .copied()
+        .find(|&c| pid.is_none_or(|p| pid_of(api.global_tid[c as usize]) == p))
+        .or_else(|| calls.first().copied())
+}
+
 /// The synchronization rows of each call, found by correlation id (within the call's process
-/// where the row names one).
-fn syncs_of_calls(trace: &Trace) -> HashMap<u32, Vec<(SyncKind, Option<u32>)>> {
+/// where the row names one); the event each stream wait waited for; where each event was
+/// recorded.
+fn sync_links(trace: &Trace) -> SyncLinks {
     let api = &trace.api_calls;
     let s = &trace.syncs;
-    // Only the correlation ids of synchronization rows are looked up.
-    let mut by_corr: HashMap<u32, Vec<u32>> =
-        s.correlation_id.iter().map(|&c| (c, Vec::new())).collect();
+    let rec = &s.records;
+    // Only the correlation ids of synchronization rows and event records are looked up.
+    let mut by_corr: HashMap<u32, Vec<u32>> = s
+        .correlation_id
+        .iter()
+        .chain(&rec.correlation_id)
+        .map(|&c| (c, Vec::new()))
+        .collect();
     for (i, c) in api.correlation_id.iter().enumerate() {
         if let Some(calls) = by_corr.get_mut(c) {
             calls.push(i as u32);
@@ -292,6 +337,7 @@ fn syncs_of_calls(trace: &Trace) -> HashMap<u32, Vec<(SyncKind, Option<u32>)>> {
         .map(|(s, t)| ((t.key.pid, t.key.device, t.key.stream), s as u32))
         .collect();
     let mut out: HashMap<u32, Vec<(SyncKind, Option<u32>)>> = HashMap::new();
+    let mut wait_event: HashMap<u32, u64> = HashMap::new();
     for i in 0..s.spans.len() {
         let kind = match trace.str(s.spans.name[i]) {
             "Event synchronize" => SyncKind::Event,
@@ -304,12 +350,15 @@ fn syncs_of_calls(trace: &Trace) -> HashMap<u32, Vec<(SyncKind, Option<u32>)>> {
             continue;
         };
         let row_pid = s.global_pid.get(i).map(|&g| pid_of(g)).filter(|&p| p != 0);
-        let call = calls
-            .iter()
-            .copied()
-            .find(|&c| row_pid.is_none_or(|p| pid_of(api.global_tid[c as usize]) == p))
-            .or_else(|| calls.first().copied());
-        let Some(call) = call else { continue };
+        let Some(call) = call_of(api, calls, row_pid) else {
+            continue;
+        };
+        if let Some(&e) = s.event_id.get(i)
+            && kind == SyncKind::StreamWait
+            && e != crate::trace::SyncEvents::NO_EVENT
+        {
+            wait_event.insert(call, e);
+        }
         let pid = pid_of(api.global_tid[call as usize]);
         let device = u32::from(s.device.get(i).copied().unwrap_or(0));
         let stream = s
@@ -318,7 +367,32 @@ fn syncs_of_calls(trace: &Trace) -> HashMap<u32, Vec<(SyncKind, Option<u32>)>> {
             .and_then(|&st| stream_of.get(&(pid, device, st)).copied());
         out.entry(call).or_default().push((kind, stream));
     }
-    out
+    let mut records: HashMap<u64, Vec<(i64, u32)>> = HashMap::new();
+    for i in 0..rec.event_id.len() {
+        let Some(calls) = by_corr.get(&rec.correlation_id[i]) else {
+            continue;
+        };
+        let pid = pid_of(rec.global_pid[i]);
+        let Some(call) = call_of(api, calls, Some(pid).filter(|&p| p != 0)) else {
+            continue;
+        };
+        let pid = pid_of(api.global_tid[call as usize]);
+        let key = (pid, u32::from(rec.device[i]), rec.stream[i]);
+        if let Some(&stream) = stream_of.get(&key) {
+            records
+                .entry(rec.event_id[i])
+                .or_default()
+                .push((api.spans.start_ns[call as usize], stream));
+        }
+    }
+    for v in records.values_mut() {
+        v.sort_unstable();
+    }
+    SyncLinks {
+        syncs_of_call: out,
+        wait_event,
+        records,
+    }
 }
 
 #[cfg(test)]

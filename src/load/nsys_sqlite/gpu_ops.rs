@@ -180,6 +180,17 @@ pub const SYNC_COLUMNS: &[&str] = &[
     "globalPid",
     "correlationId",
     "syncType",
+    "eventId",
+];
+
+pub const T_CUDA_EVENT: &str = "CUPTI_ACTIVITY_KIND_CUDA_EVENT";
+/// Where each CUDA event was recorded.
+pub const CUDA_EVENT_COLUMNS: &[&str] = &[
+    "correlationId",
+    "globalPid",
+    "deviceId",
+    "streamId",
+    "eventId",
 ];
 
 pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, LoadError> {
@@ -449,6 +460,25 @@ pub fn read_syncs(r: &Reader) -> Result<(SyncEvents, Vec<i64>, LoadWarnings), Lo
         table.global_pid.push(int(row, 4).unwrap_or(0));
         table.correlation_id.push(clamp_u32(int(row, 5)));
         types.push(int(row, 6).unwrap_or(0));
+        table.event_id.push(
+            int(row, 7)
+                .and_then(|e| u64::try_from(e).ok())
+                .unwrap_or(SyncEvents::NO_EVENT),
+        );
     })?;
+    if r.schema.has_table(T_CUDA_EVENT) {
+        let sql = r.schema.select(T_CUDA_EVENT, CUDA_EVENT_COLUMNS);
+        let rec = &mut table.records;
+        r.for_each_row(&conn, T_CUDA_EVENT, &sql, |row| {
+            let Some(event) = int(row, 4).and_then(|e| u64::try_from(e).ok()) else {
+                return;
+            };
+            rec.correlation_id.push(clamp_u32(int(row, 0)));
+            rec.global_pid.push(int(row, 1).unwrap_or(0));
+            rec.device.push(clamp_u16(int(row, 2)));
+            rec.stream.push(clamp_u32(int(row, 3)));
+            rec.event_id.push(event);
+        })?;
+    }
     Ok((table, types, warnings))
 }

@@ -18,7 +18,7 @@ fn tables_of(part: Needs) -> &'static [&'static str] {
         Needs::API_CALLS => &cpu_calls::API_TABLES,
         Needs::NVTX => &[nvtx::T_NVTX],
         Needs::OSRT => &[cpu_calls::T_OSRT],
-        Needs::SYNCS => &[gpu_ops::T_SYNC],
+        Needs::SYNCS => &[gpu_ops::T_SYNC, gpu_ops::T_CUDA_EVENT],
         Needs::MEMORY_USAGE => &[system::T_MEMORY_USAGE],
         Needs::CPU_SAMPLES => &[samples::T_SAMPLES, callchains::T_SAMPLING_CALLCHAINS],
         Needs::THREAD_STATES => &[sched::T_SCHED],

@@ -33,6 +33,7 @@ pub fn scan_queries(schema: &Schema) -> Vec<(String, String)> {
         (gpu_ops::T_MEMSET, gpu_ops::MEMSET_COLUMNS),
         (gpu_ops::T_GRAPH, gpu_ops::GRAPH_COLUMNS),
         (gpu_ops::T_SYNC, gpu_ops::SYNC_COLUMNS),
+        (gpu_ops::T_CUDA_EVENT, gpu_ops::CUDA_EVENT_COLUMNS),
         (nvtx::T_NVTX, nvtx::NVTX_COLUMNS),
         (cpu_calls::T_OSRT, cpu_calls::OSRT_COLUMNS),
         (system::T_MEMORY_USAGE, system::MEMORY_USAGE_COLUMNS),
