@@ -72,8 +72,8 @@ fn save_report_writes_the_selection_s_report_where_chosen() {
     assert!(activity[0].busy_ns < whole[0].busy_ns);
     assert_eq!(
         html.matches("data:image/png;base64,").count(),
-        1,
-        "no gap: one picture"
+        2,
+        "no gap: the selection, and the critical path of a token in it"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

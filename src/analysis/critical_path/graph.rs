@@ -119,8 +119,10 @@ pub fn longest_path(trace: &Trace, prep: &Prepared, r0: i64, r1: i64) -> Critica
                 let (s, e) = (nvtx.spans.start_ns[i], nvtx.spans.end_ns[i]);
                 let inside = match trace.format {
                     TraceFormat::Kineto => s >= r0 && s <= r1,
-                    // The iteration's own NVTX range and those around it are not CPU work.
-                    _ => s >= r0 && e <= r1 && (s, e) != (r0, r1),
+                    // NVTX ranges inside the range, the iteration's own included: an nsys
+                    // export has no operators, and its thread runs between the CUDA calls.
+                    // Ranges around the range are not its work.
+                    _ => s >= r0 && e <= r1,
                 };
                 if inside && e > s {
                     items.push(CpuItem {

@@ -4,8 +4,9 @@
 //!
 //! The graph follows HTA's `critical_path_analysis` (hta/analyzers/critical_path_analysis.py,
 //! 0.5) where it applies; nodes are the starts and ends of events, edges carry time:
-//! - **CPU**: on each thread, its CUDA calls and CPU ranges (PyTorch operators; in an nsys
-//!   export, the NVTX ranges inside the range, not the range itself or those around it) that
+//! - **CPU**: on each thread, its CUDA calls and CPU ranges (PyTorch operators, as HTA; in an
+//!   nsys export, which has no operators, the NVTX ranges inside the range, the iteration's own
+//!   included, so that the thread's time between CUDA calls counts; not those around it) that
 //!   start in the range, walked in nesting order; the time between consecutive boundaries inside
 //!   a top-level event is CPU work of that thread, the time between two top-level events is free
 //!   (a zero-weight edge), as in HTA.

@@ -103,7 +103,8 @@ impl AnalysisPanel {
                         ui.end_row();
                         for (n, (it, path)) in found.iterations.iter().zip(paths.iter()).enumerate()
                         {
-                            let label = format!("#{n} {}", it.name);
+                            // Apart from the heatmap's row of the same iteration.
+                            let label = format!("path of #{n} {}", it.name);
                             let show = ui
                                 .selectable_label(false, &label)
                                 .on_hover_text("Outline this iteration's critical path");
