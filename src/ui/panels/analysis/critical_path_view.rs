@@ -115,7 +115,7 @@ impl AnalysisPanel {
                             }
                             ui.label(format_duration(path.path_ns() as f64));
                             ui.label(path.bound_by().map_or("–", Part::label));
-                            bar_ui(ui, path, it.duration_ns());
+                            bar_ui(ui, trace, path, it.duration_ns());
                             for p in Part::ALL {
                                 ui.label(format_duration(path.part_ns(p) as f64));
                             }
@@ -182,7 +182,7 @@ impl AnalysisPanel {
 }
 
 /// The path's parts side by side, each as wide as its share of the iteration.
-fn bar_ui(ui: &mut Ui, path: &CriticalPath, duration_ns: i64) {
+fn bar_ui(ui: &mut Ui, trace: &Trace, path: &CriticalPath, duration_ns: i64) {
     let (rect, response) = ui.allocate_exact_size(vec2(BAR_WIDTH, 12.0), Sense::hover());
     let painter = ui.painter();
     painter.rect_filled(rect, 0.0, ui.visuals().extreme_bg_color);
@@ -206,6 +206,19 @@ fn bar_ui(ui: &mut Ui, path: &CriticalPath, duration_ns: i64) {
                     p.label(),
                     format_duration(ns as f64),
                     ns as f64 * 100.0 / path.path_ns().max(1) as f64
+                ));
+            }
+        }
+        // CPU per thread: which thread bounds the step.
+        if path.cpu_by_thread.len() > 1 {
+            for &(tid, ns) in &path.cpu_by_thread {
+                ui.label(format!(
+                    "  CPU of {}: {}",
+                    crate::analysis::reports::critical_path::row_label(
+                        trace,
+                        critical_path::PathRow::Thread(tid)
+                    ),
+                    format_duration(ns as f64)
                 ));
             }
         }
