@@ -16,8 +16,13 @@ use crate::analysis::iterations::{self, FamilyChoice, Iterations};
 use crate::analysis::table::{Cell, RowEvents, Table};
 use crate::trace::{Needs, Trace};
 
-pub struct CriticalPathReport;
-pub struct CriticalPathSegments;
+/// Both reports: one row per iteration, or (`segments`) one row per stretch of each path.
+pub struct CriticalPathReport {
+    pub segments: bool,
+}
+
+pub const CRITICAL_PATH: CriticalPathReport = CriticalPathReport { segments: false };
+pub const CRITICAL_PATH_SEGMENTS: CriticalPathReport = CriticalPathReport { segments: true };
 
 pub const COLUMNS: [&str; 14] = [
     "Iteration",
@@ -100,11 +105,19 @@ fn needs() -> Needs {
 
 impl StatsReport for CriticalPathReport {
     fn name(&self) -> &'static str {
-        "critical_path"
+        if self.segments {
+            "critical_path_segments"
+        } else {
+            "critical_path"
+        }
     }
 
     fn title(&self) -> &'static str {
-        "What bounds each step (critical path)"
+        if self.segments {
+            "Critical path segments"
+        } else {
+            "What bounds each step (critical path)"
+        }
     }
 
     fn missing_data(&self) -> &'static str {
@@ -124,70 +137,54 @@ impl StatsReport for CriticalPathReport {
     }
 
     fn compute(&self, input: &ReportInput) -> Table {
-        let mut table = Table::new(&COLUMNS).limited(input.row_limit);
-        let Some((found, paths)) = iteration_paths(input) else {
-            return table;
-        };
-        for (n, (it, path)) in found.iterations.iter().zip(&paths).enumerate() {
-            let mut cells = vec![
-                Cell::Int(n as i64),
-                Cell::text(Arc::clone(&it.name)),
-                Cell::Int(it.start_ns),
-                Cell::Int(it.duration_ns()),
-                Cell::Int(path.path_ns()),
-            ];
-            cells.extend(Part::ALL.iter().map(|&p| Cell::Int(path.part_ns(p))));
-            table.push(cells, RowEvents::None);
+        if self.segments {
+            segments_table(input)
+        } else {
+            paths_table(input)
         }
-        table
     }
 }
 
-impl StatsReport for CriticalPathSegments {
-    fn name(&self) -> &'static str {
-        "critical_path_segments"
+/// One row per iteration.
+fn paths_table(input: &ReportInput) -> Table {
+    let mut table = Table::new(&COLUMNS).limited(input.row_limit);
+    let Some((found, paths)) = iteration_paths(input) else {
+        return table;
+    };
+    for (n, (it, path)) in found.iterations.iter().zip(&paths).enumerate() {
+        let mut cells = vec![
+            Cell::Int(n as i64),
+            Cell::text(Arc::clone(&it.name)),
+            Cell::Int(it.start_ns),
+            Cell::Int(it.duration_ns()),
+            Cell::Int(path.path_ns()),
+        ];
+        cells.extend(Part::ALL.iter().map(|&p| Cell::Int(path.part_ns(p))));
+        table.push(cells, RowEvents::None);
     }
+    table
+}
 
-    fn title(&self) -> &'static str {
-        "Critical path segments"
-    }
-
-    fn missing_data(&self) -> &'static str {
-        "repeated NVTX ranges or PyTorch annotations"
-    }
-
-    fn options(&self) -> &'static [&'static str] {
-        &["family"]
-    }
-
-    fn check_options(&self, options: &ReportOptions) -> Result<(), String> {
-        check_family(options)
-    }
-
-    fn needs(&self, _options: &ReportOptions) -> Needs {
-        needs()
-    }
-
-    fn compute(&self, input: &ReportInput) -> Table {
-        let mut table = Table::new(&SEGMENT_COLUMNS).limited(input.row_limit);
-        let Some((_, paths)) = iteration_paths(input) else {
-            return table;
-        };
-        for (n, path) in paths.iter().enumerate() {
-            for s in &path.segments {
-                table.push(
-                    vec![
-                        Cell::Int(n as i64),
-                        Cell::text(s.part.label()),
-                        Cell::text(row_label(input.trace, s.row)),
-                        Cell::Int(s.start_ns),
-                        Cell::Int(s.end_ns),
-                        Cell::text(Arc::clone(&s.event)),
-                    ],
-                    RowEvents::None,
-                );
-            }
+/// One row per segment of each iteration's path.
+fn segments_table(input: &ReportInput) -> Table {
+    let mut table = Table::new(&SEGMENT_COLUMNS).limited(input.row_limit);
+    let Some((_, paths)) = iteration_paths(input) else {
+        return table;
+    };
+    for (n, path) in paths.iter().enumerate() {
+        for s in &path.segments {
+            table.push(
+                vec![
+                    Cell::Int(n as i64),
+                    Cell::text(s.part.label()),
+                    Cell::text(row_label(input.trace, s.row)),
+                    Cell::Int(s.start_ns),
+                    Cell::Int(s.end_ns),
+                    Cell::text(Arc::clone(&s.event)),
+                ],
+                RowEvents::None,
+            );
         }
-        table
     }
+    table
 }
