@@ -16,7 +16,7 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use sightline::trace::NO_INDEX;
 use sightline::ui::SightlineApp;
 use sightline::ui::panels::analysis::AnalysisTab;
-use sightline::ui::timeline::{EventKind, EventRef};
+use sightline::ui::timeline::{EventKind, EventRef, format_duration};
 
 type App = Harness<'static, SightlineApp>;
 
@@ -70,6 +70,12 @@ fn a_long_kernel_name_stays_left_of_the_panel_and_keeps_the_launch_link_whole() 
         "'{text}' at {:?}",
         launched.rect()
     );
+    // The time is on the axis's clock, as Start reads, not in epoch seconds.
+    let at = {
+        let trace = h.state().trace().unwrap();
+        format_duration((call.start_ns(trace) - trace.time_origin_ns()) as f64)
+    };
+    assert!(text.ends_with(&format!(" @ {at}")), "'{text}', not at {at}");
     // The call's link to the kernel: the name gives way, " @ time" stays in the dock.
     select(&mut h, call);
     let link = h.get_by_label_contains("Kernel · ");

@@ -82,7 +82,10 @@ pub fn show(
                     });
                     for p in partners.iter().take(50) {
                         let (kind, name) = (p.kind.label(), p.name(trace));
-                        let at = format_duration(p.start_ns(trace) as f64);
+                        // On the axis's clock, as Start reads (a PyTorch trace's epoch ns
+                        // read 4738408.6 s here).
+                        let at =
+                            format_duration((p.start_ns(trace) - trace.time_origin_ns()) as f64);
                         // The name gives way to the column's width; the time stays.
                         let font = egui::TextStyle::Body.resolve(ui.style());
                         let fixed = text_width(ui, &format!("{kind} ·  @ {at}"), &font);
