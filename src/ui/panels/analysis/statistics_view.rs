@@ -295,7 +295,7 @@ pub fn round_step(span: f64, count: f64, min_step: f64) -> f64 {
 
 /// Grid marks at a [`round_step`] over `bounds`.
 fn round_marks((lo, hi): (f64, f64), count: f64, min_step: f64) -> Vec<GridMark> {
-    if !(hi > lo) || !lo.is_finite() || !hi.is_finite() {
+    if !lo.is_finite() || !hi.is_finite() || hi <= lo {
         return Vec::new();
     }
     let step = round_step(hi - lo, count, min_step);
