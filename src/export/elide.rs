@@ -155,13 +155,53 @@ pub fn tail_chars(max_chars: usize, keep_end: bool) -> usize {
     share.max(MIN_TAIL_CHARS).min(max_chars.saturating_sub(2))
 }
 
+/// `text` cut to `max_chars` keeping its end: as [`elide`] with [`tail_chars`], except that a
+/// cut falling inside a word moves to the word's edge, so the shared words go and the differing
+/// one stays whole: `[…Device-to-Host]` or `[CUDA…Device-to-Host]`, never `[C…y Device-to-Host]`.
+/// Without a space in the end kept, as [`elide`] cuts.
+pub fn elide_keeping_end(text: &str, max_chars: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let n = chars.len();
+    if n <= max_chars {
+        return text.to_string();
+    }
+    let tail = tail_chars(max_chars, true);
+    let cut = elide(text, max_chars, tail);
+    if max_chars < 3 {
+        return cut;
+    }
+    // The end kept starts after the first space inside it (the last words whole).
+    let tail_start = n - tail.min(max_chars - 1);
+    let Some(space) = (tail_start - 1..n).find(|&i| chars[i] == ' ') else {
+        return cut;
+    };
+    let tail_start = space + 1;
+    // The start kept ends at a word's edge: before a space or after a bracket, else one character.
+    let room = max_chars - 1 - (n - tail_start);
+    let head = (1..=room.min(tail_start))
+        .rev()
+        .find(|&h| chars.get(h) == Some(&' ') || !chars[h - 1].is_alphanumeric())
+        .unwrap_or(1);
+    let mut out: String = chars[..head]
+        .iter()
+        .collect::<String>()
+        .trim_end()
+        .to_string();
+    out.push(ELLIPSIS);
+    out.extend(&chars[tail_start..]);
+    out
+}
+
 /// Every name of a column cut to `max_chars`, at the end or in the middle as
 /// [`keeps_end_each`] decides for each.
 pub fn elide_column(names: &[&str], max_chars: usize) -> Vec<String> {
     names
         .iter()
         .zip(keeps_end_each(names))
-        .map(|(n, end)| elide(n, max_chars, tail_chars(max_chars, end)))
+        .map(|(n, end)| match end {
+            true => elide_keeping_end(n, max_chars),
+            false => elide(n, max_chars, 0),
+        })
         .collect()
 }
 
@@ -186,6 +226,11 @@ mod tests {
         assert_eq!(distinct.len(), 4, "{cut:?}");
         assert!(cut[1].ends_with("Device-to-Host]"), "{cut:?}");
         assert_eq!(elide_column(&copies, 17)[1], "[…Device-to-Host]");
+        // Cut at a word's edge, never inside `memcpy` (issue 36 item 10).
+        assert_eq!(elide_column(&copies, 20)[1], "[…Device-to-Host]");
+        assert_eq!(elide_column(&copies, 21)[1], "[CUDA…Device-to-Host]");
+        assert_eq!(elide_keeping_end(copies[0], 24), "[CUDA…Host-to-Device]");
+        assert_eq!(elide_keeping_end(copies[2], 20), "[…Device-to-Device]");
         let kernels = [
             "fill_random_kernel(float *, int, unsigned int)",
             "void gemm_tiled_kernel<(int)16>(const float *, const float *, float *, int)",

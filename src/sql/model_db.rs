@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, params};
 
-use super::views::{GRAPH_EXECUTIONS, VIEWS};
+use super::views::{GRAPH_EXECUTIONS, ORIGIN, VIEWS};
 use crate::trace::{GlobalTid, NO_GRAPH_NODE, NO_INDEX, RangeKind, StrId, Trace};
 
 /// The name a query uses for a range's kind.
@@ -179,6 +179,8 @@ pub fn fill(conn: &mut Connection, trace: &Trace) -> rusqlite::Result<()> {
             gp.execute(params![gpu.device, gpu.name])?;
         }
     }
+    tx.execute_batch(&format!("CREATE TABLE origin ({})", quoted(ORIGIN)))?;
+    tx.execute("INSERT INTO origin VALUES (?1)", [trace.time_origin_ns()])?;
     tx.commit()
 }
 

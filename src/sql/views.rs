@@ -96,8 +96,15 @@ pub fn create_statements(schema: &Schema) -> Vec<String> {
     if let Some(body) = graph_executions(schema) {
         out.push(format!("CREATE TEMP VIEW graph_executions AS {body}"));
     }
+    // The time the window's axis counts from: an export's session start.
+    out.push(format!("CREATE TEMP VIEW origin AS SELECT 0 AS {ORIGIN}"));
     out
 }
+
+/// The one column of `origin`: the time the window's axis and the details count from (0 in an
+/// nsys export; a PyTorch trace's first event, its times being epoch ns), so that
+/// `start - (SELECT start FROM origin)` reads as the window shows.
+pub const ORIGIN: &str = "start";
 
 /// `launch(pid, correlation, tid)`: the thread of each CUDA call, one row per (pid, correlation),
 /// for joining GPU work to the thread that launched it (a GPU op belongs to the call with the same

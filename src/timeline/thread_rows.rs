@@ -110,7 +110,10 @@ pub fn push_thread_rows(
         .copied()
         .filter(|&i| !is_busy(&trace.threads[i]))
         .collect();
-    let fold_quiet = quiet.len() >= 2;
+    // A process whose threads are all quiet (an OS-runtime-only trace) has nothing else to
+    // show: its threads stay in view, open (issue 36).
+    let all_quiet = quiet.len() == threads.len();
+    let fold_quiet = quiet.len() >= 2 && !all_quiet;
     let mut order: Vec<usize> = threads
         .iter()
         .copied()
@@ -136,7 +139,7 @@ pub fn push_thread_rows(
             initially_collapsed.push(quiet_group);
         }
         let first_row = rows.len();
-        push_one_thread(trace, ti, rows, initially_collapsed);
+        push_one_thread(trace, ti, !all_quiet, rows, initially_collapsed);
         if folded {
             for row in &mut rows[first_row..] {
                 row.hidden_by.push(quiet_group);
@@ -146,9 +149,12 @@ pub fn push_thread_rows(
     }
 }
 
+/// The rows of thread `ti`; a thread with only OS runtime calls starts collapsed when
+/// `collapse_quiet`.
 fn push_one_thread(
     trace: &Trace,
     ti: usize,
+    collapse_quiet: bool,
     rows: &mut Vec<Row>,
     initially_collapsed: &mut Vec<GroupId>,
 ) {
@@ -157,7 +163,7 @@ fn push_one_thread(
     let thread_name = trace.str(t.name);
     let has_api = !t.api_calls.is_empty();
     // A thread with only OS runtime calls is noise in most traces: start it collapsed.
-    if !has_api && t.nvtx_levels.iter().all(|l| l.is_empty()) {
+    if collapse_quiet && !has_api && t.nvtx_levels.iter().all(|l| l.is_empty()) {
         initially_collapsed.push(GroupId::Thread(ti));
     }
     rows.push(Row {

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use egui::{CursorIcon, FontId, Id, Rect, Sense, Ui};
 
-use crate::export::elide::{elide, tail_chars};
+use crate::export::elide::{elide, elide_keeping_end};
 
 /// No column is dragged narrower than this.
 pub const MIN_COLUMN_WIDTH_PX: f32 = 24.0;
@@ -62,7 +62,10 @@ pub fn elide_to_width(ui: &Ui, text: &str, font: &FontId, width: f32, keep_end: 
     let per_char = full / n as f32;
     let mut chars = ((width / per_char.max(0.1)).floor() as usize).clamp(1, n - 1);
     loop {
-        let cut = elide(text, chars, tail_chars(chars, keep_end));
+        let cut = match keep_end {
+            true => elide_keeping_end(text, chars),
+            false => elide(text, chars, 0),
+        };
         if chars <= 1 || text_width(ui, &cut, font) <= width {
             return cut;
         }

@@ -5,6 +5,7 @@
 use egui::Ui;
 
 use crate::trace::Trace;
+use crate::ui::columns::{elide_to_width, text_width};
 use crate::ui::ncu_attach::AttachedNcu;
 use crate::ui::timeline::event_facts::stack_text;
 pub use crate::ui::timeline::event_facts::{
@@ -29,11 +30,6 @@ pub fn show(
     let frames = call_stack(trace, event);
     let mut go_to = None;
     ui.horizontal(|ui| {
-        let kind = facts.first().map_or(event.kind.label(), |f| f.1.as_str());
-        ui.strong(match event.name(trace) {
-            "" => kind.to_string(),
-            name => format!("{kind} · {name}"),
-        });
         if ui
             .button("Copy")
             .on_hover_text("Copy these details as text")
@@ -45,6 +41,15 @@ pub fn show(
             }
             ui.ctx().copy_text(text);
         }
+        let kind = facts.first().map_or(event.kind.label(), |f| f.1.as_str());
+        let title = match event.name(trace) {
+            "" => kind.to_string(),
+            name => format!("{kind} · {name}"),
+        };
+        // Cut to the panel: a long kernel name must not widen the columns below past the
+        // splitter (the whole name is in the facts and the hover).
+        ui.add(egui::Label::new(egui::RichText::new(&title).strong()).truncate())
+            .on_hover_text(&title);
     });
     egui::ScrollArea::vertical()
         .auto_shrink([false, false])
@@ -76,13 +81,18 @@ pub fn show(
                         "Launched by"
                     });
                     for p in partners.iter().take(50) {
-                        let text = format!(
-                            "{} · {} @ {}",
-                            p.kind.label(),
-                            p.name(trace),
-                            format_duration(p.start_ns(trace) as f64)
-                        );
-                        if ui.link(text).clicked() {
+                        let (kind, name) = (p.kind.label(), p.name(trace));
+                        // On the axis's clock, as Start reads (a PyTorch trace's epoch ns
+                        // read 4738408.6 s here).
+                        let at =
+                            format_duration((p.start_ns(trace) - trace.time_origin_ns()) as f64);
+                        // The name gives way to the column's width; the time stays.
+                        let font = egui::TextStyle::Body.resolve(ui.style());
+                        let fixed = text_width(ui, &format!("{kind} ·  @ {at}"), &font);
+                        let room = ui.available_width() - fixed;
+                        let shown = elide_to_width(ui, name, &font, room.max(20.0), false);
+                        let link = ui.link(format!("{kind} · {shown} @ {at}"));
+                        if link.on_hover_text(name).clicked() {
                             go_to = Some(*p);
                         }
                     }

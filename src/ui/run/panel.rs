@@ -9,6 +9,7 @@ use super::sql::RunPage;
 use super::view::{LATE, select_instance};
 use crate::analysis::ranks::ClockChoice;
 use crate::analysis::table::Cell;
+use crate::ui::columns::compact_duration;
 use crate::ui::timeline::format_duration;
 
 /// Draws the panel: a choice of page, then the page.
@@ -89,26 +90,43 @@ fn show_ranks(ui: &mut Ui, run: &mut RunTab) {
         });
     ui.separator();
     ui.strong("Per rank");
+    // Short titles and compact times (the whole title and value on hover), the trace on the
+    // rank's hover (its row on the left names it), so that the columns fit the panel's default
+    // width; a bar shows when a wider run still scrolls.
     egui::ScrollArea::horizontal()
         .id_salt("run_rank_table")
+        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded)
         .show(ui, |ui| {
             egui::Grid::new("run_rank_table_grid")
-                .num_columns(a.table.columns.len())
+                .num_columns(a.table.columns.len() - 1)
+                .spacing([6.0, 4.0])
                 .striped(true)
                 .show(ui, |ui| {
-                    for c in &a.table.columns {
-                        ui.strong(c.trim_end_matches(" (ns)"));
+                    let trace = a.table.columns.iter().position(|c| c == "Trace");
+                    for (i, c) in a.table.columns.iter().enumerate() {
+                        if Some(i) != trace {
+                            ui.strong(short_title(c)).on_hover_text(c.as_str());
+                        }
                     }
                     ui.end_row();
                     let straggler = a.straggler.map(|(k, _)| k);
                     for (k, row) in a.table.rows.iter().enumerate() {
+                        let trace_name = trace.and_then(|t| row.cells.get(t)).map(Cell::csv_text);
                         for (c, cell) in row.cells.iter().enumerate() {
-                            let text = cell_text(&a.table.columns[c], cell);
-                            if straggler == Some(k) && a.table.columns[c] == "Late Arrivals" {
-                                ui.colored_label(LATE, text);
-                            } else {
-                                ui.label(text);
+                            let column = &a.table.columns[c];
+                            if Some(c) == trace {
+                                continue;
                             }
+                            let (text, mut full) = cell_text(column, cell);
+                            if column == "Rank" {
+                                full = trace_name.clone().unwrap_or(full);
+                            }
+                            let r = if straggler == Some(k) && column == "Late Arrivals" {
+                                ui.colored_label(LATE, text)
+                            } else {
+                                ui.label(text)
+                            };
+                            r.on_hover_text(full);
                         }
                         ui.end_row();
                     }
@@ -165,9 +183,25 @@ fn show_ranks(ui: &mut Ui, run: &mut RunTab) {
 }
 
 /// A table cell as the panel shows it: durations for the ns columns.
-fn cell_text(column: &str, cell: &Cell) -> String {
+/// A per-rank column's title as the table shows it (`Kernel Time (ns)` → `Kernels`).
+fn short_title(column: &str) -> &str {
+    match column {
+        "Kernel Time (ns)" => "Kernels",
+        "Communication (ns)" => "Comm",
+        "Exposed Communication (ns)" => "Exposed",
+        "Collectives" => "Coll.",
+        "Late Arrivals" => "Late",
+        other => other.trim_end_matches(" (ns)"),
+    }
+}
+
+/// A cell as shown (a time in three digits) and in full, for its hover.
+fn cell_text(column: &str, cell: &Cell) -> (String, String) {
     match cell {
-        Cell::Int(v) if column.ends_with("(ns)") => format_duration(*v as f64),
-        other => other.csv_text(),
+        Cell::Int(v) if column.ends_with("(ns)") => (
+            compact_duration(*v as f64),
+            format!("{} ({v} ns)", format_duration(*v as f64)),
+        ),
+        other => (other.csv_text(), other.csv_text()),
     }
 }

@@ -191,6 +191,9 @@ pub fn highlight(ui: &Ui, sql: &str, wrap_width: f32) -> LayoutJob {
     job
 }
 
+/// The query shown in grey in an empty editor, and run when Run is pressed there.
+pub const EXAMPLE_QUERY: &str = "SELECT name, SUM(dur) FROM kernels GROUP BY name ORDER BY 2 DESC";
+
 /// The editor: a code-style text box over `query` with `id`, `rows` lines tall.
 pub fn editor(ui: &mut Ui, query: &mut String, id: egui::Id, rows: usize) -> egui::Response {
     let mut layouter = |ui: &Ui, text: &dyn egui::TextBuffer, wrap_width: f32| {
@@ -203,7 +206,7 @@ pub fn editor(ui: &mut Ui, query: &mut String, id: egui::Id, rows: usize) -> egu
             .code_editor()
             .desired_rows(rows)
             .desired_width(f32::INFINITY)
-            .hint_text("SELECT name, SUM(dur) FROM kernels GROUP BY name ORDER BY 2 DESC")
+            .hint_text(EXAMPLE_QUERY)
             .layouter(&mut layouter),
     )
 }

@@ -187,10 +187,11 @@ impl SqlTab {
         (start, end): (i64, i64),
         repaint: impl Fn() + Send + 'static,
     ) -> bool {
-        let sql = self.query.trim().to_string();
-        if sql.is_empty() {
-            return false;
+        // Run in an empty editor runs the example shown there in grey (issue 36).
+        if self.query.trim().is_empty() {
+            self.query = super::sql_editor::EXAMPLE_QUERY.to_string();
         }
+        let sql = self.query.trim().to_string();
         let session = self.session.get_or_insert_with(|| match source {
             SqlSource::Trace(trace) => SqlSession::start((*trace).clone(), repaint),
             SqlSource::Run(ranks) => {
@@ -498,7 +499,10 @@ impl SqlTab {
 }
 
 fn views_help(trace: &Trace) -> String {
-    let mut s = String::from("Times in ns, as the trace stores them.\n");
+    let mut s = String::from(
+        "Times in ns, as the trace stores them; origin(start) is the time the timeline counts \
+         from (t - (SELECT start FROM origin) reads as the window shows).\n",
+    );
     for (name, columns) in crate::sql::views::VIEWS {
         s.push_str(&format!("{name}({columns})\n"));
     }

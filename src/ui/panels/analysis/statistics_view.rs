@@ -8,7 +8,7 @@ mod table_view;
 use std::sync::Arc;
 
 use egui::{RichText, Ui};
-use egui_plot::{Bar, BarChart, Plot};
+use egui_plot::{AxisHints, Bar, BarChart, GridMark, Plot};
 
 pub(super) use table_view::cell;
 use table_view::draw_table;
@@ -240,13 +240,23 @@ impl AnalysisPanel {
                 .map(|(b, &n)| Bar::new(histogram.centre(b) / scale, n as f64))
                 .collect();
             let chart = BarChart::new("events", bars).width(histogram.bin_width / scale * 0.95);
+            // Ticks at round steps, about five across and four up: egui_plot's default
+            // powers of ten gave one x tick and a y axis reading only "0" at 150 px.
+            let x_axis = AxisHints::new_x()
+                .label(format!("duration ({unit})"))
+                .label_spacing(30.0..=40.0);
+            let y_axis = AxisHints::new_y()
+                .label("events")
+                .label_spacing(12.0..=16.0);
             Plot::new("analysis_row_histogram")
                 .height(150.0)
                 .allow_zoom(false)
                 .allow_drag(false)
                 .allow_scroll(false)
-                .x_axis_label(format!("duration ({unit})"))
-                .y_axis_label("events")
+                .custom_x_axes(vec![x_axis])
+                .custom_y_axes(vec![y_axis])
+                .x_grid_spacer(|g| round_marks(g.bounds, 5.0, 0.0))
+                .y_grid_spacer(|g| round_marks(g.bounds, 4.0, 1.0))
                 .show(ui, |plot| plot.bar_chart(chart));
         }
         if let Some((table, start_ns, end_ns)) = *longest {
@@ -267,6 +277,36 @@ impl AnalysisPanel {
             ui.label("None of its events is in the selection.");
         }
     }
+}
+
+/// A round step (1, 2 or 5 × a power of ten, the nearest; at least `min_step`) dividing `span`
+/// into about `count` parts.
+pub fn round_step(span: f64, count: f64, min_step: f64) -> f64 {
+    let raw = (span / count).max(f64::MIN_POSITIVE);
+    let power = 10f64.powf(raw.log10().floor());
+    let step = match raw / power {
+        r if r < 1.5 => power,
+        r if r < 3.5 => 2.0 * power,
+        r if r < 7.5 => 5.0 * power,
+        _ => 10.0 * power,
+    };
+    step.max(min_step)
+}
+
+/// Grid marks at a [`round_step`] over `bounds`.
+fn round_marks((lo, hi): (f64, f64), count: f64, min_step: f64) -> Vec<GridMark> {
+    if !lo.is_finite() || !hi.is_finite() || hi <= lo {
+        return Vec::new();
+    }
+    let step = round_step(hi - lo, count, min_step);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last.min(first + 1000))
+        .map(|i| GridMark {
+            value: i as f64 * step,
+            step_size: step,
+        })
+        .collect()
 }
 
 /// A unit for durations up to `max_ns`, as (name, ns per unit).
@@ -333,4 +373,28 @@ fn spinner(ui: &mut Ui) {
         ui.spinner();
         ui.label("Computing…");
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_histogram_has_several_round_ticks_on_each_axis() {
+        // moe's gelu_kernel: 96 events of 1.3-10.9 µs, at most about 70 in one bin.
+        assert_eq!(round_step(11.0, 5.0, 0.0), 2.0);
+        assert_eq!(round_step(70.0, 4.0, 1.0), 20.0);
+        assert_eq!(
+            round_step(3.0, 4.0, 1.0),
+            1.0,
+            "counts step by whole events"
+        );
+        assert_eq!(round_step(0.004, 5.0, 0.0), 0.001);
+        let x: Vec<f64> = round_marks((-0.3, 11.2), 5.0, 0.0)
+            .iter()
+            .map(|m| m.value)
+            .collect();
+        assert_eq!(x, [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert!(round_marks((1.0, 1.0), 5.0, 0.0).is_empty());
+    }
 }
