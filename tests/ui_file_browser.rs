@@ -153,6 +153,17 @@ fn cancel_closes_the_browser_and_opens_nothing() {
     assert!(!h.state().is_loading());
 }
 
+/// Why the browser stands in is said once, in the browser: not also on a line of the main
+/// window, which moved the timeline down while the browser was open (issue 36's new-user pass).
+#[test]
+fn the_reason_is_said_once_in_the_browser() {
+    let mut h = app_with_browser(&common::fixtures());
+    file_open(&mut h);
+    assert!(browser_open(&h));
+    let said = h.get_all_by_label_contains(NO_SYSTEM_DIALOG).count();
+    assert_eq!(said, 1, "the reason, in the browser only");
+}
+
 /// `nsys stats`' own CSV, keyed by name: (instances, total time).
 fn by_name(csv_text: &str) -> BTreeMap<String, (String, String)> {
     let mut reader = csv::Reader::from_reader(csv_text.as_bytes());

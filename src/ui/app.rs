@@ -519,12 +519,8 @@ pub fn status_lines(ui: &mut Ui, tab: &mut TraceTab) {
         });
         warnings::window(ui.ctx(), &d.trace.warnings, &mut tab.show_warnings);
     }
-    // Why the built-in browser is used, while it is open (not before anyone asked for a file).
-    if file_dialog::with(ui.ctx(), |d| d.browsing().is_some())
-        && let Some(notice) = file_dialog::notice(ui.ctx())
-    {
-        ui.weak(notice);
-    }
+    // Why the built-in browser is used is said in the browser itself, not here: a line here
+    // moved the timeline down while the browser was open.
 }
 
 /// What the empty window says it opens: every format File → Open… lists.

@@ -322,7 +322,7 @@ impl FileDialogs {
             .open(&mut open)
             .collapsible(false)
             .resizable(true)
-            .default_size([640.0, 460.0])
+            .default_size([780.0, 480.0])
             .anchor(Align2::CENTER_CENTER, [0.0, 0.0])
             .show(ctx, |ui| browser.ui(ui, reason.as_deref()))
             .and_then(|r| r.inner);
@@ -422,7 +422,7 @@ pub fn show(ctx: &Context) {
     with(ctx, |d| d.show(ctx));
 }
 
-/// Why the built-in browser is used, for the status bar.
+/// Why the built-in browser is used (the browser says it at its top).
 pub fn notice(ctx: &Context) -> Option<String> {
     with(ctx, |d| d.notice().map(str::to_string))
 }
