@@ -123,7 +123,7 @@ pub fn say_critical_path_notes(trace: &crate::trace::Trace, requests: &[ReportRe
         return;
     }
     use crate::analysis::critical_path;
-    for note in critical_path::notes(trace, &critical_path::Prepared::new(trace)) {
+    for note in critical_path::notes(trace) {
         eprintln!("critical path: {note}");
     }
 }

@@ -156,14 +156,14 @@ pub fn critical_path(
     end_ns: i64,
 ) -> CriticalPath {
     let mut path = graph::longest_path(trace, prepared, start_ns, end_ns);
-    path.notes = notes(trace, prepared);
+    path.notes = notes(trace);
     path
 }
 
 /// The critical paths of many ranges, in parallel, in the order given.
 pub fn critical_paths(trace: &Trace, ranges: &[(i64, i64)]) -> Vec<CriticalPath> {
     let prepared = Prepared::new(trace);
-    let notes = notes(trace, &prepared);
+    let notes = notes(trace);
     ranges
         .par_iter()
         .map(|&(s, e)| {
@@ -175,7 +175,7 @@ pub fn critical_paths(trace: &Trace, ranges: &[(i64, i64)]) -> Vec<CriticalPath>
 }
 
 /// What the trace cannot tell, and what to record next time.
-pub fn notes(trace: &Trace, prepared: &Prepared) -> Vec<String> {
+pub fn notes(trace: &Trace) -> Vec<String> {
     let mut out = Vec::new();
     if trace.api_calls.spans.is_empty() {
         out.push(
@@ -185,7 +185,7 @@ pub fn notes(trace: &Trace, prepared: &Prepared) -> Vec<String> {
                 .into(),
         );
     }
-    if !prepared.has_sync_rows && !trace.api_calls.spans.is_empty() {
+    if trace.syncs.spans.is_empty() && !trace.api_calls.spans.is_empty() {
         out.push(match trace.format {
             TraceFormat::Kineto => "No CUDA sync events: which stream each synchronize waited \
                 for is unknown (every stream of the process is assumed). Record them with \

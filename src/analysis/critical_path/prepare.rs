@@ -74,8 +74,6 @@ pub struct Prepared {
     pub streams_of_pid: HashMap<u32, Vec<u32>>,
     /// Per stream, the range of `ops` it holds.
     pub stream_ops: Vec<std::ops::Range<usize>>,
-    /// The trace has CUDA synchronization rows (nsys) or `cuda_sync` events (PyTorch).
-    pub has_sync_rows: bool,
     /// Per `cudaStreamWaitEvent` call whose synchronization row names its event: that event.
     pub wait_event: HashMap<u32, u64>,
     /// Per CUDA event, its records: (recording call's start, stream index), by start.
@@ -174,7 +172,6 @@ impl Prepared {
             syncs_of_call: links.syncs_of_call,
             wait_event: links.wait_event,
             records: links.records,
-            has_sync_rows: !trace.syncs.spans.is_empty(),
             ops,
             call_ops,
             call_kind,
