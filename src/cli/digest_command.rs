@@ -78,7 +78,8 @@ pub fn digest(args: &DigestArgs) -> Result<i32> {
             return anyhow::Ok(Done::Current);
         }
         let t = Instant::now();
-        let made = digests::load_and_make(&files[i], names[i].clone(), &pattern, &|_| {}, &cancel)?;
+        let made =
+            digests::load_and_make(&files[i], (i, names[i].clone()), &pattern, &|_| {}, &cancel)?;
         store::write_rank(&args.out, &made.files())?;
         let seconds = t.elapsed().as_secs_f64();
         eprintln!(

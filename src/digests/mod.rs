@@ -71,9 +71,14 @@ pub fn absolute(path: &Path) -> PathBuf {
         .unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// The digest of `trace` (loaded from `source` with [`write_needs`]), to be kept in `folder`.
-/// The digest names the trace by its absolute path.
-pub fn make(trace: &Trace, source: &Path, folder: String, pattern: &Regex) -> Result<Made> {
+/// The digest of `trace` (loaded from `source` with [`write_needs`]), trace `index` of its run,
+/// to be kept in `folder`. The digest names the trace by its absolute path.
+pub fn make(
+    trace: &Trace,
+    source: &Path,
+    (index, folder): (usize, String),
+    pattern: &Regex,
+) -> Result<Made> {
     let source = absolute(source);
     let (size, mtime_ns) = store::stamp(&source)?;
     let mut digest = RankDigest::of(trace, pattern);
@@ -82,6 +87,7 @@ pub fn make(trace: &Trace, source: &Path, folder: String, pattern: &Regex) -> Re
         format: store::ENTRY_FORMAT.to_string(),
         version: store::VERSION,
         folder,
+        index,
         source,
         size,
         mtime_ns,
@@ -105,7 +111,7 @@ pub fn make(trace: &Trace, source: &Path, folder: String, pattern: &Regex) -> Re
 /// `progress` is told how far the load is, `cancel` stops it.
 pub fn load_and_make(
     source: &Path,
-    folder: String,
+    place: (usize, String),
     pattern: &Regex,
     progress: &(dyn Fn(&crate::load::LoadProgress) + Sync),
     cancel: &std::sync::atomic::AtomicBool,
@@ -117,7 +123,7 @@ pub fn load_and_make(
     };
     let trace = crate::load::load_file_with(source, &control)
         .with_context(|| format!("cannot digest {}", source.display()))?;
-    make(&trace, source, folder, pattern)
+    make(&trace, source, place, pattern)
 }
 
 /// `f(0..n)` on `workers` threads of their own (not rayon's: a load blocks on its own rayon
@@ -178,7 +184,7 @@ pub fn of_run(
     {
         let folders = store::rank_folders(dir)?;
         let read = on_workers(folders.len(), workers(), |i| store::read_rank(&folders[i]));
-        return read
+        let mut got = read
             .into_iter()
             .map(|r| {
                 let (entry, digest) = r?;
@@ -193,7 +199,9 @@ pub fn of_run(
                 }
                 Ok((entry, digest, Origin::Folder))
             })
-            .collect();
+            .collect::<Result<Vec<_>>>()?;
+        got.sort_by_key(|g| g.0.index);
+        return Ok(got);
     }
     let files = crate::load::folder::run_traces(paths).map_err(|e| anyhow::anyhow!(e))?;
     let names = store::folder_names(&files);
@@ -203,7 +211,7 @@ pub fn of_run(
         if let Some((entry, digest)) = cache.and_then(|c| c.lookup(&source, pattern.as_str())) {
             return Ok((entry, digest, Origin::Cache));
         }
-        let made = load_and_make(&files[i], names[i].clone(), pattern, &|_| {}, &cancel)?;
+        let made = load_and_make(&files[i], (i, names[i].clone()), pattern, &|_| {}, &cancel)?;
         if let Some(c) = cache
             && let Err(e) = c.store(&made)
         {

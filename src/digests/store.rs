@@ -47,6 +47,9 @@ pub struct Entry {
     pub version: u32,
     /// The rank's folder under the digests' folder.
     pub folder: String,
+    /// The trace's place in the list the run was digested from: a run opened from its digests
+    /// takes its ranks in this order, as it takes traces in the order given.
+    pub index: usize,
     /// The trace, as an absolute path.
     pub source: PathBuf,
     pub size: u64,
@@ -239,6 +242,17 @@ pub fn rank_folders(out: &Path) -> Result<Vec<PathBuf>> {
     Ok(found)
 }
 
+/// The rank folders under `out` in the order their traces were given to `digest` (the order a
+/// run takes its ranks in where no rank is found in them).
+pub fn rank_folders_in_order(out: &Path) -> Result<Vec<PathBuf>> {
+    let mut found = rank_folders(out)?
+        .into_iter()
+        .map(|d| Ok((read_entry(&d)?.index, d)))
+        .collect::<Result<Vec<_>>>()?;
+    found.sort();
+    Ok(found.into_iter().map(|(_, d)| d).collect())
+}
+
 /// Whether `dir` is a folder of digests: it has a manifest or a rank folder.
 pub fn is_digests(dir: &Path) -> bool {
     dir.is_dir()
@@ -265,10 +279,11 @@ pub fn merge_manifest(out: &Path) -> Result<Manifest> {
         .open(out.join(".lock"))
         .with_context(|| format!("cannot lock {}", out.display()))?;
     lock.lock()?;
-    let ranks = rank_folders(out)?
+    let mut ranks = rank_folders(out)?
         .iter()
         .map(|d| read_entry(d))
         .collect::<Result<Vec<_>>>()?;
+    ranks.sort_by_key(|e| e.index);
     let manifest = Manifest {
         format: MANIFEST_FORMAT.to_string(),
         version: VERSION,

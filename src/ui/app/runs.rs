@@ -25,7 +25,7 @@ impl SightlineApp {
             .into_iter()
             .flat_map(|p| match p.is_dir() {
                 true if crate::digests::store::is_digests(&p) => {
-                    crate::digests::store::rank_folders(&p).unwrap_or_default()
+                    crate::digests::store::rank_folders_in_order(&p).unwrap_or_default()
                 }
                 true => traces_in_folder(&p).unwrap_or_default(),
                 false => vec![p],

@@ -186,7 +186,7 @@ impl Worker {
             }
         };
         let folder = self.names.get(index).cloned().unwrap_or_default();
-        let made = digests::load_and_make(path, folder, pattern, &report, &self.cancel)
+        let made = digests::load_and_make(path, (index, folder), pattern, &report, &self.cancel)
             .map_err(|e| e.root_cause().to_string())?;
         if let Some(c) = &self.cache {
             // A digest not cached is made again next time; the run opens all the same.
