@@ -13,6 +13,7 @@ use crate::trace::Needs;
 
 mod analysis_commands;
 mod diff_commands;
+mod digest_command;
 mod html_report_command;
 mod ncu_commands;
 mod ncu_diff_command;
@@ -93,6 +94,10 @@ pub enum Command {
     Sql(SqlArgs),
     /// The traces of one run's ranks on one clock: per-rank GPU time, collectives, stragglers.
     Ranks(ranks_command::RanksArgs),
+    /// Reduce each trace of a run to its rank's digest (Parquet files in a folder), on this
+    /// machine or as one task of many (a Slurm job array, srun, torchrun, a Kubernetes Indexed
+    /// Job); `ranks DIGESTS/` and the window then open the run without its traces.
+    Digest(digest_command::DigestArgs),
     /// Write one self-contained HTML page of a run's performance: metrics against targets,
     /// findings, top tables, pictures; with --baseline, both runs side by side.
     Report(html_report_command::ReportArgs),
@@ -168,6 +173,7 @@ pub fn run(command: Command) -> Result<i32> {
         Command::Render(args) => render_command::render(&args),
         Command::Sql(args) => sql_command::sql(&args),
         Command::Ranks(args) => ranks_command::ranks(&args),
+        Command::Digest(args) => digest_command::digest(&args),
         Command::Report(args) => html_report_command::report(&args),
     }
 }

@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod bench;
 pub mod cli;
+pub mod digests;
 pub mod export;
 pub mod index;
 pub mod load;

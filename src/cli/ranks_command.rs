@@ -1,6 +1,8 @@
-//! `sightline ranks FILE…`: the traces of one run's ranks on one clock — a row per rank (GPU span,
-//! busy, idle, kernel and communication time, collectives, late arrivals, wait), then with
-//! `--instances` every collective matched across ranks with each rank's arrival.
+//! `sightline ranks FILE…|DIGESTS/`: the traces of one run's ranks on one clock — a row per rank
+//! (GPU span, busy, idle, kernel and communication time, collectives, late arrivals, wait), then
+//! with `--instances` every collective matched across ranks with each rank's arrival. It works
+//! from each rank's digest: read from a folder of digests (`sightline digest`), from the cache
+//! of earlier opens, or made from the trace now (and cached, unless `--no-cache`).
 
 use std::path::PathBuf;
 
@@ -8,15 +10,20 @@ use anyhow::{Result, bail};
 
 use super::Format;
 use super::report_commands::write_table;
-use crate::analysis::ranks::{ClockChoice, Run, collectives, straggler_verdict, table};
-use crate::trace::Needs;
+use crate::analysis::ranks::digest::{RankDigest, analyse};
+use crate::analysis::ranks::{ClockChoice, collectives, straggler_verdict, table};
+use crate::digests::{self, cache::Cache};
 
 #[derive(clap::Args, Debug)]
 pub struct RanksArgs {
     /// The traces of one run, one per rank (nsys exports and PyTorch traces, mixed or not), or
-    /// folders of them.
+    /// folders of them; or one folder of their digests (`sightline digest`).
     #[arg(required = true, num_args = 1..)]
     pub traces: Vec<PathBuf>,
+    /// Neither read nor write the digest cache (`$XDG_CACHE_HOME/sightline/digests`, else
+    /// `~/.cache/sightline/digests`): every trace is read.
+    #[arg(long)]
+    pub no_cache: bool,
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Ranges that count as collectives where a rank has neither NCCL kernels nor c10d::
@@ -52,10 +59,19 @@ impl From<AlignArg> for ClockChoice {
 pub fn ranks(args: &RanksArgs) -> Result<i32> {
     let pattern = regex::Regex::new(&args.collectives)
         .map_err(|e| anyhow::anyhow!("--collectives '{}': {e}", args.collectives))?;
-    let traces = super::run_files::load_run(&args.traces, Needs::ALL)?;
-    let refs: Vec<_> = traces.iter().collect();
-    let run = Run::on_clock(&refs, &pattern, args.align.into());
-    if let Some(why) = run.refused() {
+    let cache = if args.no_cache { None } else { Cache::user() };
+    let got = digests::of_run(&args.traces, &pattern, cache.as_ref())?;
+    if got.len() < 2 {
+        bail!("a run needs two traces or more (one per rank)");
+    }
+    for (entry, _, _) in &got {
+        for line in &entry.warnings {
+            eprintln!("warning: {}: {line}", entry.source.display());
+        }
+    }
+    let given: Vec<(&RankDigest, i64)> = got.iter().map(|(_, d, _)| (d, 0)).collect();
+    let run = analyse(&given, args.align.into());
+    if let Some(why) = run.alignment.refused() {
         bail!("not one run: {why}");
     }
 
@@ -68,7 +84,7 @@ pub fn ranks(args: &RanksArgs) -> Result<i32> {
             "rank {} ({}): {}; collectives from {source}",
             r.rank,
             r.source.label(),
-            r.trace.path.display()
+            given[r.index].0.hints.path.display()
         );
     }
     let numbers: Vec<u32> = run.ranks.iter().map(|r| r.rank).collect();
@@ -80,7 +96,7 @@ pub fn ranks(args: &RanksArgs) -> Result<i32> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let several = args.instances;
     write_table(
-        &table::rank_table(&run),
+        &run.table,
         "Ranks:",
         "ranks",
         args.format,
@@ -89,7 +105,7 @@ pub fn ranks(args: &RanksArgs) -> Result<i32> {
     )?;
     if args.instances {
         write_table(
-            &table::instance_table(&run),
+            &table::instance_table_of(&numbers, &run.collectives),
             "Collective instances:",
             "collectives",
             args.format,

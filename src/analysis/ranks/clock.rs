@@ -46,6 +46,14 @@ pub enum Alignment {
 }
 
 impl Alignment {
+    /// Why the traces are not one run, if they are not.
+    pub fn refused(&self) -> Option<&str> {
+        match self {
+            Alignment::NotARun(why) => Some(why),
+            _ => None,
+        }
+    }
+
     /// The clock line: `recorded …`, `collective …` or `none …`.
     pub fn describe(&self) -> String {
         match self {

@@ -193,10 +193,7 @@ impl<'t> Run<'t> {
 
     /// Why the traces are not one run, if they are not.
     pub fn refused(&self) -> Option<&str> {
-        match &self.alignment {
-            Alignment::NotARun(why) => Some(why),
-            _ => None,
-        }
+        self.alignment.refused()
     }
 }
 

@@ -119,21 +119,23 @@ pub fn rank_table_of(rows: &[(u32, String, GpuTime)], c: &Collectives) -> Table 
 /// One row per collective instance, by first arrival: its name and occurrence, the last rank
 /// (empty on a tie), the skew, and each rank's arrival on the run's clock.
 pub fn instance_table(run: &Run) -> Table {
+    let ranks: Vec<u32> = run.ranks.iter().map(|r| r.rank).collect();
+    instance_table_of(&ranks, &run.collectives)
+}
+
+/// [`instance_table`] from the ranks' numbers (by rank index) and the run's collectives.
+pub fn instance_table_of(ranks: &[u32], c: &Collectives) -> Table {
     let mut columns: Vec<String> = ["Collective", "Instance", "Last Rank", "Skew (ns)"]
         .iter()
         .map(|s| s.to_string())
         .collect();
-    columns.extend(
-        run.ranks
-            .iter()
-            .map(|r| format!("Rank {} Arrival (ns)", r.rank)),
-    );
+    columns.extend(ranks.iter().map(|r| format!("Rank {r} Arrival (ns)")));
     let mut table = Table::from_parts(columns, Vec::new());
-    for inst in &run.collectives.instances {
+    for inst in &c.instances {
         let mut cells = vec![
             Cell::text(inst.name.as_str()),
             Cell::Int(inst.ordinal as i64),
-            Cell::opt_int(inst.last.map(|r| i64::from(run.ranks[r].rank))),
+            Cell::opt_int(inst.last.and_then(|r| ranks.get(r)).map(|&r| i64::from(r))),
             Cell::Int(inst.skew_ns),
         ];
         cells.extend(inst.arrivals.iter().map(|a| Cell::opt_int(*a)));

@@ -19,10 +19,14 @@ impl SightlineApp {
 
     /// Opens `paths` as one run of ranks in a new tab (or the empty start tab).
     pub fn open_run(&mut self, paths: Vec<PathBuf>, ctx: Option<&egui::Context>) {
-        // A folder given stands for every trace in it.
+        // A folder given stands for every trace in it; a folder of digests for its ranks'
+        // digests.
         let paths: Vec<PathBuf> = paths
             .into_iter()
             .flat_map(|p| match p.is_dir() {
+                true if crate::digests::store::is_digests(&p) => {
+                    crate::digests::store::rank_folders(&p).unwrap_or_default()
+                }
                 true => traces_in_folder(&p).unwrap_or_default(),
                 false => vec![p],
             })
@@ -90,6 +94,9 @@ impl SightlineApp {
 
     /// Opens every trace of the folder `path` as one run (or says in a tab why it cannot).
     pub(super) fn open_folder(&mut self, path: PathBuf, ctx: Option<&egui::Context>) {
+        if crate::digests::store::is_digests(&path) {
+            return self.open_run(vec![path], ctx);
+        }
         match traces_in_folder(&path) {
             Ok(files) if !files.is_empty() => self.open_run(files, ctx),
             Ok(_) => {

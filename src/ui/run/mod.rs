@@ -124,7 +124,16 @@ impl RunTab {
     /// Starts reading every file of the run for its digest, on [`open_job::open_workers`]
     /// threads.
     pub fn open(paths: Vec<PathBuf>, ctx: Option<&egui::Context>) -> Self {
-        let opening = OpenJob::start(paths.clone(), open_job::open_workers(), ctx.cloned());
+        Self::open_with_cache(paths, ctx, crate::digests::cache::Cache::user())
+    }
+
+    /// [`RunTab::open`] through the digest cache `cache` (`None`: every trace is read).
+    pub fn open_with_cache(
+        paths: Vec<PathBuf>,
+        ctx: Option<&egui::Context>,
+        cache: Option<crate::digests::cache::Cache>,
+    ) -> Self {
+        let opening = OpenJob::start(paths.clone(), open_job::open_workers(), cache, ctx.cloned());
         Self {
             ranks: paths.into_iter().map(RankView::new).collect(),
             opening: Some(opening),
@@ -206,11 +215,23 @@ impl RunTab {
                     continue;
                 };
                 match outcome {
-                    Ok(d) => r.digest = Some(Arc::new(d)),
+                    Ok(d) => {
+                        // A rank read from its digest folder is expanded from its trace.
+                        if r.path.join(crate::digests::store::ENTRY_FILE).is_file() {
+                            r.path = d.hints.path.clone();
+                        }
+                        r.digest = Some(Arc::new(d));
+                    }
                     Err(e) => r.error = Some(e),
                 }
             }
             if over {
+                if let Some(cache) = self.opening.take().and_then(|mut j| j.cache.take()) {
+                    // Keeps the cache within its bound, off the window's thread.
+                    let _ = std::thread::Builder::new()
+                        .name("sightline-cache-trim".to_string())
+                        .spawn(move || cache.trim());
+                }
                 self.opening = None;
                 changed = true;
                 detail::give_back_freed_memory();

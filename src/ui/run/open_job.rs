@@ -1,7 +1,9 @@
-//! Opening a run: every rank's file is loaded (the parts a digest needs,
-//! [`DIGEST_NEEDS`]) and reduced to its [`RankDigest`] on a few worker threads — at most
-//! [`open_workers`] at once, so a run of 64 ranks never holds more than that many traces while
-//! it opens; each trace is dropped as soon as its digest is made.
+//! Opening a run: every rank's [`RankDigest`] is read from its digest folder (a run opened from
+//! `sightline digest`'s output), else from the digest cache ([`Cache`]) when the trace is
+//! unchanged since it was cached, else made from the trace (loaded with the parts a digest
+//! needs) and cached — on a few worker threads, at most [`open_workers`] at once, so a run of 64
+//! ranks never holds more than that many traces while it opens; each trace is dropped as soon
+//! as its digest is made.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -10,8 +12,9 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::sync::{Arc, Mutex};
 
 use crate::analysis::ranks::collectives::DEFAULT_PATTERN;
-use crate::analysis::ranks::digest::{DIGEST_NEEDS, RankDigest};
-use crate::load::{self, LoadControl, LoadProgress};
+use crate::analysis::ranks::digest::RankDigest;
+use crate::digests::{self, cache::Cache, store};
+use crate::load::LoadProgress;
 
 /// What a worker sends for rank `index`: its digest, or why its file failed.
 pub type DigestOutcome = (usize, Result<RankDigest, String>);
@@ -28,14 +31,23 @@ pub struct OpenJob {
     done: Receiver<DigestOutcome>,
     /// Ranks not yet reported.
     pub pending: usize,
+    /// The digest cache the job reads and writes.
+    pub cache: Option<Cache>,
 }
 
 impl OpenJob {
-    /// Starts digesting `paths` (rank indices are their places in it) on `workers` threads.
-    pub fn start(paths: Vec<PathBuf>, workers: usize, repaint: Option<egui::Context>) -> Self {
+    /// Starts digesting `paths` (traces, or rank folders of a folder of digests; rank indices
+    /// are their places in it) on `workers` threads, through `cache` where given.
+    pub fn start(
+        paths: Vec<PathBuf>,
+        workers: usize,
+        cache: Option<Cache>,
+        repaint: Option<egui::Context>,
+    ) -> Self {
         let n = paths.len();
         let progress: Arc<Vec<Mutex<f32>>> = Arc::new((0..n).map(|_| Mutex::new(0.0)).collect());
         let cancel = Arc::new(AtomicBool::new(false));
+        let names = Arc::new(store::folder_names(&paths));
         let queue: Arc<Mutex<VecDeque<(usize, PathBuf)>>> =
             Arc::new(Mutex::new(paths.into_iter().enumerate().collect()));
         let (tx, done) = channel();
@@ -47,6 +59,8 @@ impl OpenJob {
                 cancel: Arc::clone(&cancel),
                 tx: tx.clone(),
                 repaint: repaint.clone(),
+                cache: cache.clone(),
+                names: Arc::clone(&names),
             };
             let spawned = std::thread::Builder::new()
                 .name("sightline-rank-digest".to_string())
@@ -70,6 +84,7 @@ impl OpenJob {
             cancel,
             done,
             pending: n,
+            cache,
         }
     }
 
@@ -117,6 +132,9 @@ struct Worker {
     cancel: Arc<AtomicBool>,
     tx: Sender<DigestOutcome>,
     repaint: Option<egui::Context>,
+    cache: Option<Cache>,
+    /// Each rank's folder name, were its digest written ([`store::folder_names`]).
+    names: Arc<Vec<String>>,
 }
 
 impl Worker {
@@ -145,6 +163,20 @@ impl Worker {
         path: &std::path::Path,
         pattern: Option<&regex::Regex>,
     ) -> Result<RankDigest, String> {
+        let pattern = pattern.ok_or("the collectives' pattern does not compile")?;
+        if path.join(store::ENTRY_FILE).is_file() {
+            return store::read_rank(path)
+                .map(|(_, d)| d)
+                .map_err(|e| format!("{e:#}"));
+        }
+        let source = digests::absolute(path);
+        if let Some((_, d)) = self
+            .cache
+            .as_ref()
+            .and_then(|c| c.lookup(&source, pattern.as_str()))
+        {
+            return Ok(d);
+        }
         let report = |p: &LoadProgress| {
             if let Some(Ok(mut slot)) = self.progress.get(index).map(|m| m.lock()) {
                 *slot = p.fraction;
@@ -153,13 +185,13 @@ impl Worker {
                 ctx.request_repaint();
             }
         };
-        let control = LoadControl {
-            progress: &report,
-            cancel: &self.cancel,
-            needs: DIGEST_NEEDS,
-        };
-        let pattern = pattern.ok_or("the collectives' pattern does not compile")?;
-        let trace = load::load_file_with(path, &control).map_err(|e| e.to_string())?;
-        Ok(RankDigest::of(&trace, pattern))
+        let folder = self.names.get(index).cloned().unwrap_or_default();
+        let made = digests::load_and_make(path, folder, pattern, &report, &self.cancel)
+            .map_err(|e| e.root_cause().to_string())?;
+        if let Some(c) = &self.cache {
+            // A digest not cached is made again next time; the run opens all the same.
+            let _ = c.store(&made);
+        }
+        Ok(made.digest)
     }
 }

@@ -1,0 +1,221 @@
+//! Digests of a run's ranks as files: what a run keeps of each rank ([`RankDigest`]: busy time,
+//! collectives, steps, the per-rank table's numbers) plus the rank's kernel and CUDA API
+//! summaries, written as Parquet tables ([`columns`], [`tables`]) into a folder per trace
+//! ([`store`]). `sightline digest` writes them where the traces are, one shard per task of the
+//! engine that runs it ([`shard`]); `sightline ranks DIGESTS/` and the window open a run from
+//! them without opening a trace; and a run of traces opened locally keeps them in the user's
+//! cache ([`cache`]) so that its second open reads no trace.
+
+pub mod cache;
+pub mod columns;
+pub mod shard;
+pub mod store;
+pub mod tables;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use regex::Regex;
+
+use crate::analysis::ranks::digest::{DIGEST_NEEDS, RankDigest};
+use crate::analysis::reports::classic::{CudaApiSum, CudaGpuKernSum};
+use crate::analysis::{Filter, NsysFormat, ReportInput, ReportOptions, StatsReport, Table};
+use crate::trace::{Needs, Trace};
+pub use store::Entry;
+
+/// What a trace is loaded with to be digested: the digest's parts and what the kernel and CUDA
+/// API summaries read.
+pub fn write_needs() -> Needs {
+    let options = ReportOptions::default();
+    DIGEST_NEEDS
+        .union(CudaGpuKernSum.needs(&options))
+        .union(CudaApiSum.needs(&options))
+}
+
+/// A rank's digest with its summaries and entry, ready to be written ([`store::write_rank`]).
+pub struct Made {
+    pub entry: Entry,
+    pub digest: RankDigest,
+    pub kernels: Table,
+    pub cuda_api: Table,
+}
+
+impl Made {
+    pub fn files(&self) -> store::RankFiles<'_> {
+        store::RankFiles {
+            digest: &self.digest,
+            kernels: &self.kernels,
+            cuda_api: &self.cuda_api,
+            entry: &self.entry,
+        }
+    }
+}
+
+fn summary(report: &dyn StatsReport, trace: &Trace) -> Table {
+    report.compute(&ReportInput {
+        trace,
+        filter: &Filter::all(),
+        options: &ReportOptions::default(),
+        with_events: false,
+        row_limit: None,
+        nsys_format: NsysFormat::of_trace(trace),
+        sink: None,
+    })
+}
+
+/// The absolute form of `path` (made absolute against the current folder where it cannot be
+/// resolved).
+pub fn absolute(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The digest of `trace` (loaded from `source` with [`write_needs`]), to be kept in `folder`.
+/// The digest names the trace by its absolute path.
+pub fn make(trace: &Trace, source: &Path, folder: String, pattern: &Regex) -> Result<Made> {
+    let source = absolute(source);
+    let (size, mtime_ns) = store::stamp(&source)?;
+    let mut digest = RankDigest::of(trace, pattern);
+    digest.hints.path = source.clone();
+    let entry = Entry {
+        format: store::ENTRY_FORMAT.to_string(),
+        version: store::VERSION,
+        folder,
+        source,
+        size,
+        mtime_ns,
+        collectives_pattern: pattern.as_str().to_string(),
+        utc_origin_ns: digest.utc_origin,
+        first_ns: digest.first_ns,
+        last_ns: digest.last_ns,
+        events: digest.events,
+        warnings: trace.warnings.messages(),
+    };
+    Ok(Made {
+        kernels: summary(&CudaGpuKernSum, trace),
+        cuda_api: summary(&CudaApiSum, trace),
+        entry,
+        digest,
+    })
+}
+
+/// Loads `source` with [`write_needs`] (always: a digest's first and last times are those of
+/// the parts read, so every digest reads the same parts) and makes its digest ([`make`]);
+/// `progress` is told how far the load is, `cancel` stops it.
+pub fn load_and_make(
+    source: &Path,
+    folder: String,
+    pattern: &Regex,
+    progress: &(dyn Fn(&crate::load::LoadProgress) + Sync),
+    cancel: &std::sync::atomic::AtomicBool,
+) -> Result<Made> {
+    let control = crate::load::LoadControl {
+        progress,
+        cancel,
+        needs: write_needs(),
+    };
+    let trace = crate::load::load_file_with(source, &control)
+        .with_context(|| format!("cannot digest {}", source.display()))?;
+    make(&trace, source, folder, pattern)
+}
+
+/// `f(0..n)` on `workers` threads of their own (not rayon's: a load blocks on its own rayon
+/// work), the results in order.
+pub fn on_workers<T: Send>(n: usize, workers: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<T>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..workers.clamp(1, n.max(1)) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n {
+                        return;
+                    }
+                    let out = f(i);
+                    if let Ok(mut slot) = slots[i].lock() {
+                        *slot = Some(out);
+                    }
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .filter_map(|m| m.into_inner().ok().flatten())
+        .collect()
+}
+
+/// The machine's cores (at least 1): how many traces are digested at once.
+pub fn workers() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// Where each digest of a run came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// A folder of digests (`sightline digest`).
+    Folder,
+    /// The cache of local opens.
+    Cache,
+    /// The trace, read now.
+    Trace,
+}
+
+/// A run's digests, in the order of its traces: from a folder of digests when `paths` is one,
+/// else from each trace (folders expanded), through `cache` where given (read from it when
+/// current, written to it when not).
+pub fn of_run(
+    paths: &[PathBuf],
+    pattern: &Regex,
+    cache: Option<&cache::Cache>,
+) -> Result<Vec<(Entry, RankDigest, Origin)>> {
+    if let [dir] = paths
+        && store::is_digests(dir)
+    {
+        let folders = store::rank_folders(dir)?;
+        let read = on_workers(folders.len(), workers(), |i| store::read_rank(&folders[i]));
+        return read
+            .into_iter()
+            .map(|r| {
+                let (entry, digest) = r?;
+                if entry.collectives_pattern != pattern.as_str() {
+                    anyhow::bail!(
+                        "{} was digested with --collectives '{}', not '{}': digest the traces \
+                         again, or give that pattern",
+                        entry.source.display(),
+                        entry.collectives_pattern,
+                        pattern.as_str()
+                    );
+                }
+                Ok((entry, digest, Origin::Folder))
+            })
+            .collect();
+    }
+    let files = crate::load::folder::run_traces(paths).map_err(|e| anyhow::anyhow!(e))?;
+    let names = store::folder_names(&files);
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let made = on_workers(files.len(), workers(), |i| {
+        let source = absolute(&files[i]);
+        if let Some((entry, digest)) = cache.and_then(|c| c.lookup(&source, pattern.as_str())) {
+            return Ok((entry, digest, Origin::Cache));
+        }
+        let made = load_and_make(&files[i], names[i].clone(), pattern, &|_| {}, &cancel)?;
+        if let Some(c) = cache
+            && let Err(e) = c.store(&made)
+        {
+            eprintln!(
+                "note: the digest of {} was not cached: {e:#}",
+                source.display()
+            );
+        }
+        Ok((made.entry, made.digest, Origin::Trace))
+    });
+    if let Some(c) = cache {
+        c.trim();
+    }
+    made.into_iter().collect()
+}
