@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow, bail};
 
 use crate::analysis::ranks::collectives;
 use crate::digests::{self, shard, store};
@@ -80,7 +80,8 @@ pub fn digest(args: &DigestArgs) -> Result<i32> {
         let t = Instant::now();
         let made =
             digests::load_and_make(&files[i], (i, names[i].clone()), &pattern, &|_| {}, &cancel)?;
-        store::write_rank(&args.out, &made.files())?;
+        store::write_rank(&args.out, &made.files())
+            .with_context(|| format!("writing the digest {}", place.display()))?;
         let seconds = t.elapsed().as_secs_f64();
         eprintln!(
             "{}: {} events → {} ({seconds:.2} s)",

@@ -64,12 +64,12 @@ pub fn ranks(args: &RanksArgs) -> Result<i32> {
     if got.len() < 2 {
         bail!("a run needs two traces or more (one per rank)");
     }
-    for (entry, _, _) in &got {
-        for line in &entry.warnings {
-            eprintln!("warning: {}: {line}", entry.source.display());
+    for g in &got {
+        for line in &g.entry.warnings {
+            eprintln!("warning: {}: {line}", g.entry.source.display());
         }
     }
-    let given: Vec<(&RankDigest, i64)> = got.iter().map(|(_, d, _)| (d, 0)).collect();
+    let given: Vec<(&RankDigest, i64)> = got.iter().map(|g| (&g.digest, 0)).collect();
     let run = analyse(&given, args.align.into());
     if let Some(why) = run.alignment.refused() {
         bail!("not one run: {why}");

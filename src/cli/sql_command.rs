@@ -4,16 +4,17 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
 
 use super::Format;
-use crate::analysis::ranks::{Run, collectives};
+use crate::analysis::ranks::digest::{RankDigest, analyse};
+use crate::analysis::ranks::{ClockChoice, collectives};
+use crate::digests::{self, cache::Cache, run_sql};
 use crate::export::text_table;
+use crate::sql::run_db::{RankTrace, RunRank};
 use crate::sql::{SqlTrace, cell_text, views};
-use crate::trace::{Needs, Trace};
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = views_help())]
@@ -24,10 +25,14 @@ pub struct SqlArgs {
     pub traces: Vec<PathBuf>,
     /// The query (SELECT or WITH … SELECT) over the views listed below.
     pub query: String,
-    /// The traces are the ranks of one run: every view gets a first column `rank`, and times
-    /// are on the run's clock (as `sightline ranks` aligns the ranks).
+    /// The traces are the ranks of one run (or one folder of their digests): every view gets a
+    /// first column `rank`, and times are on the run's clock (as `sightline ranks` aligns the
+    /// ranks); the run-level tables come from the ranks' digests.
     #[arg(long)]
     pub ranks: bool,
+    /// With --ranks: neither read nor write the digest cache.
+    #[arg(long)]
+    pub no_cache: bool,
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Print at most N rows (a note on stderr says when more matched).
@@ -57,8 +62,10 @@ fn views_help() -> String {
     ));
     s.push_str(
         "With --ranks every view has a first column `rank`, and start/end/ts are on the run's \
-         clock.\n",
+         clock; the run's own tables, answered from its ranks' digests without opening a \
+         trace:\n",
     );
+    s.push_str(&format!("  {}\n", run_sql::TABLES));
     s
 }
 
@@ -67,7 +74,7 @@ pub fn sql(args: &SqlArgs) -> Result<i32> {
         anyhow::bail!("--timeout takes a positive number of seconds");
     }
     let trace = match (args.ranks, args.traces.as_slice()) {
-        (true, _) => open_run(&args.traces)?,
+        (true, _) => open_run(&args.traces, args.no_cache)?,
         (false, [one]) => SqlTrace::open_for_query(one, &args.query)?,
         (false, _) => bail!("one trace, or --ranks for the traces of one run"),
     };
@@ -107,30 +114,42 @@ pub fn sql(args: &SqlArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// The run's views: the traces (a folder stands for every trace in it) loaded, aligned as
-/// `sightline ranks` aligns them, and copied rank by rank into one database.
-fn open_run(paths: &[PathBuf]) -> Result<SqlTrace> {
-    let traces = super::run_files::load_run(paths, Needs::ALL)?;
-    let traces: Vec<Arc<Trace>> = traces.into_iter().map(Arc::new).collect();
+/// The run's database: its ranks' digests (a folder of digests, the cache, or each trace read
+/// now), aligned as `sightline ranks` aligns them; the run-level tables from the digests at
+/// once, the event views filled from the traces only when the query reads one.
+fn open_run(paths: &[PathBuf], no_cache: bool) -> Result<SqlTrace> {
     let pattern = regex::Regex::new(collectives::DEFAULT_PATTERN)?;
-    let refs: Vec<&Trace> = traces.iter().map(Arc::as_ref).collect();
-    let run = Run::new(&refs, &pattern);
-    if let Some(why) = run.refused() {
+    let cache = if no_cache { None } else { Cache::user() };
+    let got = digests::of_run(paths, &pattern, cache.as_ref())?;
+    if got.len() < 2 {
+        bail!("a run needs two traces or more (one per rank)");
+    }
+    let given: Vec<(&RankDigest, i64)> = got.iter().map(|g| (&g.digest, 0)).collect();
+    let run = analyse(&given, ClockChoice::Recorded);
+    if let Some(why) = run.alignment.refused() {
         anyhow::bail!("not one run: {why}");
     }
     eprintln!("clock: {}", run.alignment.describe());
     let mut ranks = Vec::with_capacity(run.ranks.len());
-    for r in &run.ranks {
-        let Some(held) = traces.iter().find(|t| std::ptr::eq(t.as_ref(), r.trace)) else {
-            continue;
-        };
+    for p in &run.ranks {
+        let path = got[p.index].entry.source.clone();
         eprintln!(
             "rank {}: {} (offset {} ns)",
-            r.rank,
-            r.trace.path.display(),
-            r.offset_ns
+            p.rank,
+            path.display(),
+            p.offset_ns
         );
-        ranks.push((r.rank, r.offset_ns, held.clone()));
+        ranks.push(RankTrace {
+            rank: RunRank {
+                rank: p.rank,
+                offset_ns: p.offset_ns,
+            },
+            path,
+            trace: None,
+        });
     }
-    Ok(SqlTrace::for_run(&ranks)?)
+    let digests: Vec<&RankDigest> = got.iter().map(|g| &g.digest).collect();
+    let summaries: Vec<_> = got.iter().map(digests::Got::summaries).collect();
+    let tables = run_sql::run_tables(&run, &digests, &summaries);
+    Ok(SqlTrace::for_run_digests(&tables, ranks)?)
 }

@@ -80,7 +80,8 @@ impl Cache {
 
     /// The current digest of `source` (absolute) made with `pattern`, if the cache has one; a
     /// hit counts as a use (the digest is kept longer).
-    pub fn lookup(&self, source: &Path, pattern: &str) -> Option<(Entry, RankDigest)> {
+    /// Also gives the digest's folder.
+    pub fn lookup(&self, source: &Path, pattern: &str) -> Option<(Entry, RankDigest, PathBuf)> {
         let dir = self.dir.join(Self::folder_for(source, pattern)?);
         let (entry, digest) = store::read_rank(&dir).ok()?;
         if !entry.is_current(source, pattern) {
@@ -92,15 +93,15 @@ impl Cache {
         {
             let _ = f.set_modified(SystemTime::now());
         }
-        Some((entry, digest))
+        Some((entry, digest, dir))
     }
 
-    /// Keeps `made` in the cache (its entry's folder is replaced by the cache's key).
-    pub fn store(&self, made: &super::Made) -> Result<()> {
+    /// Keeps `made` in the cache (its entry's folder is replaced by the cache's key); gives the
+    /// folder it is kept in.
+    pub fn store(&self, made: &super::Made) -> Result<PathBuf> {
         let pattern = &made.entry.collectives_pattern;
-        let Some(folder) = Self::folder_for(&made.entry.source, pattern) else {
-            return Ok(());
-        };
+        let folder = Self::folder_for(&made.entry.source, pattern)
+            .ok_or_else(|| anyhow::anyhow!("{} cannot be read", made.entry.source.display()))?;
         fs::create_dir_all(&self.dir)?;
         let entry = Entry {
             folder,
@@ -110,7 +111,8 @@ impl Cache {
             entry: &entry,
             ..made.files()
         };
-        store::write_rank(&self.dir, &files)
+        store::write_rank(&self.dir, &files)?;
+        Ok(self.dir.join(&entry.folder))
     }
 
     /// Drops the least recently used digests until the cache is within its bound; returns how

@@ -8,6 +8,7 @@
 
 pub mod cache;
 pub mod columns;
+pub mod run_sql;
 pub mod shard;
 pub mod store;
 pub mod tables;
@@ -171,6 +172,26 @@ pub enum Origin {
     Trace,
 }
 
+/// One rank's digest as a run gets it.
+pub struct Got {
+    pub entry: Entry,
+    pub digest: RankDigest,
+    pub origin: Origin,
+    /// The folder holding its tables (a folder of digests' or the cache's), if any.
+    pub folder: Option<PathBuf>,
+    /// Its kernel and CUDA API summaries when made now and not written anywhere.
+    held: Option<(columns::Columns, columns::Columns)>,
+}
+
+impl Got {
+    /// Its kernel and CUDA API summaries: held, or read from its folder.
+    pub fn summaries(&self) -> Option<(columns::Columns, columns::Columns)> {
+        self.held
+            .clone()
+            .or_else(|| self.folder.as_deref().and_then(run_sql::summaries_in))
+    }
+}
+
 /// A run's digests, in the order of its traces: from a folder of digests when `paths` is one,
 /// else from each trace (folders expanded), through `cache` where given (read from it when
 /// current, written to it when not).
@@ -178,7 +199,7 @@ pub fn of_run(
     paths: &[PathBuf],
     pattern: &Regex,
     cache: Option<&cache::Cache>,
-) -> Result<Vec<(Entry, RankDigest, Origin)>> {
+) -> Result<Vec<Got>> {
     if let [dir] = paths
         && store::is_digests(dir)
     {
@@ -186,7 +207,8 @@ pub fn of_run(
         let read = on_workers(folders.len(), workers(), |i| store::read_rank(&folders[i]));
         let mut got = read
             .into_iter()
-            .map(|r| {
+            .zip(folders)
+            .map(|(r, folder)| {
                 let (entry, digest) = r?;
                 if entry.collectives_pattern != pattern.as_str() {
                     anyhow::bail!(
@@ -197,10 +219,16 @@ pub fn of_run(
                         pattern.as_str()
                     );
                 }
-                Ok((entry, digest, Origin::Folder))
+                Ok(Got {
+                    entry,
+                    digest,
+                    origin: Origin::Folder,
+                    folder: Some(folder),
+                    held: None,
+                })
             })
             .collect::<Result<Vec<_>>>()?;
-        got.sort_by_key(|g| g.0.index);
+        got.sort_by_key(|g| g.entry.index);
         return Ok(got);
     }
     let files = crate::load::folder::run_traces(paths).map_err(|e| anyhow::anyhow!(e))?;
@@ -208,19 +236,44 @@ pub fn of_run(
     let cancel = std::sync::atomic::AtomicBool::new(false);
     let made = on_workers(files.len(), workers(), |i| {
         let source = absolute(&files[i]);
-        if let Some((entry, digest)) = cache.and_then(|c| c.lookup(&source, pattern.as_str())) {
-            return Ok((entry, digest, Origin::Cache));
+        if let Some((entry, digest, folder)) =
+            cache.and_then(|c| c.lookup(&source, pattern.as_str()))
+        {
+            return Ok(Got {
+                entry,
+                digest,
+                origin: Origin::Cache,
+                folder: Some(folder),
+                held: None,
+            });
         }
         let made = load_and_make(&files[i], (i, names[i].clone()), pattern, &|_| {}, &cancel)?;
-        if let Some(c) = cache
-            && let Err(e) = c.store(&made)
-        {
-            eprintln!(
-                "note: the digest of {} was not cached: {e:#}",
-                source.display()
-            );
-        }
-        Ok((made.entry, made.digest, Origin::Trace))
+        let folder = match cache {
+            Some(c) => match c.store(&made) {
+                Ok(folder) => Some(folder),
+                Err(e) => {
+                    eprintln!(
+                        "note: the digest of {} was not cached: {e:#}",
+                        source.display()
+                    );
+                    None
+                }
+            },
+            None => None,
+        };
+        let held = folder.is_none().then(|| {
+            (
+                tables::report_columns(&made.kernels),
+                tables::report_columns(&made.cuda_api),
+            )
+        });
+        Ok(Got {
+            entry: made.entry,
+            digest: made.digest,
+            origin: Origin::Trace,
+            folder,
+            held,
+        })
     });
     if let Some(c) = cache {
         c.trim();

@@ -6,6 +6,7 @@
 //! the refusal names what was refused. It is SQLite's own parse that decides (an authorizer, not
 //! string matching), so `WITH … INSERT` or a write hidden in a trigger-like form is caught too.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rusqlite::Connection;
@@ -30,11 +31,22 @@ const READ_ONLY_PRAGMAS: &[&str] = &[
 /// Functions that reach outside the query: never callable from a user's SQL.
 const REFUSED_FUNCTIONS: &[&str] = &["load_extension", "fts3_tokenizer"];
 
-/// The last refusal's reason, read back to turn SQLite's bare "not authorized" into a message.
+/// The last refusal's reason, read back to turn SQLite's bare "not authorized" into a message;
+/// and whether Sightline itself is writing (a run's event views filled at their first query),
+/// which the guard lets through.
 #[derive(Clone, Default)]
-pub struct Refusals(Arc<Mutex<Option<(String, bool)>>>);
+pub struct Refusals(Arc<Mutex<Option<(String, bool)>>>, Arc<AtomicBool>);
 
 impl Refusals {
+    /// Lets Sightline's own statements through while `f` runs (never a user's: the SQL thread
+    /// runs one thing at a time).
+    pub fn trusted<T>(&self, f: impl FnOnce() -> T) -> T {
+        self.1.store(true, Ordering::Relaxed);
+        let out = f();
+        self.1.store(false, Ordering::Relaxed);
+        out
+    }
+
     /// Takes the reason of the last refusal, if any.
     pub fn take(&self) -> Option<String> {
         self.0
@@ -60,6 +72,9 @@ pub fn install(conn: &Connection) -> Refusals {
     let refusals = Refusals::default();
     let record = refusals.clone();
     conn.authorizer(Some(move |ctx: AuthContext<'_>| {
+        if record.1.load(Ordering::Relaxed) {
+            return Authorization::Allow;
+        }
         match refusal(&ctx.action) {
             None => Authorization::Allow,
             Some(reason) => {

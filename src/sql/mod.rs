@@ -59,6 +59,9 @@ pub struct SqlTrace {
     refusals: guard::Refusals,
     /// True when the views are over an nsys export itself (false: an in-memory copy of the model).
     pub over_file: bool,
+    /// A run opened from its digests: the ranks whose event views are filled at the first
+    /// query that reads them ([`SqlTrace::for_run_digests`]).
+    pending_run: std::sync::Mutex<Option<Vec<run_db::RankTrace>>>,
 }
 
 /// True when `path` starts with SQLite's file header.
@@ -131,6 +134,7 @@ impl SqlTrace {
             conn,
             refusals,
             over_file: true,
+            pending_run: Default::default(),
         })
     }
 
@@ -148,13 +152,23 @@ impl SqlTrace {
             conn,
             refusals,
             over_file: false,
+            pending_run: Default::default(),
         })
     }
 
     /// The names of the views (or tables) a query can read, in documentation order.
     pub fn view_names(&self) -> Vec<String> {
         let mut names: Vec<String> = views::VIEWS.iter().map(|(n, _)| n.to_string()).collect();
-        for extra in ["graph_executions", "gaps", "samples"] {
+        for extra in [
+            "graph_executions",
+            "gaps",
+            "samples",
+            "ranks",
+            "collectives",
+            "steps",
+            "kernel_sums",
+            "api_sums",
+        ] {
             let sql = format!("SELECT 1 FROM {extra} LIMIT 0");
             if self.conn.prepare(&sql).is_ok() {
                 names.push(extra.into());
@@ -185,6 +199,7 @@ impl SqlTrace {
         cancel: Option<Arc<AtomicBool>>,
     ) -> Result<QueryResult, SqlError> {
         let started = Instant::now();
+        self.fill_run_if_asked(sql, cancel.as_deref())?;
         let _ = self.refusals.take();
         let timed_out = Arc::new(AtomicBool::new(false));
         let flag = timed_out.clone();

@@ -48,19 +48,7 @@ impl SqlTrace {
     /// go once its rows are in); `cancel` stops the filling and the loading.
     pub fn for_run_traces(ranks: &[RankTrace], cancel: &AtomicBool) -> Result<Self, SqlError> {
         let list: Vec<RunRank> = ranks.iter().map(|r| r.rank).collect();
-        let load = |i: usize| -> Result<Arc<Trace>, SqlError> {
-            let r = &ranks[i];
-            if let Some(t) = &r.trace {
-                return Ok(t.clone());
-            }
-            let control = crate::load::LoadControl {
-                progress: &|_| {},
-                cancel,
-                needs: crate::trace::Needs::ALL,
-            };
-            Ok(Arc::new(crate::load::load_file_with(&r.path, &control)?))
-        };
-        Self::for_run_with(&list, load, Some(cancel))
+        Self::for_run_with(&list, |i| load_rank(&ranks[i], cancel), Some(cancel))
     }
 
     /// The run's views over ranks whose traces are held: `(rank, offset_ns, trace)`.
@@ -79,52 +67,159 @@ impl SqlTrace {
     /// loaded on the calling thread) one rank at a time. Setting `cancel` stops the filling.
     pub fn for_run_with(
         ranks: &[RunRank],
-        mut trace_of: impl FnMut(usize) -> Result<Arc<Trace>, SqlError>,
+        trace_of: impl FnMut(usize) -> Result<Arc<Trace>, SqlError>,
         cancel: Option<&AtomicBool>,
     ) -> Result<Self, SqlError> {
-        let mut conn = Connection::open_in_memory().map_err(|e| run_error(&e))?;
-        for (name, columns) in views::VIEWS {
-            create(&conn, name, &columns.split(", ").collect::<Vec<_>>())
-                .map_err(|e| run_error(&e))?;
-        }
-        let mut made: Vec<String> = Vec::new();
-        for (i, r) in ranks.iter().enumerate() {
-            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                return Err(SqlError::Cancelled);
-            }
-            let trace = trace_of(i)?;
-            let one = SqlTrace::for_loaded(&trace)?;
-            let views_error = |e: rusqlite::Error| SqlError::Views {
-                path: trace.path.clone(),
-                detail: e.to_string(),
-            };
-            let tx = conn.transaction().map_err(views_error)?;
-            for (name, _) in views::VIEWS {
-                copy_rows(&one.conn, &tx, name, *r, None).map_err(views_error)?;
-            }
-            for name in OPTIONAL {
-                if one
-                    .conn
-                    .prepare(&format!("SELECT 1 FROM {name} LIMIT 0"))
-                    .is_err()
-                {
-                    continue;
-                }
-                let fresh = !made.iter().any(|m| m == name);
-                copy_rows(&one.conn, &tx, name, *r, Some(fresh)).map_err(views_error)?;
-                if fresh {
-                    made.push(name.to_string());
-                }
-            }
-            tx.commit().map_err(views_error)?;
-        }
+        let conn = Connection::open_in_memory().map_err(|e| run_error(&e))?;
+        create_event_views(&conn).map_err(|e| run_error(&e))?;
+        fill_event_views(&conn, ranks, trace_of, cancel)?;
         let refusals = guard::install(&conn);
         Ok(Self {
             conn,
             refusals,
             over_file: false,
+            pending_run: Default::default(),
         })
     }
+
+    /// The run's database from what its digests hold: the run-level `tables` (ranks,
+    /// collectives, steps, per-rank summaries) now, and the event views of `ranks` (their traces
+    /// held or loaded from their files) at the first query that names one of them.
+    pub fn for_run_digests(tables: &[RunTable], ranks: Vec<RankTrace>) -> Result<Self, SqlError> {
+        let conn = Connection::open_in_memory().map_err(|e| run_error(&e))?;
+        for t in tables {
+            add_table(&conn, t).map_err(|e| run_error(&e))?;
+        }
+        create_event_views(&conn).map_err(|e| run_error(&e))?;
+        let refusals = guard::install(&conn);
+        Ok(Self {
+            conn,
+            refusals,
+            over_file: false,
+            pending_run: std::sync::Mutex::new(Some(ranks)),
+        })
+    }
+
+    /// Fills the event views of a run opened from its digests when `sql` names one of them (a
+    /// word of the query: `kernels`, `api`, …), loading the ranks' traces not held.
+    pub(super) fn fill_run_if_asked(
+        &self,
+        sql: &str,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<(), SqlError> {
+        let lower = sql.to_ascii_lowercase();
+        let names_event_view = lower
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| views::VIEWS.iter().any(|(n, _)| *n == w) || OPTIONAL.contains(&w));
+        if !names_event_view {
+            return Ok(());
+        }
+        let Some(ranks) = self.pending_run.lock().ok().and_then(|mut p| p.take()) else {
+            return Ok(());
+        };
+        let never = AtomicBool::new(false);
+        let stop = cancel.unwrap_or(&never);
+        let list: Vec<RunRank> = ranks.iter().map(|r| r.rank).collect();
+        let filled = self.refusals.trusted(|| {
+            fill_event_views(&self.conn, &list, |i| load_rank(&ranks[i], stop), cancel)
+        });
+        if filled.is_err()
+            && let Ok(mut p) = self.pending_run.lock()
+        {
+            // Tried again at the next query (a cancelled load, a trace not reachable now).
+            *p = Some(ranks);
+        }
+        filled
+    }
+}
+
+/// A rank's trace: held, or loaded whole from its file.
+fn load_rank(r: &RankTrace, cancel: &AtomicBool) -> Result<Arc<Trace>, SqlError> {
+    if let Some(t) = &r.trace {
+        return Ok(t.clone());
+    }
+    let control = crate::load::LoadControl {
+        progress: &|_| {},
+        cancel,
+        needs: crate::trace::Needs::ALL,
+    };
+    Ok(Arc::new(crate::load::load_file_with(&r.path, &control)?))
+}
+
+/// A table of the run made by its caller (from the run's digests), rows as SQLite values.
+#[derive(Debug, Clone, Default)]
+pub struct RunTable {
+    pub name: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Value>>,
+}
+
+fn add_table(conn: &Connection, t: &RunTable) -> rusqlite::Result<()> {
+    let list: Vec<String> = t.columns.iter().map(|c| format!("\"{c}\"")).collect();
+    conn.execute_batch(&format!(
+        "CREATE TABLE \"{}\" ({})",
+        t.name,
+        list.join(", ")
+    ))?;
+    let marks = vec!["?"; t.columns.len()].join(", ");
+    let tx = conn.unchecked_transaction()?;
+    {
+        let mut insert = tx.prepare(&format!("INSERT INTO \"{}\" VALUES ({marks})", t.name))?;
+        for row in &t.rows {
+            insert.execute(rusqlite::params_from_iter(row.iter()))?;
+        }
+    }
+    tx.commit()
+}
+
+/// The event views (`kernels`, `api`, …) with a `rank` column first, empty.
+fn create_event_views(conn: &Connection) -> rusqlite::Result<()> {
+    for (name, columns) in views::VIEWS {
+        create(conn, name, &columns.split(", ").collect::<Vec<_>>())?;
+    }
+    Ok(())
+}
+
+/// Copies every rank's rows of the event views into `conn` (made by [`create_event_views`]),
+/// asking `trace_of(i)` for rank `i`'s trace one at a time.
+fn fill_event_views(
+    conn: &Connection,
+    ranks: &[RunRank],
+    mut trace_of: impl FnMut(usize) -> Result<Arc<Trace>, SqlError>,
+    cancel: Option<&AtomicBool>,
+) -> Result<(), SqlError> {
+    let mut made: Vec<String> = Vec::new();
+    for (i, r) in ranks.iter().enumerate() {
+        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(SqlError::Cancelled);
+        }
+        let trace = trace_of(i)?;
+        let one = SqlTrace::for_loaded(&trace)?;
+        let views_error = |e: rusqlite::Error| SqlError::Views {
+            path: trace.path.clone(),
+            detail: e.to_string(),
+        };
+        let tx = conn.unchecked_transaction().map_err(views_error)?;
+        for (name, _) in views::VIEWS {
+            copy_rows(&one.conn, &tx, name, *r, None).map_err(views_error)?;
+        }
+        for name in OPTIONAL {
+            if one
+                .conn
+                .prepare(&format!("SELECT 1 FROM {name} LIMIT 0"))
+                .is_err()
+            {
+                continue;
+            }
+            let fresh = !made.iter().any(|m| m == name);
+            copy_rows(&one.conn, &tx, name, *r, Some(fresh)).map_err(views_error)?;
+            if fresh {
+                made.push(name.to_string());
+            }
+        }
+        tx.commit().map_err(views_error)?;
+    }
+    Ok(())
 }
 
 fn run_error(e: &rusqlite::Error) -> SqlError {

@@ -170,7 +170,7 @@ impl Worker {
                 .map_err(|e| format!("{e:#}"));
         }
         let source = digests::absolute(path);
-        if let Some((_, d)) = self
+        if let Some((_, d, _)) = self
             .cache
             .as_ref()
             .and_then(|c| c.lookup(&source, pattern.as_str()))

@@ -1,0 +1,169 @@
+//! SQL over a run opened from its digests (`sql --ranks DIGESTS/`): the run-level tables
+//! (`ranks`, `collectives`, `steps`, `kernel_sums`, `api_sums`) are answered with the traces
+//! moved away, and equal what `ranks` prints and what the exports hold; an event-level view
+//! loads the traces it needs, and says which one it cannot reach.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn sightline(args: &[&std::ffi::OsStr], cache: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(args)
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .expect("run sightline")
+}
+
+/// `sql --ranks DIGESTS QUERY --format csv` as rows of cells (header first).
+fn query(digests: &Path, sql: &str, cache: &Path) -> Result<Vec<Vec<String>>, String> {
+    let o = sightline(
+        &[
+            "sql".as_ref(),
+            "--ranks".as_ref(),
+            digests.as_os_str(),
+            sql.as_ref(),
+            "--format".as_ref(),
+            "csv".as_ref(),
+        ],
+        cache,
+    );
+    if !o.status.success() {
+        return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+    }
+    let mut r = csv::Reader::from_reader(o.stdout.as_slice());
+    let head: Vec<String> = r
+        .headers()
+        .expect("header")
+        .iter()
+        .map(String::from)
+        .collect();
+    let mut rows = vec![head];
+    rows.extend(
+        r.records()
+            .map(|x| x.expect("row").iter().map(String::from).collect()),
+    );
+    Ok(rows)
+}
+
+fn count(path: &Path, table: &str) -> i64 {
+    let c = rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .expect("open export");
+    c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+        .expect("count")
+}
+
+#[test]
+fn run_level_tables_come_from_the_digests_with_the_traces_gone() {
+    let scratch = common::scratch_dir("digests-sql");
+    let cache = scratch.join("cache");
+    let traces_dir = scratch.join("traces");
+    std::fs::create_dir_all(&traces_dir).unwrap();
+    let names = ["n25_ddp_rank0.sqlite", "n25_ddp_rank1.sqlite"];
+    let traces: Vec<PathBuf> = names
+        .iter()
+        .map(|n| {
+            let to = traces_dir.join(n);
+            std::fs::copy(common::fixtures().join("nccl").join(n), &to).unwrap();
+            to
+        })
+        .collect();
+    let kernels: Vec<i64> = traces
+        .iter()
+        .map(|t| count(t, "CUPTI_ACTIVITY_KIND_KERNEL"))
+        .collect();
+    let digests = scratch.join("digests");
+    let mut args: Vec<&std::ffi::OsStr> = vec!["digest".as_ref()];
+    args.extend(traces.iter().map(|t| t.as_os_str()));
+    args.extend(["--out".as_ref(), digests.as_os_str()]);
+    assert!(sightline(&args, &cache).status.success());
+    let ranks_csv = sightline(
+        &[
+            "ranks".as_ref(),
+            digests.as_os_str(),
+            "--format".as_ref(),
+            "csv".as_ref(),
+        ],
+        &cache,
+    );
+    let ranks_csv = String::from_utf8(ranks_csv.stdout).unwrap();
+
+    // The traces move away: only the digests are left.
+    let moved = scratch.join("moved");
+    std::fs::rename(&traces_dir, &moved).unwrap();
+
+    let ranks = query(&digests, "SELECT * FROM ranks ORDER BY rank", &cache).expect("ranks");
+    assert_eq!(ranks.len(), 3);
+    let col = |name: &str| ranks[0].iter().position(|c| c == name).expect(name);
+    // Each rank's numbers are those `ranks` printed (its CSV: Rank, Trace, Span, Busy, …).
+    let lines: Vec<&str> = ranks_csv.lines().collect();
+    let head = lines
+        .iter()
+        .position(|l| l.starts_with("Rank,"))
+        .expect("ranks CSV");
+    for (i, line) in lines[head + 1..].iter().take(2).enumerate() {
+        let cells: Vec<&str> = line.split(',').collect();
+        let row = &ranks[i + 1];
+        assert_eq!(row[col("rank")], cells[0]);
+        assert_eq!(row[col("trace")], cells[1]);
+        for (name, k) in [
+            ("span_ns", 2),
+            ("busy_ns", 3),
+            ("comm_ns", 6),
+            ("collectives", 8),
+            ("wait_ns", 10),
+        ] {
+            assert_eq!(row[col(name)], cells[k], "rank {i} {name}");
+        }
+    }
+    let per_rank = query(
+        &digests,
+        "SELECT rank, count(*) FROM collectives GROUP BY rank ORDER BY rank",
+        &cache,
+    )
+    .expect("collectives");
+    for r in 0..2 {
+        assert_eq!(per_rank[r + 1][1], ranks[r + 1][col("collectives")]);
+    }
+    let sums = query(
+        &digests,
+        "SELECT rank, sum(Instances) FROM kernel_sums GROUP BY rank ORDER BY rank",
+        &cache,
+    )
+    .expect("kernel_sums");
+    for r in 0..2 {
+        assert_eq!(
+            sums[r + 1][1],
+            kernels[r].to_string(),
+            "rank {r}: kernels in the export"
+        );
+    }
+    let steps = query(&digests, "SELECT count(*) FROM steps", &cache).expect("steps");
+    assert_ne!(steps[1][0], "0");
+    let api = query(&digests, "SELECT count(*) FROM api_sums", &cache).expect("api_sums");
+    assert_ne!(api[1][0], "0");
+
+    // An event-level view needs the traces: it says which one it cannot reach …
+    let err = query(&digests, "SELECT count(*) FROM kernels", &cache).expect_err("no traces");
+    assert!(err.contains("n25_ddp_rank"), "{err}");
+    // … and reads them once they are back.
+    std::fs::rename(&moved, &traces_dir).unwrap();
+    let events = query(
+        &digests,
+        "SELECT rank, count(*) FROM kernels GROUP BY rank ORDER BY rank",
+        &cache,
+    )
+    .expect("kernels");
+    for r in 0..2 {
+        assert_eq!(events[r + 1][1], kernels[r].to_string());
+    }
+    println!(
+        "2 ranks: ranks, collectives, steps, kernel_sums ({} and {} kernels), api_sums answered \
+         from the digests alone; kernels loaded the traces",
+        kernels[0], kernels[1]
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+}
