@@ -148,8 +148,6 @@ fn open_run(paths: &[PathBuf], no_cache: bool) -> Result<SqlTrace> {
             trace: None,
         });
     }
-    let digests: Vec<&RankDigest> = got.iter().map(|g| &g.digest).collect();
-    let summaries: Vec<_> = got.iter().map(digests::Got::summaries).collect();
-    let tables = run_sql::run_tables(&run, &digests, &summaries);
+    let tables = run_sql::RunSqlInputs::of_digest_run(&run, &got).tables();
     Ok(SqlTrace::for_run_digests(&tables, ranks)?)
 }

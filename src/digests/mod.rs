@@ -180,7 +180,7 @@ pub struct Got {
     /// The folder holding its tables (a folder of digests' or the cache's), if any.
     pub folder: Option<PathBuf>,
     /// Its kernel and CUDA API summaries when made now and not written anywhere.
-    held: Option<(columns::Columns, columns::Columns)>,
+    pub held: Option<(columns::Columns, columns::Columns)>,
 }
 
 impl Got {

@@ -5,13 +5,15 @@
 //! kernel and CUDA API summaries (`kernel_sums`, `api_sums`: the digest tables with a `rank`
 //! column first).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rusqlite::types::Value;
 
 use super::columns::{self, Columns, Values};
-use crate::analysis::ranks::digest::{DigestRun, RankDigest};
-use crate::analysis::table::Cell;
+use crate::analysis::ranks::collectives::Collectives;
+use crate::analysis::ranks::digest::DigestRun;
+use crate::analysis::ranks::steps::StepGrid;
+use crate::analysis::table::{Cell, Table};
 use crate::sql::run_db::RunTable;
 
 /// The names of the run-level tables, as `sql --help` lists them.
@@ -80,13 +82,76 @@ fn summary_table(name: &str, per_rank: &[(u32, Option<&Columns>)]) -> RunTable {
     }
 }
 
-/// The run-level tables of `run` (made from `digests`, in the order given, each with its
-/// summaries where known).
-pub fn run_tables(
-    run: &DigestRun,
-    digests: &[&RankDigest],
-    summaries: &[Option<(Columns, Columns)>],
-) -> Vec<RunTable> {
+/// What the run-level tables need of one rank (by rank).
+#[derive(Debug, Clone)]
+pub struct RankRow {
+    pub rank: u32,
+    /// Its offset onto the run's clock.
+    pub offset_ns: i64,
+    /// Its trace.
+    pub path: PathBuf,
+    /// Where its digest's tables are (for its kernel and API summaries), if anywhere.
+    pub folder: Option<PathBuf>,
+}
+
+/// Everything the run-level tables are made from; cheap to keep, made into tables on the SQL
+/// thread when the run's database is first asked for.
+#[derive(Debug, Clone)]
+pub struct RunSqlInputs {
+    pub ranks: Vec<RankRow>,
+    /// `sightline ranks`'s table, a row per rank (by rank).
+    pub table: Table,
+    pub collectives: Collectives,
+    pub steps: StepGrid,
+    /// Summaries made now and kept nowhere, by rank index (else read from `folder`).
+    pub held: Vec<Option<(Columns, Columns)>>,
+}
+
+impl RunSqlInputs {
+    /// The inputs of a run analysed from digests (`got`: the digests in the order given).
+    pub fn of_digest_run(run: &DigestRun, got: &[super::Got]) -> Self {
+        let at = |i: usize| got.get(i);
+        Self {
+            ranks: run
+                .ranks
+                .iter()
+                .map(|p| RankRow {
+                    rank: p.rank,
+                    offset_ns: p.offset_ns,
+                    path: at(p.index).map(|g| g.entry.source.clone()).unwrap_or_default(),
+                    folder: at(p.index).and_then(|g| g.folder.clone()),
+                })
+                .collect(),
+            table: run.table.clone(),
+            collectives: run.collectives.clone(),
+            steps: run.steps.clone(),
+            held: run
+                .ranks
+                .iter()
+                .map(|p| at(p.index).and_then(|g| g.held.clone()))
+                .collect(),
+        }
+    }
+
+    /// The run-level tables.
+    pub fn tables(&self) -> Vec<RunTable> {
+        let summaries: Vec<Option<(Columns, Columns)>> = self
+            .ranks
+            .iter()
+            .enumerate()
+            .map(|(k, r)| {
+                self.held
+                    .get(k)
+                    .cloned()
+                    .flatten()
+                    .or_else(|| r.folder.as_deref().and_then(summaries_in))
+            })
+            .collect();
+        run_tables(self, &summaries)
+    }
+}
+
+fn run_tables(run: &RunSqlInputs, summaries: &[Option<(Columns, Columns)>]) -> Vec<RunTable> {
     let numbers: Vec<u32> = run.ranks.iter().map(|p| p.rank).collect();
     let mut ranks = RunTable {
         name: "ranks".into(),
@@ -110,13 +175,10 @@ pub fn run_tables(
         rows: Vec::new(),
     };
     for (p, row) in run.ranks.iter().zip(&run.table.rows) {
-        let path = digests
-            .get(p.index)
-            .map(|d| d.hints.path.to_string_lossy().into_owned());
         let mut values = vec![
             int(i64::from(p.rank)),
             row.cells.get(1).map_or(Value::Null, cell),
-            path.map_or(Value::Null, Value::Text),
+            Value::Text(p.path.to_string_lossy().into_owned()),
             int(p.offset_ns),
         ];
         values.extend(row.cells.iter().skip(2).map(cell));
@@ -176,12 +238,8 @@ pub fn run_tables(
     let by_rank = |pick: fn(&(Columns, Columns)) -> &Columns| -> Vec<(u32, Option<&Columns>)> {
         run.ranks
             .iter()
-            .map(|p| {
-                (
-                    p.rank,
-                    summaries.get(p.index).and_then(|s| s.as_ref()).map(pick),
-                )
-            })
+            .enumerate()
+            .map(|(k, p)| (p.rank, summaries.get(k).and_then(|s| s.as_ref()).map(pick)))
             .collect()
     };
     vec![
