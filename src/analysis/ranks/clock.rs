@@ -118,26 +118,28 @@ pub fn find_clock(
         alignment: Alignment::NotARun(why),
         matching: Matching::NameOrder,
     };
-    let anchor = common_collective(&sorted);
+    // Matched only where it is needed (a second pass over every collective of every rank):
+    // the recorded clock of ranks that overlap needs no anchor.
+    let anchor = || common_collective(&sorted);
     let on_anchor = |asked: bool| {
-        anchor.as_ref().map(|(name, ordinal, ends)| {
+        anchor().map(|(name, ordinal, ends)| {
             let latest = ends.iter().copied().max().unwrap_or(0);
             let mut offsets = vec![0; n];
-            for (&i, end) in order.iter().zip(ends) {
+            for (&i, end) in order.iter().zip(&ends) {
                 offsets[i] = latest - end;
             }
             Clock {
                 offsets,
                 alignment: Alignment::Collective {
-                    name: name.clone(),
-                    ordinal: *ordinal,
+                    name,
+                    ordinal,
                     asked,
                 },
                 matching: Matching::best(&sorted, false),
             }
         })
     };
-    let shared = match &anchor {
+    let shared = || match anchor() {
         Some((name, ordinal, _)) => format!(
             "; they share '{name}' #{ordinal}: `--align collective` (the run panel's \"Align on a \
              collective\") puts them on it"
@@ -159,8 +161,9 @@ pub fn find_clock(
             let earliest_end = on_clock.iter().map(|s| s.1).min().unwrap_or(0);
             if latest_start >= earliest_end {
                 return not_a_run(format!(
-                    "on the clock the traces record, their spans do not overlap ({}){shared}",
-                    spans_text(hints, &on_clock)
+                    "on the clock the traces record, their spans do not overlap ({}){}",
+                    spans_text(hints, &on_clock),
+                    shared()
                 ));
             }
             Clock {

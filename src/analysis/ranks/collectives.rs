@@ -215,6 +215,9 @@ pub struct Instance {
     pub last: Option<usize>,
     /// Last arrival − first arrival.
     pub skew_ns: i64,
+    /// The last arrival (0 when none): kept, so that a rank's wait costs no pass over every
+    /// rank's arrival (a run of 1,024 ranks asks for 1,024 ranks' waits at each instance).
+    latest_ns: i64,
 }
 
 impl Instance {
@@ -237,6 +240,7 @@ impl Instance {
             ordinal,
             last: (at_latest.len() == 1).then(|| at_latest[0]),
             skew_ns: latest - earliest,
+            latest_ns: latest,
             arrivals,
             ends,
             members,
@@ -245,13 +249,12 @@ impl Instance {
 
     /// How long rank `r` waited for the last rank to arrive.
     pub fn wait_ns(&self, r: usize) -> Option<i64> {
-        let latest = self.arrivals.iter().flatten().max()?;
-        Some(latest - self.arrivals.get(r).copied().flatten()?)
+        Some(self.latest_ns - self.arrivals.get(r).copied().flatten()?)
     }
 
     /// The earliest arrival.
     pub fn first_arrival(&self) -> i64 {
-        self.arrivals.iter().flatten().copied().min().unwrap_or(0)
+        self.latest_ns - self.skew_ns
     }
 }
 

@@ -94,12 +94,14 @@ pub fn match_instances(
             Instance::new(name, 0, arrivals, ends, members)
         })
         .collect();
-    instances.sort_by(|a, b| {
-        (a.first_arrival(), &a.name, a.members.iter().flatten().min()).cmp(&(
-            b.first_arrival(),
-            &b.name,
-            b.members.iter().flatten().min(),
-        ))
+    // Stable, as sort_by; the key is worked out once per instance (its first member is a pass
+    // over every rank).
+    instances.sort_by_cached_key(|a| {
+        (
+            a.first_arrival(),
+            a.name.clone(),
+            a.members.iter().flatten().min().copied(),
+        )
     });
     // Each instance's place among the instances of its name.
     let mut seen: HashMap<String, usize> = HashMap::new();
@@ -173,17 +175,15 @@ fn by_spans(per_rank: &[Arc<RankCollectives>], offsets: &[i64]) -> Vec<Vec<Optio
     let mut open: Vec<Open> = Vec::new();
     for (end, start, r, j) in all {
         let collective = per_rank[r].list[j].collective.as_str();
-        // Groups whose first end is too far behind can take no more members.
-        let (stale, kept): (Vec<Open>, Vec<Open>) = std::mem::take(&mut open)
-            .into_iter()
-            .partition(|g| end - g.first_end > END_TOLERANCE_NS);
-        done.extend(stale.into_iter().map(|g| g.members));
-        open = kept;
+        // Groups whose first end is too far behind can take no more members. Groups open in
+        // the order of their first ends (the ends come sorted), so those are the first ones.
+        let stale = open.partition_point(|g| end - g.first_end > END_TOLERANCE_NS);
+        done.extend(open.drain(..stale).map(|g| g.members));
         let joins = open.iter_mut().find(|g| {
-            g.collective == collective
-                && g.members[r].is_none()
+            g.members[r].is_none()
                 && start < g.min_end
                 && g.max_start < end
+                && g.collective == collective
         });
         match joins {
             Some(g) => {

@@ -3,7 +3,7 @@
 //! across ranks by their number, with the step time and the time the rank waited in the
 //! collectives it arrived at during the step.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use regex::Regex;
 
@@ -84,6 +84,7 @@ impl StepGrid {
                 }
                 let before = |t: i64| arrivals.partition_point(|&(a, _)| a < t);
                 let mut steps: Vec<Step> = Vec::new();
+                let mut taken: HashSet<u64> = HashSet::new();
                 for o in ranges {
                     let Some(number) = pattern
                         .captures(&o.name)
@@ -92,7 +93,7 @@ impl StepGrid {
                     else {
                         continue;
                     };
-                    if steps.iter().any(|s| s.number == number) {
+                    if !taken.insert(number) {
                         continue;
                     }
                     let (start_ns, end_ns) = (

@@ -5,6 +5,7 @@
 //! [`super::open_job::open_workers`] ranks load at once; "Expand all" expands at most
 //! [`EXPAND_ALL_MAX`] ranks.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use super::view::select_instance;
@@ -58,7 +59,7 @@ impl RunTab {
         let mut changed = false;
         let mut arrived = false;
         let mut dropped = false;
-        for r in &mut self.ranks {
+        for (k, r) in self.ranks.iter_mut().enumerate() {
             if !r.expanded {
                 dropped |= drop_detail(r);
                 continue;
@@ -79,7 +80,10 @@ impl RunTab {
                     r.trace = Some(Arc::new(trace));
                     arrived = true;
                 }
-                Err(e) => r.detail_error = Some(e),
+                Err(e) => {
+                    let rank = self.analysis.as_ref().and_then(|a| a.ranks.get(k));
+                    r.detail_error = Some(unreadable_trace(rank.map(|i| i.rank), &r.path, &e));
+                }
             }
         }
         if dropped {
@@ -110,6 +114,20 @@ impl RunTab {
     }
 }
 
+/// What the window says under an expanded rank whose trace cannot be loaded (a run opened from
+/// digests on another machine, or its traces moved since): which rank, the path its digest
+/// names, and why — the loader's reason without the path it starts with.
+pub fn unreadable_trace(rank: Option<u32>, path: &Path, error: &str) -> String {
+    let shown = path.display().to_string();
+    let reason = error.strip_prefix(&format!("{shown}: ")).unwrap_or(error);
+    let whose = rank.map_or_else(|| "this rank".to_string(), |r| format!("rank {r}"));
+    format!(
+        "The trace of {whose}, {shown}, cannot be read here: {reason}. Its row is drawn from \
+         its digest; to see its events, put the trace back at that path (or open the run from \
+         its traces)."
+    )
+}
+
 /// Hands the heap's free pages back to the system (glibc keeps what the loading threads freed
 /// in their arenas): after a run opened, its traces dropped once digested, and after a rank's
 /// trace is dropped, so the memory the process holds is what the run keeps.
@@ -130,4 +148,23 @@ fn drop_detail(r: &mut RankView) -> bool {
     r.search.matches.clear();
     r.state.selection = None;
     held
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreadable_trace_is_named_with_its_reason_once() {
+        let path = Path::new("/gone/n25_ddp_rank1.sqlite");
+        let said = unreadable_trace(Some(1), path, "/gone/n25_ddp_rank1.sqlite: file not found");
+        assert!(said.starts_with(
+            "The trace of rank 1, /gone/n25_ddp_rank1.sqlite, cannot be read here: file not found."
+        ));
+        assert_eq!(said.matches("/gone/").count(), 1, "{said}");
+        let other = unreadable_trace(None, path, "loading was cancelled");
+        assert!(other.contains(
+            "of this rank, /gone/n25_ddp_rank1.sqlite, cannot be read here: loading was cancelled."
+        ));
+    }
 }

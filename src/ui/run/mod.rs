@@ -45,7 +45,8 @@ pub struct RankView {
     pub job: Option<LoadJob>,
     /// Why the rank could not be read when the run opened (it has no digest).
     pub error: Option<String>,
-    /// Why its whole trace could not be loaded when expanded (its digest still draws it).
+    /// Why its whole trace could not be loaded when expanded, as the line under its header says
+    /// it ([`detail::unreadable_trace`]); its digest still draws its header.
     pub detail_error: Option<String>,
     /// What the run keeps of it, expanded or not.
     pub digest: Option<Arc<RankDigest>>,
@@ -122,9 +123,17 @@ pub struct RunTab {
 
 impl RunTab {
     /// Starts reading every file of the run for its digest, on [`open_job::open_workers`]
-    /// threads.
+    /// threads, through the user's digest cache — unless every file is a rank folder of
+    /// digests: such a run reads no trace, so the cache is neither read, written nor trimmed.
     pub fn open(paths: Vec<PathBuf>, ctx: Option<&egui::Context>) -> Self {
-        Self::open_with_cache(paths, ctx, crate::digests::cache::Cache::user())
+        let from_digests = paths
+            .iter()
+            .all(|p| p.join(crate::digests::store::ENTRY_FILE).is_file());
+        let cache = match from_digests {
+            true => None,
+            false => crate::digests::cache::Cache::user(),
+        };
+        Self::open_with_cache(paths, ctx, cache)
     }
 
     /// [`RunTab::open`] through the digest cache `cache` (`None`: every trace is read).

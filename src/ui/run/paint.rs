@@ -69,8 +69,9 @@ pub(super) fn paint_header(
         note = format!("{note}: reading {:.0}%", f * 100.0);
     } else if let Some(f) = run.detail_progress(k) {
         note = format!("{note}: loading its events {:.0}%", f * 100.0);
-    } else if let Some(e) = &r.detail_error {
-        note = format!("{note}: cannot load its events: {e}");
+    } else if r.detail_error.is_some() {
+        // The whole sentence, with the path, is on the line under the header (view.rs).
+        note = format!("{note}: trace cannot be read here");
     }
     let note_color = if straggler { LATE } else { palette.weak_text };
     let note = if straggler {

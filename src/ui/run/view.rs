@@ -3,6 +3,8 @@
 //! is expanded, its usual rows drawn by the usual timeline on that rank's offset. Zoom, pan,
 //! range selection, rulers and search are the run's and reach every rank; a selected collective
 //! instance is outlined on every rank and linked across them, the last rank to arrive marked.
+//! An expanded rank whose trace cannot be read (a run opened from digests whose traces are
+//! elsewhere) gets a line under its header saying which path and why.
 
 use egui::{Color32, Pos2, Rect, Sense, Ui, UiBuilder};
 
@@ -15,6 +17,8 @@ use crate::ui::timeline::{
 
 /// Height of a rank's header row.
 pub const RANK_ROW_PX: f32 = 28.0;
+/// Height of the line under an expanded rank whose trace cannot be read.
+pub const UNREADABLE_PX: f32 = 40.0;
 /// The colour that marks the last rank to arrive.
 pub const LATE: Color32 = Color32::from_rgb(235, 64, 52);
 
@@ -31,6 +35,8 @@ pub struct Drawn {
     pub late: Option<usize>,
     /// Each expanded rank's rows.
     pub bodies: Vec<(usize, Rect)>,
+    /// The line under an expanded rank whose trace cannot be read, saying why.
+    pub unreadable: Vec<(usize, Rect)>,
     /// Collective blocks drawn in the header rows (collectives closer than 2 px make one).
     pub collectives_drawn: usize,
 }
@@ -43,6 +49,7 @@ impl Default for Drawn {
             outlines: Vec::new(),
             late: None,
             bodies: Vec::new(),
+            unreadable: Vec::new(),
             collectives_drawn: 0,
         }
     }
@@ -71,6 +78,7 @@ pub fn show(ui: &mut Ui, run: &mut RunTab, palette: &Palette) {
     // Layout: headers and expanded bodies, one under another, scrolled by `scroll_y`.
     let mut y = rows.top() - run.scroll_y;
     let mut layout = Vec::new();
+    let mut unreadable = Vec::new();
     for (k, r) in run.ranks.iter().enumerate() {
         let header = Rect::from_min_max(
             Pos2::new(full.left(), y),
@@ -83,6 +91,14 @@ pub fn show(ui: &mut Ui, run: &mut RunTab, palette: &Palette) {
             y += h + 2.0;
             b
         });
+        if r.expanded && r.trace.is_none() && r.detail_error.is_some() {
+            let line = Rect::from_min_max(
+                Pos2::new(full.left(), y),
+                Pos2::new(full.right(), y + UNREADABLE_PX),
+            );
+            y += UNREADABLE_PX;
+            unreadable.push((k, line));
+        }
         layout.push((k, header, body));
     }
     let content = y + run.scroll_y - rows.top();
@@ -160,6 +176,17 @@ pub fn show(ui: &mut Ui, run: &mut RunTab, palette: &Palette) {
         }
     }
 
+    for &(k, line) in &unreadable {
+        if line.bottom() < rows.top() || line.top() > rows.bottom() {
+            continue;
+        }
+        let Some(text) = run.ranks[k].detail_error.as_deref() else {
+            continue;
+        };
+        show_unreadable(ui, k, line, rows, text);
+        drawn.unreadable.push((k, line));
+    }
+
     let painter = ui.painter_at(rows);
     for &(k, header, _) in &layout {
         if header.bottom() < rows.top() || header.top() > rows.bottom() {
@@ -183,6 +210,23 @@ pub fn show(ui: &mut Ui, run: &mut RunTab, palette: &Palette) {
     if run.sync() {
         ui.ctx().request_repaint();
     }
+}
+
+/// Says under a rank's header why its trace cannot be read: in the error colour, wrapped, as a
+/// label (selectable, so the path can be copied).
+fn show_unreadable(ui: &mut Ui, k: usize, line: Rect, rows: Rect, text: &str) {
+    let text_rect = Rect::from_min_max(
+        line.min + egui::vec2(20.0, 3.0),
+        line.max - egui::vec2(8.0, 3.0),
+    );
+    let mut child = ui.new_child(
+        UiBuilder::new()
+            .max_rect(text_rect)
+            .id_salt(("run_unreadable", k)),
+    );
+    child.set_clip_rect(line.intersect(rows));
+    let colour = child.visuals().error_fg_color;
+    child.add(egui::Label::new(egui::RichText::new(text).color(colour)).wrap());
 }
 
 /// The run's view as a [`ViewState`] (for the time ↔ x map and the zoom arithmetic).
