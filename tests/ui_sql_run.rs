@@ -279,3 +279,75 @@ fn the_runs_search_steps_to_pinned_intervals() {
     // Rank 0's rank has none of them: nothing selected there.
     assert!(r.ranks[1 - k].state.sql_selection.is_none());
 }
+
+/// Runs `query` on the run's SQL page and waits for its rows.
+fn ask(h: &mut Harness<'static, SightlineApp>, query: &str) -> Vec<Vec<Value>> {
+    run_mut(h).page = RunPage::Sql;
+    run_mut(h).sql.query = query.into();
+    h.step();
+    h.step();
+    h.get_by_label("Run").click();
+    h.step();
+    let started = Instant::now();
+    while run(h).sql.is_running() || run(h).sql.answer().is_none() {
+        assert!(started.elapsed() < Duration::from_secs(60), "no answer");
+        std::thread::sleep(Duration::from_millis(10));
+        h.step();
+    }
+    let answer = run(h).sql.answer().unwrap().result.clone();
+    answer
+        .unwrap_or_else(|e| panic!("{query}: {e}"))
+        .rows
+        .clone()
+}
+
+/// The run's own tables (ranks, collectives, kernel_sums) are answered from its digests: equal to
+/// the run's per-rank table and to each export's kernels, with no rank's trace loaded.
+#[test]
+fn the_runs_own_tables_are_answered_from_its_digests() {
+    let files: Vec<PathBuf> = ["n25_ddp_rank0.sqlite", "n25_ddp_rank1.sqlite"]
+        .iter()
+        .map(|f| common::fixtures().join("nccl").join(f))
+        .collect();
+    let mut h = run_app(files.clone());
+    let table = run(&h).analysis.as_ref().expect("analysis").table.clone();
+    let rows = ask(
+        &mut h,
+        "SELECT rank, collectives, late_arrivals, wait_ns FROM ranks ORDER BY rank",
+    );
+    assert_eq!(rows.len(), table.rows.len());
+    for (row, want) in rows.iter().zip(&table.rows) {
+        let cell = |k: usize| match &want.cells[k] {
+            sightline::analysis::Cell::Int(v) => Value::Integer(*v),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(row, &vec![cell(0), cell(8), cell(9), cell(10)]);
+    }
+    let per_rank = ask(
+        &mut h,
+        "SELECT rank, count(*) FROM collectives GROUP BY rank ORDER BY rank",
+    );
+    for (row, want) in per_rank.iter().zip(&rows) {
+        assert_eq!(row[1], want[1], "collectives of rank {:?}", row[0]);
+    }
+    let sums = ask(
+        &mut h,
+        "SELECT rank, sum(Instances) FROM kernel_sums GROUP BY rank ORDER BY rank",
+    );
+    for (r, f) in files.iter().enumerate() {
+        let c = rusqlite::Connection::open(f).unwrap();
+        let n: i64 = c
+            .query_row("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL", [], |x| {
+                x.get(0)
+            })
+            .unwrap();
+        assert_eq!(sums[r][1], Value::Integer(n), "kernels of rank {r}");
+    }
+    assert!(
+        run(&h)
+            .ranks
+            .iter()
+            .all(|r| r.trace.is_none() && r.job.is_none()),
+        "no rank's trace was loaded for the run's own tables"
+    );
+}

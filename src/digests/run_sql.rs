@@ -118,7 +118,9 @@ impl RunSqlInputs {
                 .map(|p| RankRow {
                     rank: p.rank,
                     offset_ns: p.offset_ns,
-                    path: at(p.index).map(|g| g.entry.source.clone()).unwrap_or_default(),
+                    path: at(p.index)
+                        .map(|g| g.entry.source.clone())
+                        .unwrap_or_default(),
                     folder: at(p.index).and_then(|g| g.folder.clone()),
                 })
                 .collect(),

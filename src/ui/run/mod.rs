@@ -50,6 +50,8 @@ pub struct RankView {
     pub detail_error: Option<String>,
     /// What the run keeps of it, expanded or not.
     pub digest: Option<Arc<RankDigest>>,
+    /// The folder its digest was read from, when the run was opened from a folder of digests.
+    pub digest_folder: Option<PathBuf>,
     /// Its whole trace and rows: held while it is expanded only.
     pub trace: Option<Arc<Trace>>,
     pub model: Option<TimelineModel>,
@@ -70,6 +72,7 @@ impl RankView {
             error: None,
             detail_error: None,
             digest: None,
+            digest_folder: None,
             trace: None,
             model: None,
             state: TimelineState::default(),
@@ -115,6 +118,9 @@ pub struct RunTab {
     pub last: view::Drawn,
     pub last_heat_cells: Vec<heatmap::HeatCell>,
     range_drag_from_ns: Option<f64>,
+    /// The digest cache the run was opened through (where SQL over the run finds the ranks'
+    /// summaries).
+    pub cache: Option<crate::digests::cache::Cache>,
     /// What the panel shows: the ranks' tables, or SQL over the run ([`sql`]).
     pub page: sql::RunPage,
     /// SQL over the run: its query, answer and pinned results.
@@ -142,8 +148,14 @@ impl RunTab {
         ctx: Option<&egui::Context>,
         cache: Option<crate::digests::cache::Cache>,
     ) -> Self {
-        let opening = OpenJob::start(paths.clone(), open_job::open_workers(), cache, ctx.cloned());
+        let opening = OpenJob::start(
+            paths.clone(),
+            open_job::open_workers(),
+            cache.clone(),
+            ctx.cloned(),
+        );
         Self {
+            cache,
             ranks: paths.into_iter().map(RankView::new).collect(),
             opening: Some(opening),
             analysis: None,
@@ -227,7 +239,8 @@ impl RunTab {
                     Ok(d) => {
                         // A rank read from its digest folder is expanded from its trace.
                         if r.path.join(crate::digests::store::ENTRY_FILE).is_file() {
-                            r.path = d.hints.path.clone();
+                            r.digest_folder =
+                                Some(std::mem::replace(&mut r.path, d.hints.path.clone()));
                         }
                         r.digest = Some(Arc::new(d));
                     }

@@ -11,6 +11,9 @@ use std::sync::Arc;
 use egui::Ui;
 
 use super::RunTab;
+use crate::analysis::ranks::collectives::DEFAULT_PATTERN;
+use crate::digests::cache::Cache;
+use crate::digests::run_sql::{RankRow, RunSqlInputs};
 use crate::sql::run_db::{RankTrace, RunRank, rows_of_rank};
 use crate::sql::track::SqlTrack;
 use crate::ui::panels::analysis::PanelAction;
@@ -51,6 +54,36 @@ impl RunTab {
                 })
             })
             .collect()
+    }
+
+    /// What the run-level tables of SQL over the run are made from (its analysis, and where each
+    /// rank's digest tables are: its digest folder, or the cache's); `None` before the analysis.
+    pub fn sql_inputs(&self) -> Option<RunSqlInputs> {
+        let a = self.analysis.as_ref()?;
+        let ranks = (0..self.ranks.len())
+            .filter_map(|k| {
+                let place = self.rank_and_offset(k)?;
+                let r = &self.ranks[k];
+                let folder = r.digest_folder.clone().or_else(|| {
+                    let source = crate::digests::absolute(&r.path);
+                    let name = Cache::folder_for(&source, DEFAULT_PATTERN)?;
+                    Some(self.cache.as_ref()?.dir.join(name))
+                });
+                Some(RankRow {
+                    rank: place.rank,
+                    offset_ns: place.offset_ns,
+                    path: r.path.clone(),
+                    folder,
+                })
+            })
+            .collect();
+        Some(RunSqlInputs {
+            ranks,
+            table: a.table.clone(),
+            collectives: a.collectives.clone(),
+            steps: a.steps.clone(),
+            held: Vec::new(),
+        })
     }
 
     /// Draws the pinned results on every loaded rank's rows (see the module's note).
@@ -103,14 +136,22 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
     run.sql.follow_trace(hasher.finish(), &mut actions);
     ui.label(format!(
         "The views of one trace with a first column `rank` ({} ranks); start, end and ts on the \
-         run's clock (each rank's offset added).",
+         run's clock (each rank's offset added). ranks, collectives, steps, kernel_sums and \
+         api_sums come from the ranks' digests; the other views load the traces at their first \
+         query.",
         ranks.len()
     ));
     let bounds = run.range.unwrap_or(run.bounds);
     let ctx = ui.ctx().clone();
+    // Made once, when the run's database is first asked for.
+    let inputs = if run.sql.has_session() {
+        None
+    } else {
+        run.sql_inputs()
+    };
     run.sql.ui_on(
         ui,
-        &SqlSource::Run(&ranks),
+        &SqlSource::Run(&ranks, inputs),
         bounds,
         move || ctx.request_repaint(),
         &mut actions,

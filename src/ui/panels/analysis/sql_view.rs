@@ -35,8 +35,13 @@ pub fn editor_id() -> egui::Id {
 pub enum SqlSource<'a> {
     /// One trace's views.
     Trace(&'a Arc<Trace>),
-    /// A run's views: each rank with its offset onto the run's clock and its trace (or file).
-    Run(&'a [crate::sql::run_db::RankTrace]),
+    /// A run's views: each rank with its offset onto the run's clock and its trace (or file);
+    /// with the run-level tables' inputs, the run's digests answer those tables and the event
+    /// views are filled at their first query.
+    Run(
+        &'a [crate::sql::run_db::RankTrace],
+        Option<crate::digests::run_sql::RunSqlInputs>,
+    ),
 }
 
 impl SqlSource<'_> {
@@ -44,7 +49,7 @@ impl SqlSource<'_> {
     fn example(&self) -> Option<&Trace> {
         match self {
             SqlSource::Trace(t) => Some(t),
-            SqlSource::Run(ranks) => ranks.iter().find_map(|r| r.trace.as_deref()),
+            SqlSource::Run(ranks, _) => ranks.iter().find_map(|r| r.trace.as_deref()),
         }
     }
 }
@@ -194,12 +199,19 @@ impl SqlTab {
         let sql = self.query.trim().to_string();
         let session = self.session.get_or_insert_with(|| match source {
             SqlSource::Trace(trace) => SqlSession::start((*trace).clone(), repaint),
-            SqlSource::Run(ranks) => {
+            SqlSource::Run(ranks, inputs) => {
                 let ranks = ranks.to_vec();
+                let inputs = inputs.clone();
                 SqlSession::start_with(
                     move |cancel| {
-                        crate::sql::SqlTrace::for_run_traces(&ranks, cancel)
-                            .map_err(|e| e.to_string())
+                        match &inputs {
+                            Some(inputs) => crate::sql::SqlTrace::for_run_digests(
+                                &inputs.tables(),
+                                ranks.clone(),
+                            ),
+                            None => crate::sql::SqlTrace::for_run_traces(&ranks, cancel),
+                        }
+                        .map_err(|e| e.to_string())
                     },
                     repaint,
                 )
@@ -218,6 +230,11 @@ impl SqlTab {
             self.message = None;
         }
         sent
+    }
+
+    /// Whether the SQL thread (and its database) is started.
+    pub fn has_session(&self) -> bool {
+        self.session.is_some()
     }
 
     /// Stops the running query.
@@ -351,7 +368,7 @@ impl SqlTab {
                 self.query = q;
             }
             let mut help = source.example().map(views_help).unwrap_or_default();
-            if matches!(source, SqlSource::Run(_)) {
+            if matches!(source, SqlSource::Run(..)) {
                 help.insert_str(
                     0,
                     "Every view has a first column `rank`; start, end and ts are on the run's \
