@@ -147,7 +147,7 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
     let inputs = if run.sql.has_session() {
         None
     } else {
-        run.sql_inputs()
+        run.sql_inputs().map(Box::new)
     };
     run.sql.ui_on(
         ui,

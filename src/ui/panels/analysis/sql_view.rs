@@ -40,7 +40,7 @@ pub enum SqlSource<'a> {
     /// views are filled at their first query.
     Run(
         &'a [crate::sql::run_db::RankTrace],
-        Option<crate::digests::run_sql::RunSqlInputs>,
+        Option<Box<crate::digests::run_sql::RunSqlInputs>>,
     ),
 }
 
