@@ -22,7 +22,9 @@ fn bin() -> &'static str {
 /// `sightline ARGS` with the digest cache in `cache` and `envs` set.
 fn sightline(args: &[OsString], cache: &Path, envs: &[(&str, &str)]) -> Output {
     let mut c = Command::new(bin());
-    c.args(args).env("XDG_CACHE_HOME", cache);
+    c.args(args)
+        .env("XDG_CACHE_HOME", cache)
+        .env_remove("SIGHTLINE_CACHE_DIR");
     for var in [
         "SLURM_ARRAY_TASK_ID",
         "SLURM_ARRAY_TASK_COUNT",

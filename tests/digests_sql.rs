@@ -14,6 +14,7 @@ fn sightline(args: &[&std::ffi::OsStr], cache: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sightline"))
         .args(args)
         .env("XDG_CACHE_HOME", cache)
+        .env_remove("SIGHTLINE_CACHE_DIR")
         .output()
         .expect("run sightline")
 }

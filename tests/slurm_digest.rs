@@ -284,6 +284,7 @@ fn sightline(cache: &Path, args: &[String]) -> Printed {
     let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
         .args(args)
         .env("XDG_CACHE_HOME", cache)
+        .env_remove("SIGHTLINE_CACHE_DIR")
         .output()
         .expect("run sightline");
     let printed = Printed {
@@ -296,4 +297,64 @@ fn sightline(cache: &Path, args: &[String]) -> Printed {
         printed.stderr
     );
     printed
+}
+
+/// The issue's scale benchmark (BENCHMARKS.md "Issue 35"), run by hand: `cargo test --release
+/// --test slurm_digest -- --ignored --nocapture`. `SIGHTLINE_BENCH_RANKS` ranks (1,024) of one
+/// 100k-event generated trace, hard-linked, digested by a Slurm job array of two tasks on this
+/// machine; then `ranks DIGESTS/` timed. Prints the times; asserts only that it worked.
+#[test]
+#[ignore = "a benchmark: minutes of work, run by hand"]
+fn bench_ranks_digested_by_a_slurm_job_array() {
+    let Some(slurm) = common::slurm::start_or_skip("slurm_digest bench") else {
+        return;
+    };
+    let n: usize = std::env::var("SIGHTLINE_BENCH_RANKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1024);
+    let dir = common::scratch_dir("slurm-bench");
+    let cache = dir.join("cache");
+    let traces = dir.join("traces");
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&traces).unwrap();
+    std::fs::create_dir_all(&logs).unwrap();
+    let first = traces.join("rank_0.sqlite");
+    common::sightline_stdout(&[
+        "gen-trace",
+        "--events",
+        "100000",
+        "--gpus",
+        "1",
+        first.to_str().unwrap(),
+    ]);
+    for k in 1..n {
+        std::fs::hard_link(&first, traces.join(format!("rank_{k}.sqlite"))).unwrap();
+    }
+    let out = dir.join("digests");
+    let started = Instant::now();
+    let job = submit(
+        &slurm,
+        &cache,
+        &logs,
+        &[
+            "--array=0-1".to_string(),
+            format!("--output={}/array_%A_%a.out", logs.display()),
+        ],
+        &digest_command(&traces, &out),
+    );
+    let digest_s = started.elapsed().as_secs_f64();
+    for (path, text) in job_logs(&logs, "array_") {
+        println!("{}: {}", path.display(), text.lines().last().unwrap_or(""));
+    }
+    let opened = Instant::now();
+    let got = sightline(&cache, &["ranks".into(), out.display().to_string()]);
+    let ranks_s = opened.elapsed().as_secs_f64();
+    assert!(got.stderr.starts_with("clock: "), "{}", got.stderr);
+    println!(
+        "{n} ranks × 100k events: Slurm job array {job} (2 tasks) digested them in {digest_s:.1} \
+         s; `ranks DIGESTS/` took {ranks_s:.2} s"
+    );
+    drop(slurm);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -20,8 +20,8 @@ pub struct RanksArgs {
     /// folders of them; or one folder of their digests (`sightline digest`).
     #[arg(required = true, num_args = 1..)]
     pub traces: Vec<PathBuf>,
-    /// Neither read nor write the digest cache (`$XDG_CACHE_HOME/sightline/digests`, else
-    /// `~/.cache/sightline/digests`): every trace is read.
+    /// Neither read nor write the digest cache (`digests/` in `$SIGHTLINE_CACHE_DIR`, else
+    /// `$XDG_CACHE_HOME/sightline`, else `~/.cache/sightline`): every trace is read.
     #[arg(long)]
     pub no_cache: bool,
     #[arg(long, value_enum, default_value_t = Format::Table)]

@@ -1,6 +1,7 @@
 //! The digest cache of local opens: a run of traces opened in the window or with `sightline
-//! ranks` keeps each rank's digest under `$XDG_CACHE_HOME/sightline/digests/` (else
-//! `~/.cache/sightline/digests/`), never beside the traces, in a folder keyed by the trace's
+//! ranks` keeps each rank's digest under `digests/` in Sightline's cache folder
+//! (`$SIGHTLINE_CACHE_DIR`, else `$XDG_CACHE_HOME/sightline`, else `~/.cache/sightline`), never
+//! beside the traces, in a folder keyed by the trace's
 //! absolute path, size and modification time, the collectives' pattern and the build of
 //! Sightline; the next open of
 //! the same unchanged trace reads the digest instead. The cache is bounded
@@ -41,18 +42,17 @@ fn fnv1a(parts: &[&[u8]]) -> u64 {
 }
 
 impl Cache {
-    /// The user's cache (`XDG_CACHE_HOME`, else `HOME/.cache`), if either is set.
+    /// The user's cache: `digests/` in Sightline's cache folder (`$SIGHTLINE_CACHE_DIR`, else
+    /// `$XDG_CACHE_HOME/sightline`, else `~/.cache/sightline`, as for converted reports), if
+    /// one of them is set.
     pub fn user() -> Option<Cache> {
-        let env = |n: &str| std::env::var_os(n).filter(|v| !v.is_empty());
-        let base = env("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+        let base = crate::load::nsys_rep::cache_dir()?;
         let limit_bytes = std::env::var("SIGHTLINE_CACHE_LIMIT_MB")
             .ok()
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map_or(DEFAULT_LIMIT_BYTES, |mb| mb << 20);
         Some(Cache {
-            dir: base.join("sightline").join("digests"),
+            dir: base.join("digests"),
             limit_bytes,
         })
     }
