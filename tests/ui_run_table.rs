@@ -34,7 +34,7 @@ fn the_per_rank_table_fits_the_panel() {
     });
     h.step();
     h.step();
-    let rank = h.get_by_label("Per rank").rect();
+    let rank = h.get_by_label("Per rank (2)").rect();
     for title in ["Span", "Kernels", "Exposed", "Late", "Wait"] {
         let r = h.get_by_label(title).rect();
         assert!(

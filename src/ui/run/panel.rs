@@ -43,6 +43,11 @@ fn clock_choice(ui: &mut Ui, run: &mut RunTab) {
 }
 
 /// The ranks' page: clock, per-rank table, heatmap, collectives.
+/// Runs of more ranks than this show their offsets folded.
+const FOLD_OFFSETS_ABOVE: usize = 16;
+/// Runs of more ranks than this show their per-rank table folded.
+const FOLD_TABLE_ABOVE: usize = 64;
+
 fn show_ranks(ui: &mut Ui, run: &mut RunTab) {
     if !run.is_loading() {
         clock_choice(ui, run);
@@ -63,6 +68,13 @@ fn show_ranks(ui: &mut Ui, run: &mut RunTab) {
     ui.label(format!("clock: {}", a.alignment.describe()));
     ui.label(a.verdict.as_str());
     let mut shift_to = None;
+    // A large run's offsets and per-rank rows start folded, so that the heatmap and the
+    // collectives are in reach (1,024 ranks are 1,024 rows each).
+    let n = a.ranks.len();
+    egui::CollapsingHeader::new(format!("Clock offsets and shifts ({n} ranks)"))
+        .id_salt("run_offsets")
+        .default_open(n <= FOLD_OFFSETS_ABOVE)
+        .show(ui, |ui| {
     egui::Grid::new("run_ranks_clock")
         .num_columns(5)
         .striped(true)
@@ -88,48 +100,54 @@ fn show_ranks(ui: &mut Ui, run: &mut RunTab) {
                 ui.end_row();
             }
         });
+        });
     ui.separator();
-    ui.strong("Per rank");
-    // Short titles and compact times (the whole title and value on hover), the trace on the
-    // rank's hover (its row on the left names it), so that the columns fit the panel's default
-    // width; a bar shows when a wider run still scrolls.
-    egui::ScrollArea::horizontal()
-        .id_salt("run_rank_table")
-        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded)
+    egui::CollapsingHeader::new(format!("Per rank ({n})"))
+        .id_salt("run_per_rank")
+        .default_open(n <= FOLD_TABLE_ABOVE)
         .show(ui, |ui| {
-            egui::Grid::new("run_rank_table_grid")
-                .num_columns(a.table.columns.len() - 1)
-                .spacing([6.0, 4.0])
-                .striped(true)
+            // Short titles and compact times (the whole title and value on hover), the trace on the
+            // rank's hover (its row on the left names it), so that the columns fit the panel's default
+            // width; a bar shows when a wider run still scrolls.
+            egui::ScrollArea::horizontal()
+                .id_salt("run_rank_table")
+                .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded)
                 .show(ui, |ui| {
-                    let trace = a.table.columns.iter().position(|c| c == "Trace");
-                    for (i, c) in a.table.columns.iter().enumerate() {
-                        if Some(i) != trace {
-                            ui.strong(short_title(c)).on_hover_text(c.as_str());
-                        }
-                    }
-                    ui.end_row();
-                    let straggler = a.straggler.map(|(k, _)| k);
-                    for (k, row) in a.table.rows.iter().enumerate() {
-                        let trace_name = trace.and_then(|t| row.cells.get(t)).map(Cell::csv_text);
-                        for (c, cell) in row.cells.iter().enumerate() {
-                            let column = &a.table.columns[c];
-                            if Some(c) == trace {
-                                continue;
+                    egui::Grid::new("run_rank_table_grid")
+                        .num_columns(a.table.columns.len() - 1)
+                        .spacing([6.0, 4.0])
+                        .striped(true)
+                        .show(ui, |ui| {
+                            let trace = a.table.columns.iter().position(|c| c == "Trace");
+                            for (i, c) in a.table.columns.iter().enumerate() {
+                                if Some(i) != trace {
+                                    ui.strong(short_title(c)).on_hover_text(c.as_str());
+                                }
                             }
-                            let (text, mut full) = cell_text(column, cell);
-                            if column == "Rank" {
-                                full = trace_name.clone().unwrap_or(full);
+                            ui.end_row();
+                            let straggler = a.straggler.map(|(k, _)| k);
+                            for (k, row) in a.table.rows.iter().enumerate() {
+                                let trace_name =
+                                    trace.and_then(|t| row.cells.get(t)).map(Cell::csv_text);
+                                for (c, cell) in row.cells.iter().enumerate() {
+                                    let column = &a.table.columns[c];
+                                    if Some(c) == trace {
+                                        continue;
+                                    }
+                                    let (text, mut full) = cell_text(column, cell);
+                                    if column == "Rank" {
+                                        full = trace_name.clone().unwrap_or(full);
+                                    }
+                                    let r = if straggler == Some(k) && column == "Late Arrivals" {
+                                        ui.colored_label(LATE, text)
+                                    } else {
+                                        ui.label(text)
+                                    };
+                                    r.on_hover_text(full);
+                                }
+                                ui.end_row();
                             }
-                            let r = if straggler == Some(k) && column == "Late Arrivals" {
-                                ui.colored_label(LATE, text)
-                            } else {
-                                ui.label(text)
-                            };
-                            r.on_hover_text(full);
-                        }
-                        ui.end_row();
-                    }
+                        });
                 });
         });
     ui.separator();
