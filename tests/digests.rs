@@ -86,9 +86,51 @@ fn pytorch(name: &str) -> PathBuf {
     nccl("pytorch").join(format!("{name}.pt.trace.json.gz"))
 }
 
-/// Runs of ranks: nsys, PyTorch, and a mixed one (refused: its traces are not one run), plus
-/// the shared traces' pairs where `../shared` is beside the checkout.
-fn runs() -> Vec<(&'static str, Vec<PathBuf>)> {
+/// A mixed run that is one run: the nsys export of DDP's rank 0 and the PyTorch trace of a DDP
+/// rank 1 whose `baseTimeNanoseconds` is moved (in a copy under `dir`) so that its span starts 1 s
+/// into rank 0's on the recorded clock; every event as PyTorch wrote it.
+fn mixed_on_one_clock(dir: &Path) -> Vec<PathBuf> {
+    use std::io::{Read, Write};
+    let nsys = nccl("n25_ddp_rank0.sqlite");
+    let c =
+        rusqlite::Connection::open_with_flags(&nsys, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .expect("open");
+    let (utc, first): (i64, i64) = c
+        .query_row(
+            "SELECT (SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME), \
+             (SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("session start");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(pytorch("kt_ddp_rank1")).expect("open"))
+        .read_to_string(&mut text)
+        .expect("gunzip");
+    let mut json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let min_ts_ns = json["traceEvents"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(|e| e["ts"].as_f64())
+        .fold(f64::INFINITY, f64::min)
+        * 1000.0;
+    json["baseTimeNanoseconds"] = (utc + first + 1_000_000_000 - min_ts_ns as i64).into();
+    std::fs::create_dir_all(dir).expect("mkdir");
+    let moved = dir.join("kt_ddp_moved_rank1.pt.trace.json.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&moved).expect("create"),
+        flate2::Compression::fast(),
+    );
+    gz.write_all(json.to_string().as_bytes()).expect("write");
+    gz.finish().expect("gzip");
+    vec![nsys, moved]
+}
+
+/// Runs of ranks: nsys, PyTorch, a mixed one on one clock (made under `dir`) and a mixed one
+/// refused (its traces are not one run), plus the shared traces' pairs where `../shared` is
+/// beside the checkout.
+fn runs(dir: &Path) -> Vec<(&'static str, Vec<PathBuf>)> {
     let mut runs = vec![
         (
             "nsys DDP",
@@ -112,9 +154,10 @@ fn runs() -> Vec<(&'static str, Vec<PathBuf>)> {
             vec![pytorch("kt_moe_a2a_rank0"), pytorch("kt_moe_a2a_rank1")],
         ),
         (
-            "mixed nsys + PyTorch",
+            "mixed nsys + PyTorch, not one run",
             vec![pytorch("kt_ddp_rank0"), nccl("n25_ddp_rank1.sqlite")],
         ),
+        ("mixed nsys + PyTorch on one clock", mixed_on_one_clock(dir)),
     ];
     if let Some(shared) = common::shared_traces() {
         runs.push((
@@ -145,7 +188,7 @@ fn ranks_from_digests_equal_ranks_from_traces_byte_for_byte() {
         &["--align", "collective"],
     ];
     let (mut compared, mut one_run, mut refused) = (0, 0, 0);
-    for (k, (what, traces)) in runs().into_iter().enumerate() {
+    for (k, (what, traces)) in runs(&scratch.join("mixed")).into_iter().enumerate() {
         let out = scratch.join(format!("digests-{k}"));
         let cache = scratch.join(format!("cache-{k}"));
         digest(&traces, &out, &cache, &[], &[]);
@@ -424,7 +467,10 @@ fn pyarrow_reads_every_table_and_the_collectives_hold_ranks_instances() {
     let scratch = common::scratch_dir("digests-pyarrow");
     let cache = scratch.join("cache");
     let mut checked = 0;
-    for (what, traces) in runs().into_iter().filter(|(w, _)| !w.starts_with("mixed")) {
+    for (what, traces) in runs(&scratch.join("mixed"))
+        .into_iter()
+        .filter(|(w, _)| !w.ends_with("not one run"))
+    {
         let out = scratch.join(what.replace(' ', "_"));
         digest(&traces, &out, &cache, &[], &[]);
         let o = Command::new(&python)
@@ -475,19 +521,26 @@ fn check_collectives(what: &str, out: &Path, read: &Read, cache: &Path) {
         println!("{what}: not on the recorded clock, arrivals not compared");
         return;
     }
-    // rank r → its folder, from "rank R (SOURCE): PATH; collectives from …".
+    // rank r → its folder: the one whose `rank` table names the trace of
+    // "rank R (SOURCE): PATH; collectives from …".
     let folder_of: BTreeMap<String, String> =
         o.2.lines()
             .filter_map(|l| l.strip_prefix("rank "))
             .filter_map(|l| {
                 let rank = l.split(' ').next()?.to_string();
                 let path = l.split("): ").nth(1)?.split("; collectives").next()?;
-                Some((
-                    rank,
-                    Path::new(path).file_name()?.to_string_lossy().into_owned(),
-                ))
+                let folder = read
+                    .iter()
+                    .find(|(_, t)| t["rank"]["source"][0].as_str() == Some(path))?
+                    .0
+                    .clone();
+                Some((rank, folder))
             })
             .collect();
+    assert!(
+        !folder_of.is_empty(),
+        "{what}: no rank line names a digest's source"
+    );
     let num = |v: &serde_json::Value| v.as_i64().expect("an integer");
     let origin = |f: &str| num(&read[f]["rank"]["utc_origin_ns"][0]);
     let earliest = folder_of.values().map(|f| origin(f)).min().expect("ranks");
@@ -527,6 +580,10 @@ fn check_collectives(what: &str, out: &Path, read: &Read, cache: &Path) {
             }
         }
     }
-    assert!(arrivals > 0, "{what}: no arrival compared");
+    // The derived mixed run shares no collective (nsys names kernels, PyTorch its operators).
+    assert!(
+        arrivals > 0 || what.starts_with("mixed"),
+        "{what}: no arrival compared"
+    );
     println!("{what}: {arrivals} arrivals are collectives-table starts on the recorded clock");
 }
