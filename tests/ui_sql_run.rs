@@ -190,28 +190,8 @@ fn expand_all(h: &mut Harness<'static, SightlineApp>) {
 
 /// Types `query` on the run's SQL page, runs it, waits for the answer and pins it.
 fn query_and_pin(h: &mut Harness<'static, SightlineApp>, query: &str) -> Vec<Vec<Value>> {
-    run_mut(h).page = RunPage::Sql;
-    run_mut(h).sql.query = query.into();
+    let rows = ask(h, query);
     h.step();
-    h.step();
-    h.get_by_label("Run").click();
-    h.step();
-    let started = Instant::now();
-    while run(h).sql.is_running() || run(h).sql.answer().is_none() {
-        assert!(started.elapsed() < Duration::from_secs(60), "no answer");
-        std::thread::sleep(Duration::from_millis(10));
-        h.step();
-    }
-    h.step();
-    let rows = run(h)
-        .sql
-        .answer()
-        .unwrap()
-        .result
-        .clone()
-        .expect("rows")
-        .rows
-        .clone();
     h.get_by_label("Pin as track").click();
     h.step();
     h.step();

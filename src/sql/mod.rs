@@ -129,13 +129,7 @@ impl SqlTrace {
         if let Some(trace) = trace {
             computed::add(&conn, trace, true).map_err(views_error)?;
         }
-        let refusals = guard::install(&conn);
-        Ok(Self {
-            conn,
-            refusals,
-            over_file: true,
-            pending_run: Default::default(),
-        })
+        Ok(Self::guarded(conn, true))
     }
 
     /// An in-memory database filled from a loaded trace.
@@ -147,13 +141,18 @@ impl SqlTrace {
         let mut conn = Connection::open_in_memory().map_err(views_error)?;
         model_db::fill(&mut conn, trace).map_err(views_error)?;
         computed::add(&conn, trace, false).map_err(views_error)?;
+        Ok(Self::guarded(conn, false))
+    }
+
+    /// `conn` with the read-only guard installed: from now on a user's SQL only reads it.
+    fn guarded(conn: Connection, over_file: bool) -> Self {
         let refusals = guard::install(&conn);
-        Ok(Self {
+        Self {
             conn,
             refusals,
-            over_file: false,
+            over_file,
             pending_run: Default::default(),
-        })
+        }
     }
 
     /// The names of the views (or tables) a query can read, in documentation order.

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rusqlite::Connection;
 use rusqlite::types::Value;
 
-use super::{SqlError, SqlTrace, guard, views};
+use super::{SqlError, SqlTrace, views};
 use crate::trace::Trace;
 
 /// Columns that hold a time on the trace's clock (moved onto the run's clock).
@@ -73,13 +73,7 @@ impl SqlTrace {
         let conn = Connection::open_in_memory().map_err(|e| run_error(&e))?;
         create_event_views(&conn).map_err(|e| run_error(&e))?;
         fill_event_views(&conn, ranks, trace_of, cancel)?;
-        let refusals = guard::install(&conn);
-        Ok(Self {
-            conn,
-            refusals,
-            over_file: false,
-            pending_run: Default::default(),
-        })
+        Ok(Self::guarded(conn, false))
     }
 
     /// The run's database from what its digests hold: the run-level `tables` (ranks,
@@ -91,13 +85,11 @@ impl SqlTrace {
             add_table(&conn, t).map_err(|e| run_error(&e))?;
         }
         create_event_views(&conn).map_err(|e| run_error(&e))?;
-        let refusals = guard::install(&conn);
-        Ok(Self {
-            conn,
-            refusals,
-            over_file: false,
-            pending_run: std::sync::Mutex::new(Some(ranks)),
-        })
+        let db = Self::guarded(conn, false);
+        if let Ok(mut pending) = db.pending_run.lock() {
+            *pending = Some(ranks);
+        }
+        Ok(db)
     }
 
     /// Fills the event views of a run opened from its digests when `sql` names one of them (a
