@@ -308,6 +308,45 @@ fn expanding_a_rank_whose_trace_is_gone_says_so_on_its_row() {
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
+/// A rank whose trace changed since it was digested is not expanded from it: its row says so,
+/// and loads nothing; the unchanged rank expands as usual.
+#[test]
+fn a_rank_whose_trace_changed_since_its_digest_is_not_expanded_from_it() {
+    let (scratch, paths) = digested_run("run-digests-changed");
+    // Rank 1's trace is rewritten (same bytes, a new time): not the file that was digested.
+    let f = std::fs::File::options()
+        .write(true)
+        .open(&paths[1])
+        .unwrap();
+    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60))
+        .unwrap();
+    drop(f);
+    let mut h = open_digests(&scratch);
+    for k in 0..2 {
+        let header = run(&h).last.headers[k].1;
+        common::ui::click_at(&mut h, Pos2::new(header.left() + 40.0, header.center().y));
+        settle(&mut h);
+    }
+    let r = run(&h);
+    assert!(
+        r.ranks[0].trace.is_some(),
+        "rank 0's trace is the one digested"
+    );
+    assert!(r.ranks[1].trace.is_none() && r.ranks[1].job.is_none());
+    let said = r.ranks[1].detail_error.clone().expect("rank 1 is refused");
+    assert!(
+        said.starts_with(&format!(
+            "The trace of rank 1, {}, changed since its digest was made",
+            paths[1].display()
+        )),
+        "{said}"
+    );
+    let label = unreadable_line(&h, &paths[1]);
+    assert!(label.top() >= run(&h).last.headers[1].1.bottom() - 0.5);
+    drop(h);
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
 /// The rank folders of `cache` (each a digest.json and its tables).
 fn cached(cache: &Cache) -> Vec<PathBuf> {
     let mut folders: Vec<PathBuf> = std::fs::read_dir(&cache.dir)

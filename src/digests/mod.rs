@@ -84,6 +84,7 @@ pub fn make(
     let (size, mtime_ns) = store::stamp(&source)?;
     let mut digest = RankDigest::of(trace, pattern);
     digest.hints.path = source.clone();
+    digest.source_stamp = Some((size, mtime_ns));
     let entry = Entry {
         format: store::ENTRY_FORMAT.to_string(),
         version: store::VERSION,

@@ -226,6 +226,10 @@ pub fn read_rank(dir: &Path) -> Result<(Entry, RankDigest)> {
         &table("steps")?,
     )
     .with_context(|| format!("{} is not a whole digest", dir.display()))?;
+    let digest = RankDigest {
+        source_stamp: Some((entry.size, entry.mtime_ns)),
+        ..digest
+    };
     Ok((entry, digest))
 }
 

@@ -180,6 +180,7 @@ pub fn digest_of(
         }),
         steps: occurrences(steps)?,
         events: usize::try_from(rank.int("events", 0)?)?,
+        source_stamp: None,
     })
 }
 

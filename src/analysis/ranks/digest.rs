@@ -64,6 +64,9 @@ pub struct RankDigest {
     pub steps: Vec<Occurrence>,
     /// How many events the trace had (of the parts read).
     pub events: usize,
+    /// The trace's size and modification time (ns) when the digest was made, where known (a
+    /// digest kept as files): a rank is not expanded from a trace that changed since.
+    pub source_stamp: Option<(u64, i64)>,
 }
 
 impl RankDigest {
@@ -84,6 +87,7 @@ impl RankDigest {
                 + trace.memcpys.spans.len()
                 + trace.memsets.spans.len()
                 + trace.nvtx.spans.len(),
+            source_stamp: None,
         }
     }
 

@@ -91,12 +91,21 @@ impl RunTab {
         }
         let mut loading = self.ranks.iter().filter(|r| r.job.is_some()).count();
         let most = super::open_job::open_workers();
-        for r in &mut self.ranks {
+        for (k, r) in self.ranks.iter_mut().enumerate() {
             if loading >= most {
                 break;
             }
             let wanted = r.expanded && r.trace.is_none() && r.job.is_none();
             if wanted && r.digest.is_some() && r.detail_error.is_none() {
+                let made_from = r.digest.as_ref().and_then(|d| d.source_stamp);
+                if let (Some(then), Ok(now)) = (made_from, crate::digests::store::stamp(&r.path))
+                    && then != now
+                {
+                    let rank = self.analysis.as_ref().and_then(|a| a.ranks.get(k));
+                    r.detail_error = Some(changed_trace(rank.map(|i| i.rank), &r.path));
+                    changed = true;
+                    continue;
+                }
                 r.job = Some(LoadJob::start(r.path.clone(), ctx.cloned()));
                 loading += 1;
                 changed = true;
@@ -125,6 +134,18 @@ pub fn unreadable_trace(rank: Option<u32>, path: &Path, error: &str) -> String {
         "The trace of {whose}, {shown}, cannot be read here: {reason}. Its row is drawn from \
          its digest; to see its events, put the trace back at that path (or open the run from \
          its traces)."
+    )
+}
+
+/// What the window says under an expanded rank whose trace changed since its digest was made:
+/// its rows would not be what the run's analysis (from the digest) measured.
+pub fn changed_trace(rank: Option<u32>, path: &Path) -> String {
+    let whose = rank.map_or_else(|| "this rank".to_string(), |r| format!("rank {r}"));
+    format!(
+        "The trace of {whose}, {}, changed since its digest was made (its size or time \
+         differ): its row is drawn from the digest; digest the traces again, or open the run \
+         from its traces, to see it as it is now.",
+        path.display()
     )
 }
 
