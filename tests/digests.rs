@@ -323,6 +323,15 @@ fn shards_are_disjoint_and_complete() {
         .map(|e| e["folder"].as_str().expect("folder").to_string())
         .collect();
     assert_eq!(listed, all, "the manifest is merged from every shard");
+    for e in manifest["ranks"].as_array().expect("ranks") {
+        let folder = e["folder"].as_str().expect("folder");
+        assert_eq!(
+            format!("rank_{}.sqlite", e["rank"]),
+            folder,
+            "each row carries its rank"
+        );
+        assert_eq!(e["rank_from"], "file name");
+    }
 
     // A Kubernetes Indexed Job's two tasks into another folder.
     let k8s = scratch.join("digests-k8s");

@@ -94,6 +94,8 @@ pub fn make(
         size,
         mtime_ns,
         collectives_pattern: pattern.as_str().to_string(),
+        rank_distributed: digest.hints.distributed,
+        rank_environment: digest.hints.environment,
         utc_origin_ns: digest.utc_origin,
         first_ns: digest.first_ns,
         last_ns: digest.last_ns,

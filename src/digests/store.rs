@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::columns::{self, Columns};
 use super::tables;
 use crate::analysis::ranks::digest::RankDigest;
+use crate::analysis::ranks::{RankHints, ranks_from_hints};
 use crate::analysis::table::Table;
 
 /// The version of the digest files; a digest of another version is not current.
@@ -57,6 +58,10 @@ pub struct Entry {
     pub mtime_ns: i64,
     /// The pattern its collectives were found with (`--collectives`).
     pub collectives_pattern: String,
+    /// What the trace says of its rank: `distributedInfo.rank`, the rank in its processes'
+    /// environment.
+    pub rank_distributed: Option<u32>,
+    pub rank_environment: Option<u32>,
     /// Its UTC time of its time 0, where it records one (the recorded clock).
     pub utc_origin_ns: Option<i64>,
     pub first_ns: i64,
@@ -270,7 +275,18 @@ pub struct Manifest {
     pub version: u32,
     /// Whether every rank records an absolute clock (the run can use the recorded clock).
     pub recorded_clock: bool,
-    pub ranks: Vec<Entry>,
+    pub ranks: Vec<ManifestRank>,
+}
+
+/// A row of the manifest: a digest's entry with the rank the run gives it (as `sightline ranks`
+/// finds ranks, among the digests present when the manifest was written) and where that came
+/// from.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ManifestRank {
+    pub rank: u32,
+    pub rank_from: String,
+    #[serde(flatten)]
+    pub entry: Entry,
 }
 
 /// Rewrites `out/manifest.json` from the rank folders present, under a lock on `out/.lock`
@@ -288,11 +304,28 @@ pub fn merge_manifest(out: &Path) -> Result<Manifest> {
         .map(|d| read_entry(d))
         .collect::<Result<Vec<_>>>()?;
     ranks.sort_by_key(|e| e.index);
+    let hints: Vec<RankHints> = ranks
+        .iter()
+        .map(|e| RankHints {
+            distributed: e.rank_distributed,
+            environment: e.rank_environment,
+            path: e.source.clone(),
+        })
+        .collect();
+    let found = ranks_from_hints(&hints);
     let manifest = Manifest {
         format: MANIFEST_FORMAT.to_string(),
         version: VERSION,
         recorded_clock: !ranks.is_empty() && ranks.iter().all(|e| e.utc_origin_ns.is_some()),
-        ranks,
+        ranks: ranks
+            .into_iter()
+            .zip(found)
+            .map(|(entry, (rank, from))| ManifestRank {
+                rank,
+                rank_from: from.label().to_string(),
+                entry,
+            })
+            .collect(),
     };
     write_atomic(
         &out.join(MANIFEST_FILE),
