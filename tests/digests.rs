@@ -311,6 +311,20 @@ fn shards_are_disjoint_and_complete() {
             got.iter().all(|f| all.insert(f.clone())),
             "shard {k} overlaps another"
         );
+        if k == 0 {
+            // One shard of three is not the run: `ranks` says what is missing.
+            let partial = said(&sightline(
+                &args(&["ranks"], std::slice::from_ref(&out), &[]),
+                &cache,
+                &[],
+            ));
+            assert_eq!(partial.0, Some(1));
+            assert!(
+                partial.2.contains("holds 3 of the run's 7 digests"),
+                "{}",
+                partial.2
+            );
+        }
     }
     assert_eq!(all, names.iter().cloned().collect::<BTreeSet<_>>());
     let manifest: serde_json::Value =

@@ -161,6 +161,19 @@ fn run_level_tables_come_from_the_digests_with_the_traces_gone() {
     for r in 0..2 {
         assert_eq!(events[r + 1][1], kernels[r].to_string());
     }
+    // A trace changed since it was digested is not read under the digest's numbers.
+    let f = std::fs::File::options()
+        .write(true)
+        .open(&traces[1])
+        .unwrap();
+    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60))
+        .unwrap();
+    drop(f);
+    let fresh = scratch.join("fresh-cache");
+    let err = query(&digests, "SELECT count(*) FROM memcpy", &fresh).expect_err("changed");
+    assert!(err.contains("changed since its digest was made"), "{err}");
+    let run_level = query(&digests, "SELECT count(*) FROM ranks", &fresh).expect("ranks");
+    assert_eq!(run_level[1][0], "2");
     println!(
         "2 ranks: ranks, collectives, steps, kernel_sums ({} and {} kernels), api_sums answered \
          from the digests alone; kernels loaded the traces",

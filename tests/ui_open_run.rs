@@ -191,3 +191,44 @@ fn traces_named_without_a_rank_are_proposed_by_their_distributed_rank_and_clock(
     assert!(r.analysis.is_some(), "{:?}", r.analysis_error);
     std::fs::remove_dir_all(&scratch).ok();
 }
+
+/// Open run… in a folder of digests (`sightline digest`): nothing to tick, the browser says so,
+/// and Open opens the run from the digests.
+#[test]
+fn open_run_in_a_folder_of_digests_opens_it() {
+    let scratch = common::scratch_dir("open-run-digests");
+    let traces: Vec<PathBuf> = ["n25_ddp_rank0.sqlite", "n25_ddp_rank1.sqlite"]
+        .iter()
+        .map(|f| common::fixtures().join("nccl").join(f))
+        .collect();
+    let digests = scratch.join("digests");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .arg("digest")
+        .args(&traces)
+        .arg("--out")
+        .arg(&digests)
+        .env("XDG_CACHE_HOME", scratch.join("cache"))
+        .env_remove("SIGHTLINE_CACHE_DIR")
+        .output()
+        .expect("run sightline digest");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut h = open_run_dialog(&digests);
+    h.get_by_label("A folder of digests: Open opens the run from them");
+    open_and_settle(&mut h);
+    assert_eq!(h.state().tabs.len(), 1, "one tab for the run");
+    let r = run(&h);
+    assert_eq!(r.ranks.len(), 2);
+    assert!(
+        r.ranks
+            .iter()
+            .all(|k| k.digest_folder.is_some() && k.trace.is_none())
+    );
+    let a = r.analysis.as_ref().expect("the run's analysis is in");
+    assert_eq!(a.ranks.iter().map(|i| i.rank).collect::<Vec<_>>(), [0, 1]);
+    drop(h);
+    let _ = std::fs::remove_dir_all(&scratch);
+}

@@ -51,6 +51,12 @@ pub fn digest(args: &DigestArgs) -> Result<i32> {
     let shard = shard::find(args.shard.as_deref(), args.shards, &|n| {
         std::env::var(n).ok()
     })?;
+    if let Some(d) = args.traces.iter().find(|p| store::is_digests(p)) {
+        bail!("{} is a folder of digests, not of traces", d.display());
+    }
+    if args.out.exists() && !args.out.is_dir() {
+        bail!("--out {} is a file, not a folder", args.out.display());
+    }
     let files = crate::load::folder::run_traces(&args.traces).map_err(|e| anyhow!(e))?;
     if files.is_empty() {
         bail!("no trace to digest");
@@ -78,8 +84,9 @@ pub fn digest(args: &DigestArgs) -> Result<i32> {
             return anyhow::Ok(Done::Current);
         }
         let t = Instant::now();
-        let made =
+        let mut made =
             digests::load_and_make(&files[i], (i, names[i].clone()), &pattern, &|_| {}, &cancel)?;
+        made.entry.total = files.len();
         store::write_rank(&args.out, &made.files())
             .with_context(|| format!("writing the digest {}", place.display()))?;
         let seconds = t.elapsed().as_secs_f64();
@@ -96,7 +103,7 @@ pub fn digest(args: &DigestArgs) -> Result<i32> {
     });
     let (mut written, mut current, mut events, mut busy) = (0, 0, 0usize, 0.0);
     let mut failed = Vec::new();
-    for (k, o) in outcomes.into_iter().enumerate() {
+    for o in outcomes {
         match o {
             Ok(Done::Written { events: n, seconds }) => {
                 written += 1;
@@ -104,8 +111,11 @@ pub fn digest(args: &DigestArgs) -> Result<i32> {
                 busy += seconds;
             }
             Ok(Done::Current) => current += 1,
-            Err(e) => failed.push(format!("{}: {e:#}", files[mine[k]].display())),
+            Err(e) => failed.push(format!("{e:#}")),
         }
+    }
+    for f in &failed {
+        eprintln!("error: {f}");
     }
     let manifest = store::merge_manifest(&args.out)?;
     let rate = if busy > 0.0 {
@@ -119,7 +129,7 @@ pub fn digest(args: &DigestArgs) -> Result<i32> {
     };
     eprintln!(
         "shard {}/{} ({}): {} of {} traces; {written} digested, {current} current, {} failed{rate}; \
-         {} has {} digests",
+         {} has {} digest{}",
         shard.index,
         shard.count,
         shard.from,
@@ -127,10 +137,8 @@ pub fn digest(args: &DigestArgs) -> Result<i32> {
         files.len(),
         failed.len(),
         args.out.display(),
-        manifest.ranks.len()
+        manifest.ranks.len(),
+        if manifest.ranks.len() == 1 { "" } else { "s" }
     );
-    for f in &failed {
-        eprintln!("error: {f}");
-    }
     Ok(if failed.is_empty() { 0 } else { 1 })
 }

@@ -33,6 +33,11 @@ pub struct SqlArgs {
     /// With --ranks: neither read nor write the digest cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// With --ranks: the ranges that count as collectives where a rank has neither NCCL kernels
+    /// nor c10d:: operators (as `sightline ranks --collectives`; digests keep the pattern they
+    /// were made with).
+    #[arg(long, value_name = "REGEX", default_value = collectives::DEFAULT_PATTERN)]
+    pub collectives: String,
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Print at most N rows (a note on stderr says when more matched).
@@ -74,7 +79,7 @@ pub fn sql(args: &SqlArgs) -> Result<i32> {
         anyhow::bail!("--timeout takes a positive number of seconds");
     }
     let trace = match (args.ranks, args.traces.as_slice()) {
-        (true, _) => open_run(&args.traces, args.no_cache)?,
+        (true, _) => open_run(&args.traces, args.no_cache, &args.collectives)?,
         (false, [one]) => SqlTrace::open_for_query(one, &args.query)?,
         (false, _) => bail!("one trace, or --ranks for the traces of one run"),
     };
@@ -117,8 +122,9 @@ pub fn sql(args: &SqlArgs) -> Result<i32> {
 /// The run's database: its ranks' digests (a folder of digests, the cache, or each trace read
 /// now), aligned as `sightline ranks` aligns them; the run-level tables from the digests at
 /// once, the event views filled from the traces only when the query reads one.
-fn open_run(paths: &[PathBuf], no_cache: bool) -> Result<SqlTrace> {
-    let pattern = regex::Regex::new(collectives::DEFAULT_PATTERN)?;
+fn open_run(paths: &[PathBuf], no_cache: bool, collectives: &str) -> Result<SqlTrace> {
+    let pattern = regex::Regex::new(collectives)
+        .map_err(|e| anyhow::anyhow!("--collectives '{collectives}': {e}"))?;
     let cache = if no_cache { None } else { Cache::user() };
     let got = digests::of_run(paths, &pattern, cache.as_ref())?;
     if got.len() < 2 {
@@ -146,6 +152,7 @@ fn open_run(paths: &[PathBuf], no_cache: bool) -> Result<SqlTrace> {
             },
             path,
             trace: None,
+            made_from: got[p.index].digest.source_stamp,
         });
     }
     let tables = run_sql::RunSqlInputs::of_digest_run(&run, &got).tables();

@@ -15,7 +15,7 @@ pub mod tables;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use regex::Regex;
 
 use crate::analysis::ranks::digest::{DIGEST_NEEDS, RankDigest};
@@ -90,6 +90,7 @@ pub fn make(
         version: store::VERSION,
         folder,
         index,
+        total: 0,
         source,
         size,
         mtime_ns,
@@ -125,8 +126,8 @@ pub fn load_and_make(
         cancel,
         needs: write_needs(),
     };
-    let trace = crate::load::load_file_with(source, &control)
-        .with_context(|| format!("cannot digest {}", source.display()))?;
+    // The loader's errors name the trace.
+    let trace = crate::load::load_file_with(source, &control)?;
     make(&trace, source, place, pattern)
 }
 
@@ -232,7 +233,28 @@ pub fn of_run(
             })
             .collect::<Result<Vec<_>>>()?;
         got.sort_by_key(|g| g.entry.index);
+        let entries: Vec<&Entry> = got.iter().map(|g| &g.entry).collect();
+        if let Some(why) = store::incomplete(dir, &entries) {
+            anyhow::bail!("{why}");
+        }
+        for g in &got {
+            if store::stamp(&g.entry.source)
+                .is_ok_and(|now| now != (g.entry.size, g.entry.mtime_ns))
+            {
+                eprintln!(
+                    "note: {} changed since it was digested: these numbers are its digest's \
+                     (digest the traces again to see it as it is now)",
+                    g.entry.source.display()
+                );
+            }
+        }
         return Ok(got);
+    }
+    if let Some(d) = paths.iter().find(|p| store::is_digests(p)) {
+        anyhow::bail!(
+            "{} is a folder of digests: give it alone, not with traces or other folders",
+            d.display()
+        );
     }
     let files = crate::load::folder::run_traces(paths).map_err(|e| anyhow::anyhow!(e))?;
     let names = store::folder_names(&files);

@@ -41,8 +41,14 @@ fn number(env: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Option<usi
 }
 
 fn checked(index: usize, count: usize, from: String) -> Result<Shard> {
-    if count == 0 || index >= count {
-        bail!("shard {index} of {count} ({from}) does not exist: shards are 0 to count − 1");
+    if count == 0 {
+        bail!("{from} gives 0 shards: there must be 1 or more");
+    }
+    if index >= count {
+        bail!(
+            "shard {index} of {count} ({from}) does not exist: the shards are 0 to {}",
+            count - 1
+        );
     }
     Ok(Shard { index, count, from })
 }
@@ -66,6 +72,9 @@ pub fn find(
         return checked(parse(i)?, parse(n)?, "--shard".to_string());
     }
     if let Some(n) = shards {
+        if n == 0 {
+            bail!("--shards 0: there must be 1 shard or more");
+        }
         let i = number(env, "JOB_COMPLETION_INDEX")?.ok_or_else(|| {
             anyhow!(
                 "--shards {n} needs JOB_COMPLETION_INDEX (a Kubernetes Indexed Job), or --shard I/N"

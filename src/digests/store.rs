@@ -51,6 +51,10 @@ pub struct Entry {
     /// The trace's place in the list the run was digested from: a run opened from its digests
     /// takes its ranks in this order, as it takes traces in the order given.
     pub index: usize,
+    /// How many traces that list had (`sightline digest`; 0 where unknown): a folder that
+    /// lacks some of them is not the whole run.
+    #[serde(default)]
+    pub total: usize,
     /// The trace, as an absolute path.
     pub source: PathBuf,
     pub size: u64,
@@ -260,6 +264,37 @@ pub fn rank_folders_in_order(out: &Path) -> Result<Vec<PathBuf>> {
         .collect::<Result<Vec<_>>>()?;
     found.sort();
     Ok(found.into_iter().map(|(_, d)| d).collect())
+}
+
+/// Why the digests of `entries` (a folder's) are not a whole run, if they are not: the traces
+/// `sightline digest` was given that have no digest there (shards not finished, or failed).
+pub fn incomplete(dir: &Path, entries: &[&Entry]) -> Option<String> {
+    let total = entries.iter().map(|e| e.total).max()?;
+    let have: std::collections::BTreeSet<usize> = entries.iter().map(|e| e.index).collect();
+    let missing: Vec<usize> = (0..total).filter(|i| !have.contains(i)).collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let listed: Vec<String> = missing.iter().take(8).map(|i| format!("#{i}")).collect();
+    Some(format!(
+        "{} holds {} of the run's {total} digests (no digest of trace {}{} of the list \
+         digested): its other shards have not finished, or failed; run `sightline digest` for \
+         them (it keeps the digests that are current)",
+        dir.display(),
+        have.len(),
+        listed.join(", "),
+        if missing.len() > 8 { ", …" } else { "" }
+    ))
+}
+
+/// [`incomplete`] of the folder of digests `dir`, its entries read from its rank folders.
+pub fn incomplete_folder(dir: &Path) -> Option<String> {
+    let entries: Vec<Entry> = rank_folders(dir)
+        .ok()?
+        .iter()
+        .filter_map(|d| read_entry(d).ok())
+        .collect();
+    incomplete(dir, &entries.iter().collect::<Vec<_>>())
 }
 
 /// Whether `dir` is a folder of digests: it has a manifest or a rank folder.

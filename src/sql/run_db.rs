@@ -41,6 +41,10 @@ pub struct RankTrace {
     pub rank: RunRank,
     pub path: std::path::PathBuf,
     pub trace: Option<Arc<Trace>>,
+    /// The size and modification time of the file its digest was made from, where the run
+    /// was opened from digests: a file that differs now is not read (its rows would not be the
+    /// run's).
+    pub made_from: Option<(u64, i64)>,
 }
 
 impl SqlTrace {
@@ -125,17 +129,43 @@ impl SqlTrace {
     }
 }
 
-/// A rank's trace: held, or loaded whole from its file.
+/// A rank's trace: held, or loaded whole from its file (not when the file changed since the
+/// rank's digest was made).
 fn load_rank(r: &RankTrace, cancel: &AtomicBool) -> Result<Arc<Trace>, SqlError> {
     if let Some(t) = &r.trace {
         return Ok(t.clone());
+    }
+    let unreadable = |why: String| SqlError::Views {
+        path: r.path.clone(),
+        detail: format!(
+            "the event views need rank {}'s trace, which {why}; the run's own tables (ranks, \
+             collectives, steps, kernel_sums, api_sums) answer from its digests without it",
+            r.rank.rank
+        ),
+    };
+    if let (Some(then), Ok(now)) = (r.made_from, crate::digests::store::stamp(&r.path))
+        && then != now
+    {
+        return Err(unreadable(
+            "changed since its digest was made (its size or time differ): digest the traces \
+             again"
+                .into(),
+        ));
     }
     let control = crate::load::LoadControl {
         progress: &|_| {},
         cancel,
         needs: crate::trace::Needs::ALL,
     };
-    Ok(Arc::new(crate::load::load_file_with(&r.path, &control)?))
+    let trace = crate::load::load_file_with(&r.path, &control).map_err(|e| {
+        let text = e.to_string();
+        let shown = format!("{}: ", r.path.display());
+        unreadable(format!(
+            "cannot be read here ({})",
+            text.strip_prefix(&shown).unwrap_or(&text)
+        ))
+    })?;
+    Ok(Arc::new(trace))
 }
 
 /// A table of the run made by its caller (from the run's digests), rows as SQLite values.

@@ -95,6 +95,12 @@ impl SightlineApp {
     /// Opens every trace of the folder `path` as one run (or says in a tab why it cannot).
     pub(super) fn open_folder(&mut self, path: PathBuf, ctx: Option<&egui::Context>) {
         if crate::digests::store::is_digests(&path) {
+            if let Some(why) = crate::digests::store::incomplete_folder(&path) {
+                let i = self.blank_tab();
+                self.tabs[i].error = Some(why);
+                self.active = i;
+                return;
+            }
             return self.open_run(vec![path], ctx);
         }
         match traces_in_folder(&path) {

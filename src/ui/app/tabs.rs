@@ -12,9 +12,19 @@ impl SightlineApp {
     /// Opens `path` in a new tab (or in the empty start tab) and shows it; the load runs in
     /// the background.
     pub fn open(&mut self, path: PathBuf, ctx: Option<&egui::Context>) {
-        // A folder is a run: every trace in it, one per rank.
+        // A folder is a run: every trace in it, one per rank; a digests folder's manifest
+        // stands for its folder.
         if path.is_dir() {
             return self.open_folder(path, ctx);
+        }
+        if path
+            .file_name()
+            .is_some_and(|n| n == crate::digests::store::MANIFEST_FILE)
+            && let Some(dir) = path
+                .parent()
+                .filter(|d| crate::digests::store::is_digests(d))
+        {
+            return self.open_folder(dir.to_path_buf(), ctx);
         }
         let reuse = self
             .tabs

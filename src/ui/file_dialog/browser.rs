@@ -103,7 +103,11 @@ impl Browser {
 
     /// Open pressed on a run: the ticked traces, two or more.
     fn confirm_run(&mut self) -> Option<Vec<PathBuf>> {
-        let picked = &self.run.as_ref()?.picked;
+        let run = self.run.as_ref()?;
+        if run.picked.is_empty() && run.digests {
+            return Some(vec![self.dir.clone()]);
+        }
+        let picked = &run.picked;
         if picked.len() < 2 {
             self.problem = Some("Tick two traces or more: one per rank of the run.".into());
             return None;
@@ -244,7 +248,7 @@ impl Browser {
                 }
                 let action = if self.save { "Save" } else { "Open" };
                 let ready = match &self.run {
-                    Some(run) => !run.picked.is_empty(),
+                    Some(run) => !run.picked.is_empty() || run.digests,
                     None => !self.file_name.trim().is_empty(),
                 };
                 if ui.add_enabled(ready, egui::Button::new(action)).clicked() {

@@ -75,6 +75,8 @@ pub(super) struct RunPick {
     by_rank: bool,
     dir: PathBuf,
     prober: Option<Prober>,
+    /// The folder shown is a folder of digests (`sightline digest`): Open opens it as the run.
+    pub(super) digests: bool,
 }
 
 impl RunPick {
@@ -82,6 +84,7 @@ impl RunPick {
     pub(super) fn listing(&mut self, dir: &Path) {
         *self = Self {
             dir: dir.to_path_buf(),
+            digests: crate::digests::store::is_digests(dir),
             ..Self::default()
         };
     }
@@ -172,6 +175,9 @@ impl RunPick {
         let n = self.picked.len();
         let by_rank = "by their distributedInfo / environment rank on one clock";
         let text = match (&self.proposed, self.by_rank) {
+            _ if n == 0 && self.digests => {
+                "A folder of digests: Open opens the run from them".to_string()
+            }
             _ if n == 0 => "Tick the traces of the run's ranks (one per rank)".to_string(),
             (Some(family), false) => {
                 format!("{n} chosen (proposed: the ranks named {family}); tick or untick any")

@@ -51,6 +51,7 @@ impl RunTab {
                     rank: self.rank_and_offset(k)?,
                     path: r.path.clone(),
                     trace: r.trace.clone(),
+                    made_from: r.digest.as_ref().and_then(|d| d.source_stamp),
                 })
             })
             .collect()
