@@ -51,7 +51,9 @@ pub(super) fn paint_header(
     let info = a.and_then(|a| a.ranks.get(k));
     let label = match info {
         Some(i) => format!("Rank {}", i.rank),
-        None => format!("Trace {}", k + 1),
+        // Before the analysis the rank is not known: its file (beside) names it, and a number
+        // here would read as a rank.
+        None => "Trace".to_string(),
     };
     let text_left = header.left() + 20.0;
     let galley = painter.layout_no_wrap(label, FontId::proportional(13.0), palette.text);
