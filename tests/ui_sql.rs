@@ -345,6 +345,21 @@ fn a_cancelled_runaway_query_returns_control_and_the_window_keeps_drawing() {
     assert!(message.contains("cancelled"), "{message}");
     assert!(h.query_by_label("the query was cancelled").is_some());
 
+    // Run again: while it runs, the last query's error is not shown as if it were this one's.
+    h.get_by_label("Run").click();
+    h.step();
+    h.step();
+    assert!(h.state().tab().analysis.sql().is_running());
+    assert!(h.query_by_label("the query was cancelled").is_none());
+    h.get_by_label("Cancel").click();
+    let cancelled = Instant::now();
+    while h.state().tab().analysis.sql().is_running() {
+        assert!(cancelled.elapsed() < Duration::from_secs(5), "not stopped");
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
+    h.step();
+
     // Control is back: the next query runs and answers.
     set_query(&mut h, "SELECT count(*) FROM memcpy");
     run(&mut h);

@@ -224,6 +224,11 @@ impl SqlTab {
             timeout: Duration::from_secs_f64(self.timeout_s.clamp(0.1, 3600.0)),
         });
         if sent {
+            // The last query's error is not this one's: it goes (rows stay until new ones come).
+            if self.answer.as_ref().is_some_and(|a| a.result.is_err()) {
+                self.answer = None;
+                self.order.clear();
+            }
             self.history.retain(|q| q != &sql);
             self.history.insert(0, sql);
             self.history.truncate(HISTORY_MAX);
