@@ -62,6 +62,9 @@ pub struct Cli {
     /// Open the traces of one run's ranks (one per rank) as one run: one tab, one clock.
     #[arg(long, num_args = 1.., value_name = "FILE", conflicts_with = "compare")]
     pub ranks: Option<Vec<PathBuf>>,
+    /// Runs of ranks neither read nor write the digest cache (every trace is read).
+    #[arg(long)]
+    pub no_cache: bool,
     /// Register Sightline with the desktop (XDG): opens *.nsys-rep, "Open with" for .sqlite.
     #[arg(long, conflicts_with = "uninstall_desktop")]
     pub install_desktop: bool,
@@ -327,6 +330,7 @@ pub fn main_with(cli: Cli) -> Result<i32> {
                 align,
                 cli.ranks.unwrap_or_default(),
                 cli.ncu,
+                cli.no_cache,
             )?;
             Ok(0)
         }

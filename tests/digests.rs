@@ -610,3 +610,63 @@ fn check_collectives(what: &str, out: &Path, read: &Read, cache: &Path) {
     );
     println!("{what}: {arrivals} arrivals are collectives-table starts on the recorded clock");
 }
+
+/// Damaged digests (every table and the entry, cut short at many points, bytes flipped) are
+/// refused with a message naming the file, or read: never a panic.
+#[test]
+fn damaged_digest_files_are_refused_with_a_message_never_a_panic() {
+    let scratch = common::scratch_dir("digests-damaged");
+    let cache = scratch.join("cache");
+    let out = scratch.join("digests");
+    digest(
+        &[nccl("n25_ddp_rank0.sqlite"), nccl("n25_ddp_rank1.sqlite")],
+        &out,
+        &cache,
+        &[],
+        &[],
+    );
+    let folder = out.join("n25_ddp_rank0.sqlite");
+    let (mut tried, mut refused) = (0, 0);
+    let files: Vec<String> = store::TABLES
+        .iter()
+        .map(|t| format!("{t}.parquet"))
+        .chain([store::ENTRY_FILE.to_string()])
+        .collect();
+    for file in &files {
+        let path = folder.join(file);
+        let whole = std::fs::read(&path).expect("read");
+        let mut damaged: Vec<Vec<u8>> = (0..whole.len())
+            .step_by((whole.len() / 40).max(1))
+            .map(|cut| whole[..cut].to_vec())
+            .collect();
+        for at in (0..whole.len()).step_by((whole.len() / 40).max(1)) {
+            let mut flipped = whole.clone();
+            flipped[at] ^= 0xff;
+            damaged.push(flipped);
+        }
+        for bytes in damaged {
+            std::fs::write(&path, &bytes).expect("write");
+            tried += 1;
+            let read = store::read_rank(&folder);
+            if let Err(e) = read {
+                refused += 1;
+                let text = format!("{e:#}");
+                assert!(text.contains("n25_ddp_rank0.sqlite"), "{file}: {text}");
+            }
+        }
+        std::fs::write(&path, &whole).expect("restore");
+    }
+    // A cut table read as a run: `ranks` says which, and exits.
+    let rank = folder.join("rank.parquet");
+    let whole = std::fs::read(&rank).expect("read");
+    std::fs::write(&rank, &whole[..whole.len() / 2]).expect("cut");
+    let o = said(&sightline(
+        &args(&["ranks"], std::slice::from_ref(&out), &[]),
+        &cache,
+        &[],
+    ));
+    assert_eq!(o.0, Some(1));
+    assert!(o.2.contains("rank.parquet"), "{}", o.2);
+    println!("{tried} damaged digest files read: {refused} refused with a message, none panicked");
+    let _ = std::fs::remove_dir_all(&scratch);
+}

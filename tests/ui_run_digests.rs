@@ -414,3 +414,25 @@ fn a_second_open_reads_the_digests_from_the_cache() {
     }
     let _ = std::fs::remove_dir_all(&scratch);
 }
+
+/// `sightline --no-cache`: a run of traces opened in the window reads every trace and keeps no
+/// digest in the cache; without it, the run goes through the user's cache.
+#[test]
+fn no_cache_opens_a_run_without_the_digest_cache() {
+    let traces: Vec<PathBuf> = RANKS
+        .iter()
+        .map(|f| common::fixtures().join("nccl").join(f))
+        .collect();
+    let mut app = SightlineApp::with_run(traces.clone());
+    app.digest_cache = false;
+    let h = harness(app);
+    let r = run(&h);
+    assert!(r.cache.is_none(), "--no-cache: no cache");
+    assert!(r.analysis.is_some() && r.ranks.iter().all(|k| k.digest.is_some()));
+    drop(h);
+    let h = harness(SightlineApp::with_run(traces));
+    assert_eq!(
+        run(&h).cache.as_ref().map(|c| c.dir.clone()),
+        sightline::digests::cache::Cache::user().map(|c| c.dir)
+    );
+}

@@ -60,6 +60,8 @@ pub struct SightlineApp {
     pub settings: Settings,
     /// Runs of ranks to open (`--ranks`), one tab each, on the first frame.
     pub pending_runs: Vec<Vec<PathBuf>>,
+    /// Runs of ranks read and write the digest cache (`--no-cache`: not).
+    pub digest_cache: bool,
     /// Several files dropped at once: the choice between one run and a tab each is open.
     pub dropped: Vec<PathBuf>,
     /// File → Attach Nsight Compute report… is waiting for the file dialog (the tab's id).
@@ -95,6 +97,7 @@ impl SightlineApp {
             title_shown: None,
             settings: Settings::default(),
             pending_runs: Vec::new(),
+            digest_cache: true,
             dropped: Vec::new(),
             attaching_ncu: None,
             save_report: Default::default(),

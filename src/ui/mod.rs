@@ -42,6 +42,7 @@ pub fn run_window(
     align: Option<crate::analysis::align::Alignment>,
     run: Vec<PathBuf>,
     ncu: Option<PathBuf>,
+    no_cache: bool,
 ) -> anyhow::Result<()> {
     let mut viewport = egui::ViewportBuilder::default()
         .with_title("Sightline")
@@ -69,6 +70,7 @@ pub fn run_window(
             settings.apply_theme(&cc.egui_ctx);
             let mut app = SightlineApp::with_files(files, compare).with_settings(settings);
             app.pending_alignment = align;
+            app.digest_cache = !no_cache;
             if !run.is_empty() {
                 app.pending_runs.push(run);
             }
