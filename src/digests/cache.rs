@@ -27,20 +27,6 @@ pub struct Cache {
     pub limit_bytes: u64,
 }
 
-/// FNV-1a, 64 bits: a stable key across builds and machines.
-fn fnv1a(parts: &[&[u8]]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for &b in *part {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        h ^= 0xff;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
 impl Cache {
     /// The user's cache: `digests/` in Sightline's cache folder (`$SIGHTLINE_CACHE_DIR`, else
     /// `$XDG_CACHE_HOME/sightline`, else `~/.cache/sightline`, as for converted reports), if
@@ -66,15 +52,12 @@ impl Cache {
             .ok()
             .and_then(|p| store::stamp(&p).ok())
             .unwrap_or((0, 0));
-        let key = fnv1a(&[
-            source.as_os_str().as_encoded_bytes(),
-            &size.to_le_bytes(),
-            &mtime.to_le_bytes(),
-            pattern.as_bytes(),
-            &store::VERSION.to_le_bytes(),
-            &exe_size.to_le_bytes(),
-            &exe_mtime.to_le_bytes(),
-        ]);
+        // Parts joined by NUL, which neither a path nor a pattern given on a command line holds.
+        let key = crate::load::nsys_rep::path_hash(&format!(
+            "{}\0{size}\0{mtime}\0{pattern}\0{}\0{exe_size}\0{exe_mtime}",
+            source.display(),
+            store::VERSION
+        ));
         Some(format!("{key:016x}"))
     }
 
@@ -161,11 +144,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_key_changes_with_every_part() {
-        let a = fnv1a(&[b"/t/rank_0.sqlite", b"1"]);
-        assert_ne!(a, fnv1a(&[b"/t/rank_1.sqlite", b"1"]));
-        assert_ne!(a, fnv1a(&[b"/t/rank_0.sqlite", b"2"]));
-        assert_ne!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"a", b"bc"]));
-        assert_eq!(a, fnv1a(&[b"/t/rank_0.sqlite", b"1"]));
+    fn the_key_changes_with_the_trace_and_the_pattern() {
+        let a = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+        let b = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+        let key = |p: &Path, pattern| Cache::folder_for(p, pattern).expect("a file");
+        assert_eq!(key(&a, "x"), key(&a, "x"));
+        assert_ne!(key(&a, "x"), key(&b, "x"));
+        assert_ne!(key(&a, "x"), key(&a, "y"));
+        assert!(Cache::folder_for(&a.join("missing"), "x").is_none());
+    }
+
+    /// A cache over its bound drops its least recently used digests first, down to the bound.
+    #[test]
+    fn trimming_drops_the_least_recently_used_first() -> Result<()> {
+        let dir = std::env::temp_dir().join(format!("sightline-cache-trim-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let day = std::time::Duration::from_secs(86_400);
+        // Three digests of 1 MiB, used 3, 2 and 1 days ago.
+        for (name, age) in [("old", 3), ("mid", 2), ("new", 1)] {
+            let d = dir.join(name);
+            fs::create_dir_all(&d)?;
+            fs::write(d.join("busy.parquet"), vec![0u8; 1 << 20])?;
+            let entry = fs::File::create(d.join(store::ENTRY_FILE))?;
+            entry.set_modified(SystemTime::now() - day * age)?;
+        }
+        let cache = Cache {
+            dir: dir.clone(),
+            limit_bytes: (2 << 20) + 100,
+        };
+        assert_eq!(cache.trim(), 1);
+        let mut left: Vec<String> = fs::read_dir(&dir)?
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["mid", "new"]);
+        assert_eq!(cache.trim(), 0, "within the bound now");
+        fs::remove_dir_all(&dir)?;
+        Ok(())
     }
 }

@@ -207,40 +207,37 @@ pub fn of_run(
     if let [dir] = paths
         && store::is_digests(dir)
     {
-        let folders = store::rank_folders(dir)?;
-        let read = on_workers(folders.len(), workers(), |i| store::read_rank(&folders[i]));
-        let mut got = read
+        let run = store::read_run(dir)?;
+        if let Some((_, e)) = run
+            .iter()
+            .find(|(_, e)| e.collectives_pattern != pattern.as_str())
+        {
+            anyhow::bail!(
+                "{} was digested with --collectives '{}', not '{}': digest the traces again, or \
+                 give that pattern",
+                e.source.display(),
+                e.collectives_pattern,
+                pattern.as_str()
+            );
+        }
+        let read = on_workers(run.len(), workers(), |i| {
+            store::read_digest(&run[i].0, &run[i].1)
+        });
+        let got = read
             .into_iter()
-            .zip(folders)
-            .map(|(r, folder)| {
-                let (entry, digest) = r?;
-                if entry.collectives_pattern != pattern.as_str() {
-                    anyhow::bail!(
-                        "{} was digested with --collectives '{}', not '{}': digest the traces \
-                         again, or give that pattern",
-                        entry.source.display(),
-                        entry.collectives_pattern,
-                        pattern.as_str()
-                    );
-                }
+            .zip(run)
+            .map(|(digest, (folder, entry))| {
                 Ok(Got {
                     entry,
-                    digest,
+                    digest: digest?,
                     origin: Origin::Folder,
                     folder: Some(folder),
                     held: None,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        got.sort_by_key(|g| g.entry.index);
-        let entries: Vec<&Entry> = got.iter().map(|g| &g.entry).collect();
-        if let Some(why) = store::incomplete(dir, &entries) {
-            anyhow::bail!("{why}");
-        }
         for g in &got {
-            if store::stamp(&g.entry.source)
-                .is_ok_and(|now| now != (g.entry.size, g.entry.mtime_ns))
-            {
+            if store::changed_since(&g.entry.source, g.digest.source_stamp) {
                 eprintln!(
                     "note: {} changed since it was digested: these numbers are its digest's \
                      (digest the traces again to see it as it is now)",

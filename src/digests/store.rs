@@ -87,6 +87,13 @@ pub fn stamp(path: &Path) -> Result<(u64, i64)> {
     Ok((meta.len(), mtime))
 }
 
+/// Whether the file at `path` is there but no longer the one a digest was made from
+/// (`made_from`: its size and modification time then). A file that cannot be read is not
+/// "changed": reading it says why.
+pub fn changed_since(path: &Path, made_from: Option<(u64, i64)>) -> bool {
+    made_from.is_some_and(|then| stamp(path).is_ok_and(|now| now != then))
+}
+
 impl Entry {
     /// Whether this digest was made from `source` as it is now, with `pattern`.
     pub fn is_current(&self, source: &Path, pattern: &str) -> bool {
@@ -227,6 +234,12 @@ pub fn read_entry(dir: &Path) -> Result<Entry> {
 /// The digest of the rank folder `dir`, with its entry.
 pub fn read_rank(dir: &Path) -> Result<(Entry, RankDigest)> {
     let entry = read_entry(dir)?;
+    let digest = read_digest(dir, &entry)?;
+    Ok((entry, digest))
+}
+
+/// The digest of the rank folder `dir` whose entry has been read.
+pub fn read_digest(dir: &Path, entry: &Entry) -> Result<RankDigest> {
     let table = |name: &str| columns::read_file(&dir.join(format!("{name}.parquet")));
     let digest = tables::digest_of(
         &table("rank")?,
@@ -235,11 +248,10 @@ pub fn read_rank(dir: &Path) -> Result<(Entry, RankDigest)> {
         &table("steps")?,
     )
     .with_context(|| format!("{} is not a whole digest", dir.display()))?;
-    let digest = RankDigest {
+    Ok(RankDigest {
         source_stamp: Some((entry.size, entry.mtime_ns)),
         ..digest
-    };
-    Ok((entry, digest))
+    })
 }
 
 /// The rank folders under `out` (those with an entry), by name.
@@ -255,15 +267,19 @@ pub fn rank_folders(out: &Path) -> Result<Vec<PathBuf>> {
     Ok(found)
 }
 
-/// The rank folders under `out` in the order their traces were given to `digest` (the order a
-/// run takes its ranks in where no rank is found in them).
-pub fn rank_folders_in_order(out: &Path) -> Result<Vec<PathBuf>> {
-    let mut found = rank_folders(out)?
+/// The rank folders of the folder of digests `dir` with their entries, in the order their
+/// traces were given to `digest` (the order a run takes its ranks in where no rank is found in
+/// them); an error when some of the run's digests are missing ([`incomplete`]).
+pub fn read_run(dir: &Path) -> Result<Vec<(PathBuf, Entry)>> {
+    let mut found = rank_folders(dir)?
         .into_iter()
-        .map(|d| Ok((read_entry(&d)?.index, d)))
+        .map(|d| Ok((read_entry(&d)?, d)))
         .collect::<Result<Vec<_>>>()?;
-    found.sort();
-    Ok(found.into_iter().map(|(_, d)| d).collect())
+    found.sort_by_key(|(e, _)| e.index);
+    if let Some(why) = incomplete(dir, &found.iter().map(|(e, _)| e).collect::<Vec<_>>()) {
+        bail!("{why}");
+    }
+    Ok(found.into_iter().map(|(e, d)| (d, e)).collect())
 }
 
 /// Why the digests of `entries` (a folder's) are not a whole run, if they are not: the traces
@@ -287,20 +303,18 @@ pub fn incomplete(dir: &Path, entries: &[&Entry]) -> Option<String> {
     ))
 }
 
-/// [`incomplete`] of the folder of digests `dir`, its entries read from its rank folders.
-pub fn incomplete_folder(dir: &Path) -> Option<String> {
-    let entries: Vec<Entry> = rank_folders(dir)
-        .ok()?
-        .iter()
-        .filter_map(|d| read_entry(d).ok())
-        .collect();
-    incomplete(dir, &entries.iter().collect::<Vec<_>>())
-}
-
-/// Whether `dir` is a folder of digests: it has a manifest or a rank folder.
+/// Whether `dir` is a folder of digests: it has a manifest or a rank folder (the first one
+/// found answers).
 pub fn is_digests(dir: &Path) -> bool {
-    dir.is_dir()
-        && (dir.join(MANIFEST_FILE).is_file() || rank_folders(dir).is_ok_and(|f| !f.is_empty()))
+    dir.join(MANIFEST_FILE).is_file()
+        || fs::read_dir(dir).is_ok_and(|mut list| {
+            list.any(|e| {
+                e.is_ok_and(|e| {
+                    !e.file_name().to_string_lossy().starts_with('.')
+                        && e.path().join(ENTRY_FILE).is_file()
+                })
+            })
+        })
 }
 
 /// `manifest.json`.

@@ -69,8 +69,9 @@ pub fn cache_dir() -> Option<PathBuf> {
 }
 
 /// FNV-1a, 64 bits: the hash the window has named its cached conversions with since it first
-/// converted reports, kept so that those conversions are still found.
-fn path_hash(text: &str) -> u64 {
+/// converted reports, kept so that those conversions are still found (and the digest cache's
+/// keys: stable across builds and machines).
+pub fn path_hash(text: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= u64::from(b);

@@ -143,9 +143,7 @@ fn load_rank(r: &RankTrace, cancel: &AtomicBool) -> Result<Arc<Trace>, SqlError>
             r.rank.rank
         ),
     };
-    if let (Some(then), Ok(now)) = (r.made_from, crate::digests::store::stamp(&r.path))
-        && then != now
-    {
+    if crate::digests::store::changed_since(&r.path, r.made_from) {
         return Err(unreadable(
             "changed since its digest was made (its size or time differ): digest the traces \
              again"

@@ -20,21 +20,40 @@ impl SightlineApp {
     /// Opens `paths` as one run of ranks in a new tab (or the empty start tab).
     pub fn open_run(&mut self, paths: Vec<PathBuf>, ctx: Option<&egui::Context>) {
         // A folder given stands for every trace in it; a folder of digests for its ranks'
-        // digests.
-        let paths: Vec<PathBuf> = paths
-            .into_iter()
-            .flat_map(|p| match p.is_dir() {
-                true if crate::digests::store::is_digests(&p) => {
-                    crate::digests::store::rank_folders_in_order(&p).unwrap_or_default()
+        // digests (refused, saying why, when some are missing).
+        let mut expanded = Vec::new();
+        for p in paths {
+            if !p.is_dir() {
+                expanded.push(p);
+            } else if crate::digests::store::is_digests(&p) {
+                match crate::digests::store::read_run(&p) {
+                    Ok(run) => expanded.extend(run.into_iter().map(|(folder, _)| folder)),
+                    Err(e) => {
+                        let i = self.blank_tab();
+                        self.tabs[i].error = Some(format!("{e:#}"));
+                        self.active = i;
+                        return;
+                    }
                 }
-                true => traces_in_folder(&p).unwrap_or_default(),
-                false => vec![p],
-            })
-            .collect();
+            } else {
+                expanded.extend(traces_in_folder(&p).unwrap_or_default());
+            }
+        }
         let i = self.blank_tab();
-        self.tabs[i].run = Some(Box::new(RunTab::open(paths, ctx)));
+        self.tabs[i].run = Some(Box::new(RunTab::open_with_cache(
+            expanded,
+            ctx,
+            self.digest_cache(),
+        )));
         self.active = i;
         self.compare_shown = false;
+    }
+
+    /// The digest cache runs are opened through: the user's, unless `--no-cache`.
+    fn digest_cache(&self) -> Option<crate::digests::cache::Cache> {
+        self.digest_cache
+            .then(crate::digests::cache::Cache::user)
+            .flatten()
     }
 
     /// The empty start tab, or a new tab.
@@ -95,12 +114,6 @@ impl SightlineApp {
     /// Opens every trace of the folder `path` as one run (or says in a tab why it cannot).
     pub(super) fn open_folder(&mut self, path: PathBuf, ctx: Option<&egui::Context>) {
         if crate::digests::store::is_digests(&path) {
-            if let Some(why) = crate::digests::store::incomplete_folder(&path) {
-                let i = self.blank_tab();
-                self.tabs[i].error = Some(why);
-                self.active = i;
-                return;
-            }
             return self.open_run(vec![path], ctx);
         }
         match traces_in_folder(&path) {

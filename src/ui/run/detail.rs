@@ -98,9 +98,7 @@ impl RunTab {
             let wanted = r.expanded && r.trace.is_none() && r.job.is_none();
             if wanted && r.digest.is_some() && r.detail_error.is_none() {
                 let made_from = r.digest.as_ref().and_then(|d| d.source_stamp);
-                if let (Some(then), Ok(now)) = (made_from, crate::digests::store::stamp(&r.path))
-                    && then != now
-                {
+                if crate::digests::store::changed_since(&r.path, made_from) {
                     let rank = self.analysis.as_ref().and_then(|a| a.ranks.get(k));
                     r.detail_error = Some(changed_trace(rank.map(|i| i.rank), &r.path));
                     changed = true;

@@ -121,6 +121,8 @@ pub struct RunTab {
     /// The digest cache the run was opened through (where SQL over the run finds the ranks'
     /// summaries).
     pub cache: Option<crate::digests::cache::Cache>,
+    /// The run-level SQL tables' inputs for this analysis, once asked for ([`sql`]).
+    sql_inputs_kept: Option<Arc<crate::digests::run_sql::RunSqlInputs>>,
     /// What the panel shows: the ranks' tables, or SQL over the run ([`sql`]).
     pub page: sql::RunPage,
     /// SQL over the run: its query, answer and pinned results.
@@ -129,25 +131,23 @@ pub struct RunTab {
 
 impl RunTab {
     /// Starts reading every file of the run for its digest, on [`open_job::open_workers`]
-    /// threads, through the user's digest cache — unless every file is a rank folder of
-    /// digests: such a run reads no trace, so the cache is neither read, written nor trimmed.
+    /// threads, through the user's digest cache.
     pub fn open(paths: Vec<PathBuf>, ctx: Option<&egui::Context>) -> Self {
-        let from_digests = paths
-            .iter()
-            .all(|p| p.join(crate::digests::store::ENTRY_FILE).is_file());
-        let cache = match from_digests {
-            true => None,
-            false => crate::digests::cache::Cache::user(),
-        };
-        Self::open_with_cache(paths, ctx, cache)
+        Self::open_with_cache(paths, ctx, crate::digests::cache::Cache::user())
     }
 
-    /// [`RunTab::open`] through the digest cache `cache` (`None`: every trace is read).
+    /// [`RunTab::open`] through the digest cache `cache` (`None`: every trace is read) —
+    /// unless every file is a rank folder of digests: such a run reads no trace, so the cache
+    /// is neither read, written nor trimmed.
     pub fn open_with_cache(
         paths: Vec<PathBuf>,
         ctx: Option<&egui::Context>,
         cache: Option<crate::digests::cache::Cache>,
     ) -> Self {
+        let from_digests = paths
+            .iter()
+            .all(|p| p.join(crate::digests::store::ENTRY_FILE).is_file());
+        let cache = cache.filter(|_| !from_digests);
         let opening = OpenJob::start(
             paths.clone(),
             open_job::open_workers(),
@@ -155,6 +155,7 @@ impl RunTab {
             ctx.cloned(),
         );
         Self {
+            sql_inputs_kept: None,
             cache,
             ranks: paths.into_iter().map(RankView::new).collect(),
             opening: Some(opening),
@@ -336,6 +337,7 @@ impl RunTab {
             self.selected_instance = None;
         }
         self.analysis = Some(a);
+        self.sql_inputs_kept = None;
         // Offsets may have moved: the pinned results follow them onto each rank's rows.
         self.pin_rank_tracks();
         if first_time {

@@ -57,6 +57,15 @@ impl RunTab {
             .collect()
     }
 
+    /// [`RunTab::sql_inputs`], made once per analysis and kept (the SQL page asks each frame
+    /// until its database is made).
+    fn kept_sql_inputs(&mut self) -> Option<Arc<RunSqlInputs>> {
+        if self.sql_inputs_kept.is_none() {
+            self.sql_inputs_kept = self.sql_inputs().map(Arc::new);
+        }
+        self.sql_inputs_kept.clone()
+    }
+
     /// What the run-level tables of SQL over the run are made from (its analysis, and where each
     /// rank's digest tables are: its digest folder, or the cache's); `None` before the analysis.
     pub fn sql_inputs(&self) -> Option<RunSqlInputs> {
@@ -144,11 +153,11 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
     ));
     let bounds = run.range.unwrap_or(run.bounds);
     let ctx = ui.ctx().clone();
-    // Made once, when the run's database is first asked for.
+    // Used once, when the run's database is first asked for.
     let inputs = if run.sql.has_session() {
         None
     } else {
-        run.sql_inputs().map(Box::new)
+        run.kept_sql_inputs()
     };
     run.sql.ui_on(
         ui,

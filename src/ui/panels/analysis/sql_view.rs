@@ -40,7 +40,7 @@ pub enum SqlSource<'a> {
     /// views are filled at their first query.
     Run(
         &'a [crate::sql::run_db::RankTrace],
-        Option<Box<crate::digests::run_sql::RunSqlInputs>>,
+        Option<Arc<crate::digests::run_sql::RunSqlInputs>>,
     ),
 }
 
