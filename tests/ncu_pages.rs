@@ -5,8 +5,13 @@
 //! files = 16 files checked. Each comparison prints how many cells and rows match and which columns
 //! differ; the asserts hold what is exact (header, row count, kernel ids, the fixed columns but
 //! the kernel name, every value of base units, every value of a column whose unit Sightline
-//! derives as ncu's in auto units but for three rounding ties) and floors under the rest (kernel
-//! names: 1470 of 2282 cells equal; units: 11550 of 11902), so that a regression fails.
+//! derives as ncu's in auto units but for three rounding ties, every kernel name: 2282 cells)
+//! and floors under the rest (units: 11550 of 11902), so that a regression fails.
+//!
+//! Without `../shared`: the report of `tests/captures/ncu_names.cu` (kernels made to tell apart
+//! how ncu simplifies names) prints its raw, details and summary pages byte for byte as ncu
+//! 2025.3.1 did (`tests/fixtures/ncu_names/`), and every kernel name of the PyTorch pair's raw
+//! page (`tests/fixtures/ncu_kt_pair.*`) is ncu's.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 mod common;
@@ -118,9 +123,10 @@ fn page_of(report: &NcuReport, which: NcuPage, mode: UnitMode) -> String {
     String::from_utf8(out).expect("utf-8")
 }
 
-/// The fixed columns but the kernel name (ncu's rewriting of names is not all known).
-const FIXED: [&str; 12] = [
+/// The fixed columns.
+const FIXED: [&str; 13] = [
     "ID",
+    "Kernel Name",
     "Process ID",
     "Process Name",
     "Host Name",
@@ -196,8 +202,8 @@ fn raw_pages_match_ncu() {
         }
     }
     eprintln!("kernel names: {names_equal}/{names} equal; units: {units_equal}/{units} equal");
-    // Measured: 1470/2282 names, 11550/11902 units (2025.3.1 oracle, this branch).
-    assert!(names_equal * 100 >= names * 64, "kernel names");
+    // Measured: 2282/2282 names, 11550/11902 units (2025.3.1 oracle).
+    assert_eq!(names_equal, names, "kernel names");
     assert!(units_equal * 100 >= units * 97, "units");
 }
 
@@ -283,8 +289,8 @@ fn details_pages_match_ncu() {
     }
 }
 
-/// The summary page: same header and row count; for the groups whose kernel name Sightline
-/// prints as ncu does, every invocation count, minimum, maximum and average equal.
+/// The summary page: same header and row count, every group of ncu's (kernel name, block,
+/// grid, section and metric), each with ncu's invocation count, minimum, maximum and average.
 #[test]
 fn summary_pages_match_ncu() {
     let Some(dir) = common::shared_ncu() else {
@@ -324,7 +330,84 @@ fn summary_pages_match_ncu() {
              ({in_place} in place), {numbers} numbers equal",
             b.len()
         );
-        // Measured: 40% (graphs_roofline, whose names ncu shortens unlike Sightline) to 87%.
-        assert!(common * 100 >= b.len() * 40, "{name}: kernels found");
+        // Every group is ncu's (the order is not yet).
+        assert_eq!(common, b.len(), "{name}: kernels found");
+    }
+}
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// Every page of the names report as ncu printed it, byte for byte.
+#[test]
+fn names_report_pages_are_ncus() {
+    let dir = fixture("ncu_names");
+    let report = load(&dir.join("ncu_names.ncu-rep.gz"));
+    for (which, file) in [
+        (NcuPage::Raw, "raw"),
+        (NcuPage::Details, "details"),
+        (NcuPage::Summary, "summary"),
+    ] {
+        let oracle = read_text(&dir.join(format!("ncu_names.{file}.csv.gz")));
+        let ours = page_of(&report, which, UnitMode::Auto);
+        if ours != oracle {
+            let (a, b) = (records(&ours), records(&oracle));
+            for (r, (x, y)) in a.iter().zip(&b).enumerate().filter(|(_, (x, y))| x != y) {
+                eprintln!("{file} row {r}:\n  ours {x:?}\n  ncu  {y:?}");
+            }
+            panic!("{file}: not ncu's page ({} rows, ncu {})", a.len(), b.len());
+        }
+    }
+    eprintln!("ncu_names: raw, details and summary pages equal ncu's");
+}
+
+/// The PyTorch pair's kernels, named as ncu names them on its raw page.
+#[test]
+fn pytorch_pair_kernel_names_are_ncus() {
+    let report = load(&fixture("ncu_kt_pair.ncu-repz"));
+    let oracle = records(&read_text(&fixture("ncu_kt_pair.raw.csv.gz")));
+    let ours = records(&page(&report, UnitMode::Auto));
+    let kernel = oracle[0].iter().position(|h| h == "Kernel Name").unwrap();
+    assert_eq!(ours.len(), oracle.len());
+    for (r, (a, b)) in ours.iter().zip(&oracle).enumerate().skip(2) {
+        assert_eq!(a[kernel], b[kernel], "row {r}");
+    }
+    eprintln!("ncu_kt_pair: {} kernel names equal ncu's", oracle.len() - 2);
+}
+
+/// The shared reports' pages that are ncu's byte for byte, and how many of the 16 are: the
+/// pages listed must stay so.
+#[test]
+fn shared_pages_byte_for_byte() {
+    let Some(dir) = common::shared_ncu() else {
+        return;
+    };
+    const EXACT: [(&str, &str); 4] = [
+        ("ncu_moe_dram", "raw"),
+        ("ncu_moe_dram", "raw_base"),
+        ("ncu_moe_dram", "summary"),
+        ("ncu_graphs_roofline", "summary"),
+    ];
+    let mut equal = Vec::new();
+    for name in REPORTS {
+        let report = load(&dir.join(format!("{name}.ncu-rep.gz")));
+        for (which, mode, file) in [
+            (NcuPage::Raw, UnitMode::Auto, "raw.csv"),
+            (NcuPage::Raw, UnitMode::Base, "raw_base.csv"),
+            (NcuPage::Summary, UnitMode::Auto, "summary.csv"),
+            (NcuPage::Details, UnitMode::Auto, "details.csv.gz"),
+        ] {
+            let oracle = read_text(&dir.join("oracle").join(format!("{name}.{file}")));
+            if page_of(&report, which, mode) == oracle {
+                equal.push((name, file.split('.').next().unwrap_or(file)));
+            }
+        }
+    }
+    eprintln!("{} of 16 pages byte for byte: {equal:?}", equal.len());
+    for page in EXACT {
+        assert!(equal.contains(&page), "{page:?} is no longer ncu's");
     }
 }

@@ -269,11 +269,12 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
     let mut header = fixed_header(with_nvtx);
     header.extend(columns.iter().map(|c| c.to_string()));
     write_row(out, &header)?;
+    let names = super::names::KernelNames::of(report);
     for w in &report.workloads {
         let writer = Writer {
             report,
             mode,
-            fixed: fixed_cells(report, w, with_nvtx),
+            fixed: fixed_cells(report, &names, w, with_nvtx),
             with_rules,
         };
         let mut rules_done = vec![false; w.rules.len()];

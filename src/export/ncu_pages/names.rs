@@ -1,53 +1,157 @@
 //! The kernel name as ncu's pages print it ("Kernel Name", "Function Name"): the demangled
 //! name with the casts of non-negative integer template arguments dropped (`(int)4` → `4`,
-//! `(bool)1` → `1`, `(at::cuda::CUDAHistogramMemoryType)0` → `0`; `(int)-1` stays); a name
-//! that is not mangled prints as it is.
+//! `(bool)1` → `1`, `(at::cuda::CUDAHistogramMemoryType)0` → `0`; `(int)-1` stays), then
+//! simplified as ncu 2022.4+ does by default (`--rename-kernels 1`): in each run of namespaces
+//! (`a::b::c::`), only one is kept, the one that the fewest of the report's distinct kernel
+//! names use (the first of those that tie). `at::native::reduce_kernel` prints
+//! `native::reduce_kernel` in a report whose other kernels use `at::` alone (`at::Tensor`), but
+//! `at::reduce_kernel` in one where `at` and `native` always come together. A run stops at
+//! anything but `identifier::` (`at::native::<unnamed>::f` → `at::<unnamed>::f`). A name that
+//! is not mangled prints as it is.
 //!
-//! ncu 2025 also drops namespace components (`at::native::reduce_kernel` →
-//! `native::reduce_kernel`, `cublasLt::epilogue::impl::globalKernel` →
-//! `cublasLt::globalKernel`, but `at::native::<unnamed>::f` → `at::<unnamed>::f` in one kernel
-//! and `native::<unnamed>::f` in another). No rule that explains every case of the shared
-//! reports was found. What is done here is an approximation, not ncu's rule: a name qualified
-//! by two or more namespaces keeps the innermost one (with `<unnamed>`, the one around it). It
-//! gives ncu's name for 10 of the 17 distinct demangled kernel names of the shared reports
-//! (casts alone: 0); the other 7 (cub, thrust, cublasLt, a clamp and a histogram kernel of
-//! PyTorch) differ.
+//! The rule was worked out on the GPU machine with ncu 2025.3.1 on kernels made to tell the
+//! candidates apart (`tests/fixtures/ncu_names/`: a namespace used by more names gives way, one
+//! used only inside a template argument counts, launches of one kernel count once) and gives
+//! ncu's name for every kernel of the shared reports.
 
-use std::sync::LazyLock;
+use std::collections::HashMap;
 
-use regex::Regex;
+use crate::trace::ncu::{NcuReport, NcuWorkload};
 
-use crate::trace::ncu::NcuWorkload;
-
-/// A qualified name: components (identifiers or `<unnamed>`) joined by `::`.
-static QUALIFIED: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?:(?:[A-Za-z_][A-Za-z0-9_]*|<unnamed>)::)+[A-Za-z_~][A-Za-z0-9_]*").ok()
-});
-
-/// The name ncu prints for a workload.
-pub fn kernel_name(w: &NcuWorkload) -> String {
-    if w.demangled_name.is_empty() {
-        return w.display_name().to_string();
-    }
-    shorten_namespaces(&drop_casts(&w.demangled_name))
+/// The printed name of every kernel of a report, worked out once for the whole report (a name
+/// depends on the others).
+pub struct KernelNames {
+    printed: HashMap<String, String>,
 }
 
-/// `a::b::c::f` → `c::f`; `a::b::<unnamed>::f` → `b::<unnamed>::f` (see the module's note).
-pub fn shorten_namespaces(name: &str) -> String {
-    let Some(re) = QUALIFIED.as_ref() else {
-        return name.to_string();
-    };
-    re.replace_all(name, |caps: &regex::Captures| {
-        let whole = &caps[0];
-        let parts: Vec<&str> = whole.split("::").collect();
-        let n = parts.len();
-        if n < 3 {
-            return whole.to_string();
+impl KernelNames {
+    pub fn of(report: &NcuReport) -> Self {
+        let mut distinct: Vec<String> = report
+            .workloads
+            .iter()
+            .filter(|w| !w.demangled_name.is_empty())
+            .map(|w| drop_casts(&w.demangled_name))
+            .collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        // How many distinct names use each namespace.
+        let mut uses: HashMap<&str, usize> = HashMap::new();
+        for name in &distinct {
+            let mut seen: Vec<&str> = Vec::new();
+            for run in namespace_runs(name) {
+                for ns in run.names {
+                    if !seen.contains(&ns) {
+                        seen.push(ns);
+                    }
+                }
+            }
+            for ns in seen {
+                *uses.entry(ns).or_default() += 1;
+            }
         }
-        let keep = if parts[n - 2] == "<unnamed>" { 3 } else { 2 };
-        parts[n.saturating_sub(keep)..].join("::")
-    })
-    .into_owned()
+        let printed = distinct
+            .iter()
+            .map(|name| (name.clone(), simplify(name, &uses)))
+            .collect::<HashMap<_, _>>();
+        Self {
+            printed: report
+                .workloads
+                .iter()
+                .filter(|w| !w.demangled_name.is_empty())
+                .filter_map(|w| {
+                    let simple = printed.get(&drop_casts(&w.demangled_name))?;
+                    Some((w.demangled_name.clone(), simple.clone()))
+                })
+                .collect(),
+        }
+    }
+
+    /// The name ncu prints for a workload.
+    pub fn get<'a>(&'a self, w: &'a NcuWorkload) -> &'a str {
+        if w.demangled_name.is_empty() {
+            return w.display_name();
+        }
+        self.printed
+            .get(&w.demangled_name)
+            .map_or(w.demangled_name.as_str(), String::as_str)
+    }
+}
+
+/// A run of namespaces: `a::b::` before whatever follows.
+struct Run<'a> {
+    /// Byte range of the run in the name, the last `::` included.
+    start: usize,
+    end: usize,
+    names: Vec<&'a str>,
+}
+
+/// Every run of `identifier::` in `name`.
+fn namespace_runs(name: &str) -> Vec<Run<'_>> {
+    let bytes = name.as_bytes();
+    let is_start = |b: u8| b.is_ascii_alphabetic() || b == b'_';
+    let is_part = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let ident_end = |mut j: usize| {
+        while j < bytes.len() && is_part(bytes[j]) {
+            j += 1;
+        }
+        j
+    };
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_start(bytes[i]) || (i > 0 && is_part(bytes[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let mut names = Vec::new();
+        let mut at = i;
+        loop {
+            let j = ident_end(at);
+            if !name[j..].starts_with("::") {
+                break;
+            }
+            names.push(&name[at..j]);
+            at = j + 2;
+            if !bytes.get(at).copied().is_some_and(is_start) {
+                break;
+            }
+        }
+        if names.is_empty() {
+            i = ident_end(i);
+        } else {
+            runs.push(Run {
+                start: i,
+                end: at,
+                names,
+            });
+            i = at;
+        }
+    }
+    runs
+}
+
+/// `name` with each run of two or more namespaces cut to its least used one.
+fn simplify(name: &str, uses: &HashMap<&str, usize>) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut copied = 0;
+    for run in namespace_runs(name) {
+        if run.names.len() < 2 {
+            continue;
+        }
+        let Some(keep) = run
+            .names
+            .iter()
+            .min_by_key(|ns| uses.get(**ns).copied().unwrap_or(0))
+        else {
+            continue;
+        };
+        out.push_str(&name[copied..run.start]);
+        out.push_str(keep);
+        out.push_str("::");
+        copied = run.end;
+    }
+    out.push_str(&name[copied..]);
+    out
 }
 
 /// Removes `(TYPE)` before a digit, where TYPE holds no parenthesis.
@@ -104,14 +208,25 @@ mod tests {
     }
 
     #[test]
-    fn namespaces_shorten_to_the_innermost() {
+    fn a_run_keeps_its_least_used_namespace() {
+        let uses: HashMap<&str, usize> = [("at", 3), ("native", 2), ("std", 5)].into();
         assert_eq!(
-            shorten_namespaces("void at::native::f<at::native::Op<at::Tensor>>(std::array<int>)"),
+            simplify(
+                "void at::native::f<at::native::Op<at::Tensor>>(std::array<int>)",
+                &uses
+            ),
             "void native::f<native::Op<at::Tensor>>(std::array<int>)"
         );
         assert_eq!(
-            shorten_namespaces("at::native::<unnamed>::CatArray"),
+            simplify("at::native::<unnamed>::CatArray", &uses),
             "native::<unnamed>::CatArray"
+        );
+        // A tie keeps the first; a run stops at `<unnamed>`.
+        let tie: HashMap<&str, usize> = [("da", 2), ("db", 2), ("p", 1), ("q", 1)].into();
+        assert_eq!(simplify("p::q::f(p::q::T)", &tie), "p::f(p::T)");
+        assert_eq!(
+            simplify("da::<unnamed>::db::fk()", &tie),
+            "da::<unnamed>::db::fk()"
         );
     }
 }

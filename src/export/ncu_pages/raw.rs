@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 
 use super::format::{base_float, base_integer, scaled_float};
-use super::names::kernel_name;
+use super::names::KernelNames;
 use super::{UnitMode, nvtx, write_row};
 use crate::analysis::ncu::units::{base_unit, scaled};
 use crate::trace::ncu::{MetricId, MetricValue, NcuReport, NcuWorkload};
@@ -143,7 +143,12 @@ pub fn fixed_header(with_nvtx: bool) -> Vec<String> {
 }
 
 /// A workload's fixed cells, as [`fixed_header`] names them.
-pub fn fixed_cells(report: &NcuReport, w: &NcuWorkload, with_nvtx: bool) -> Vec<String> {
+pub fn fixed_cells(
+    report: &NcuReport,
+    names: &KernelNames,
+    w: &NcuWorkload,
+    with_nvtx: bool,
+) -> Vec<String> {
     let process = report.process(w);
     let mut cells = vec![
         w.id.to_string(),
@@ -157,7 +162,7 @@ pub fn fixed_cells(report: &NcuReport, w: &NcuWorkload, with_nvtx: bool) -> Vec<
     }
     let (device, cc) = device_and_cc(report, w);
     cells.extend([
-        kernel_name(w),
+        names.get(w).to_string(),
         w.context.to_string(),
         w.stream.to_string(),
         shape(w.block),
@@ -183,8 +188,9 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
     let mut units = vec![String::new(); fixed.len()];
     units.extend(cols.iter().map(|c| c.unit.clone()));
     write_row(out, &units)?;
+    let names = KernelNames::of(report);
     for w in &report.workloads {
-        let mut row = fixed_cells(report, w, with_nvtx);
+        let mut row = fixed_cells(report, &names, w, with_nvtx);
         row.extend(
             cols.iter()
                 .map(|c| w.metric(c.id).map(|v| cell(c, v, mode)).unwrap_or_default()),

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use super::details::shown;
 use super::format::separated;
-use super::names::kernel_name;
+use super::names::KernelNames;
 use super::raw::device_and_cc;
 use super::{UnitMode, write_row};
 use crate::analysis::ncu::units::{base_unit, scaled};
@@ -37,14 +37,14 @@ fn shape(v: [u64; 3]) -> String {
 }
 
 /// A group's key cells: what ncu groups invocations by.
-fn key(report: &NcuReport, w: &NcuWorkload) -> Vec<String> {
+fn key(report: &NcuReport, names: &KernelNames, w: &NcuWorkload) -> Vec<String> {
     let process = report.process(w);
     let (device, cc) = device_and_cc(report, w);
     vec![
         w.pid.to_string(),
         process.map(|p| p.name().to_string()).unwrap_or_default(),
         process.map(|p| p.host_name.clone()).unwrap_or_default(),
-        kernel_name(w),
+        names.get(w).to_string(),
         shape(w.block),
         shape(w.grid),
         device,
@@ -67,10 +67,20 @@ fn two_decimals(x: f64) -> String {
 /// Writes the summary page.
 pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Result<()> {
     write_row(out, &HEADER)?;
-    let mut groups: BTreeMap<(String, String, String), Group> = BTreeMap::new();
+    // ncu orders groups by kernel name, then by block and grid: by their number of threads
+    // and blocks first ((64, 1, 1) before (9, 16, 1)), then by x, y, z.
+    let mut groups: BTreeMap<(String, u64, [u64; 3], u64, [u64; 3]), Group> = BTreeMap::new();
+    let names = KernelNames::of(report);
+    let volume = |v: [u64; 3]| v.iter().fold(1u64, |a, &b| a.saturating_mul(b));
     for w in &report.workloads {
-        let k = key(report, w);
-        let sort = (k[3].clone(), k[4].clone(), k[5].clone());
+        let k = key(report, &names, w);
+        let sort = (
+            k[3].clone(),
+            volume(w.block),
+            w.block,
+            volume(w.grid),
+            w.grid,
+        );
         let entry = groups
             .entry(sort)
             .or_insert_with(|| (k.clone(), Vec::new()));
@@ -87,6 +97,8 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
             .collect();
         sections.sort_by(|a, b| a.display_name.cmp(&b.display_name));
         for section in sections {
+            // ncu lists a section's metrics by metric name.
+            let mut rows: Vec<(&str, Vec<String>)> = Vec::new();
             for m in &section.header {
                 let Some((name, label, _)) = shown(report, first, m) else {
                     continue;
@@ -121,6 +133,10 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
                     f(max),
                     f(avg),
                 ]);
+                rows.push((name, row));
+            }
+            rows.sort_by(|a, b| a.0.cmp(b.0));
+            for (_, row) in rows {
                 write_row(out, &row)?;
             }
         }
