@@ -52,6 +52,9 @@ fn key(report: &NcuReport, names: &KernelNames, w: &NcuWorkload) -> Vec<String> 
     ]
 }
 
+/// Where a group comes on the page: kernel name, block size and shape, grid size and shape.
+type GroupOrder = (String, u64, [u64; 3], u64, [u64; 3]);
+
 /// A group's key cells and its workloads.
 type Group<'a> = (Vec<String>, Vec<&'a NcuWorkload>);
 
@@ -69,7 +72,7 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
     write_row(out, &HEADER)?;
     // ncu orders groups by kernel name, then by block and grid: by their number of threads
     // and blocks first ((64, 1, 1) before (9, 16, 1)), then by x, y, z.
-    let mut groups: BTreeMap<(String, u64, [u64; 3], u64, [u64; 3]), Group> = BTreeMap::new();
+    let mut groups: BTreeMap<GroupOrder, Group> = BTreeMap::new();
     let names = KernelNames::of(report);
     let volume = |v: [u64; 3]| v.iter().fold(1u64, |a, &b| a.saturating_mul(b));
     for w in &report.workloads {
