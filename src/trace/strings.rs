@@ -3,8 +3,9 @@
 //! A report that prints a name takes a counted reference to the same text ([`StringTable::shared`])
 //! rather than a copy: an NVTX message of megabytes printed on a thousand rows is still held once.
 
-use std::collections::HashMap;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 /// Index of a string in a [`StringTable`].
 pub type StrId = u32;
@@ -14,7 +15,8 @@ pub type StrId = u32;
 pub struct StringTable {
     /// The text of each id; the lookup's keys are the same allocations.
     strings: Vec<Arc<str>>,
-    lookup: HashMap<Arc<str>, StrId>,
+    /// FxHash: a trace interns a name per event, and SipHash was a visible share of a load.
+    lookup: FxHashMap<Arc<str>, StrId>,
 }
 
 impl StringTable {

@@ -257,7 +257,14 @@ pub fn assemble(parts: Parts) -> Trace {
             if let Some(order) = &order {
                 osrt.permute(order);
             }
-            ((api_runs, osrt_runs), sort_nvtx_by_depth(&mut nv))
+            // A lean load draws no tracks, and its summaries count NVTX by name alone: no
+            // depths, and the ranges stay in file order like the other lean tables.
+            let nvtx_keys = if lean {
+                Vec::new()
+            } else {
+                sort_nvtx_by_depth(&mut nv)
+            };
+            ((api_runs, osrt_runs), nvtx_keys)
         },
     );
     drop(kernels.streams);

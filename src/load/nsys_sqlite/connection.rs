@@ -5,6 +5,7 @@ use std::path::Path;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
+use super::pages::{PageRow, Value};
 use crate::load::LoadError;
 
 /// Opens `path` so that nothing can be written to it: read-only, and `immutable=1` so SQLite
@@ -68,9 +69,33 @@ pub fn classify(path: &Path, table: &str, e: rusqlite::Error) -> LoadError {
     }
 }
 
+/// A row of a table as a reader sees it: from SQLite, or read from the file's pages
+/// ([`super::pages`]). Both give the same values for the same row.
+#[derive(Clone, Copy)]
+pub enum Row<'a, 'b> {
+    Sqlite(&'a rusqlite::Row<'b>),
+    Page(&'a PageRow<'b>),
+}
+
+impl<'a> Row<'a, '_> {
+    /// Column `i`, `None` past the columns selected.
+    pub fn get(&self, i: usize) -> Option<ValueRef<'a>> {
+        match *self {
+            Row::Sqlite(row) => row.get_ref(i).ok(),
+            Row::Page(row) => Some(match row.value(i) {
+                Value::Null => ValueRef::Null,
+                Value::Integer(v) => ValueRef::Integer(v),
+                Value::Real(f) => ValueRef::Real(f),
+                Value::Text(t) => ValueRef::Text(t),
+                Value::Blob(b) => ValueRef::Blob(b),
+            }),
+        }
+    }
+}
+
 /// An integer column; reals are truncated, anything else is `None`.
-pub fn int(row: &rusqlite::Row, i: usize) -> Option<i64> {
-    match row.get_ref(i).ok()? {
+pub fn int(row: &Row, i: usize) -> Option<i64> {
+    match row.get(i)? {
         ValueRef::Integer(v) => Some(v),
         ValueRef::Real(f) => Some(f as i64),
         ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
@@ -79,8 +104,8 @@ pub fn int(row: &rusqlite::Row, i: usize) -> Option<i64> {
 }
 
 /// A text column as bytes, `None` when NULL.
-pub fn text<'r>(row: &'r rusqlite::Row, i: usize) -> Option<&'r [u8]> {
-    match row.get_ref(i).ok()? {
+pub fn text<'r>(row: &Row<'r, '_>, i: usize) -> Option<&'r [u8]> {
+    match row.get(i)? {
         ValueRef::Text(t) => Some(t),
         ValueRef::Blob(b) => Some(b),
         _ => None,

@@ -43,7 +43,6 @@ pub fn read_api_calls(
         if !r.schema.has_table(table) {
             continue;
         }
-        let sql = r.schema.select(table, API_COLUMNS);
         // Columns a command left out (see `needs`) read as NULL: skip them rather than read each.
         let has = |c: &str| r.schema.has_column(table, c);
         let [has_tid, has_links, has_result, has_stack] =
@@ -53,27 +52,32 @@ pub fn read_api_calls(
             part.reserve(rows);
             (part, LoadWarnings::default(), 0u64)
         };
-        let chunks = r.read_in_chunks(table, &sql, make, |(part, warnings, unnamed), row| {
-            let Some((s, e)) = span(int(row, 0), int(row, 1), table, warnings) else {
-                return;
-            };
-            let name = strings
-                .name_or_unknown(int(row, 2), unnamed)
-                .unwrap_or_else(|| {
-                    warnings.add(table, "[has|have] no name (shown unnamed)", 1);
-                    StringTable::EMPTY
-                });
-            part.spans.push(s, e, name);
-            let read = |present: bool, i: usize| if present { int(row, i) } else { None };
-            part.global_tid.push(read(has_tid, 3).unwrap_or(0));
-            part.correlation_id
-                .push(read(has_links, 4).unwrap_or(0).clamp(0, u32::MAX as i64) as u32);
-            part.return_value
-                .push(read(has_result, 5).map_or(ApiCalls::NO_RESULT, |v| {
-                    v.clamp(ApiCalls::NO_RESULT as i64 + 1, i32::MAX as i64) as i32
-                }));
-            part.callchain.push(callchain_id(read(has_stack, 6)));
-        })?;
+        let chunks = r.read_in_chunks(
+            table,
+            API_COLUMNS,
+            make,
+            |(part, warnings, unnamed), row| {
+                let Some((s, e)) = span(int(row, 0), int(row, 1), table, warnings) else {
+                    return;
+                };
+                let name = strings
+                    .name_or_unknown(int(row, 2), unnamed)
+                    .unwrap_or_else(|| {
+                        warnings.add(table, "[has|have] no name (shown unnamed)", 1);
+                        StringTable::EMPTY
+                    });
+                part.spans.push(s, e, name);
+                let read = |present: bool, i: usize| if present { int(row, i) } else { None };
+                part.global_tid.push(read(has_tid, 3).unwrap_or(0));
+                part.correlation_id
+                    .push(read(has_links, 4).unwrap_or(0).clamp(0, u32::MAX as i64) as u32);
+                part.return_value
+                    .push(read(has_result, 5).map_or(ApiCalls::NO_RESULT, |v| {
+                        v.clamp(ApiCalls::NO_RESULT as i64 + 1, i32::MAX as i64) as i32
+                    }));
+                part.callchain.push(callchain_id(read(has_stack, 6)));
+            },
+        )?;
         let first_of_table = calls.spans.len();
         let mut unnamed_total = 0u64;
         for (mut part, part_warnings, unnamed) in chunks {

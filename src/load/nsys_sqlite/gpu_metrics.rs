@@ -25,7 +25,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::connection::{int, text};
+use super::connection::{Row, int, text};
 use super::reader::Reader;
 use crate::load::LoadError;
 use crate::trace::{GpuMetricSeries, GpuMetrics, LoadWarnings};
@@ -223,9 +223,9 @@ fn read_table_form(
 }
 
 /// A numeric column: integers and reals as they are, text parsed.
-fn number(row: &rusqlite::Row, i: usize) -> Option<f64> {
+fn number(row: &Row, i: usize) -> Option<f64> {
     use rusqlite::types::ValueRef;
-    match row.get_ref(i).ok()? {
+    match row.get(i)? {
         ValueRef::Integer(v) => Some(v as f64),
         ValueRef::Real(f) => Some(f),
         ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),

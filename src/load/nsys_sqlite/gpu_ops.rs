@@ -1,7 +1,7 @@
 //! Readers for the GPU activity tables: kernels, memory copies, memory sets and synchronization.
 //! Each returns its table in file order with the stream of every row; `assemble` sorts them.
 
-use super::connection::int;
+use super::connection::{Row, int};
 use super::reader::{AT_MISSING_STRINGS, FileStrings, Reader, checked_span as span, names_of};
 use crate::load::LoadError;
 use crate::trace::{
@@ -53,7 +53,7 @@ fn stream_key_unplaced() -> StreamKey {
 
 /// The stream of a row whose `deviceId, contextId, streamId, globalPid` are read from column
 /// `first` on; the default stream when a lean load left them out (`placed` false).
-fn stream_key(row: &rusqlite::Row, first: usize, placed: bool) -> StreamKey {
+fn stream_key(row: &Row, first: usize, placed: bool) -> StreamKey {
     if !placed {
         return stream_key_unplaced();
     }
@@ -197,7 +197,6 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
     if !r.schema.has_table(T_KERNEL) {
         return Ok(Read::new());
     }
-    let sql = r.schema.select(T_KERNEL, KERNEL_COLUMNS);
     let placed = r.schema.has_column(T_KERNEL, "streamId");
     // Columns a command left out (see `needs`) read as NULL: skip them rather than read each.
     let has = |c: &str| r.schema.has_column(T_KERNEL, c);
@@ -218,68 +217,73 @@ pub fn read_kernels(r: &Reader, strings: &FileStrings) -> Result<Read<Kernels>, 
         }
         (out, 0u64)
     };
-    let chunks = r.read_in_chunks(T_KERNEL, &sql, make, |(out, unknown_names), row| {
-        let Some((s, e)) = span(int(row, 0), int(row, 1), T_KERNEL, &mut out.warnings) else {
-            return;
-        };
-        let k = &mut out.table;
-        let short = strings.get(int(row, 3));
-        let demangled_id = int(row, 2);
-        let demangled = strings.get(demangled_id);
-        // A name id that points at no string shows as `<unknown name #ID>`: the demangled
-        // name's id, or the short name's when the row has no demangled one.
-        if demangled_id.is_some() && demangled.is_none() && short.is_some() {
-            out.warnings.add(
-                T_KERNEL,
-                "[has|have] a demangled name missing from StringIds (shown by the short name)",
-                1,
-            );
-        }
-        let name = match demangled.or(short) {
-            Some(name) => name,
-            None => strings
-                .name_or_unknown(demangled_id.or(int(row, 3)), unknown_names)
-                .unwrap_or_else(|| {
-                    out.warnings
-                        .add(T_KERNEL, "[has|have] no name (shown unnamed)", 1);
-                    StringTable::EMPTY
-                }),
-        };
-        k.spans.push(s, e, name);
-        k.short_name.push(short.unwrap_or(name));
-        // Columns the export or the command leaves out are filled in whole after the loop.
-        if has_mangled {
-            k.mangled_name
-                .push(strings.get(int(row, 18)).unwrap_or(name));
-        }
-        if placed {
-            out.streams.push(stream_key(row, 4, placed));
-        }
-        if has_links {
-            k.correlation_id.push(clamp_u32(int(row, 8)));
-        }
-        if has_config {
-            k.grid.push([
-                clamp_u32(int(row, 9)),
-                clamp_u32(int(row, 10)),
-                clamp_u32(int(row, 11)),
-            ]);
-            k.block.push([
-                clamp_u16(int(row, 12)),
-                clamp_u16(int(row, 13)),
-                clamp_u16(int(row, 14)),
-            ]);
-            k.registers_per_thread.push(clamp_u16(int(row, 15)));
-            k.static_shared_bytes.push(clamp_u32(int(row, 16)));
-            k.dynamic_shared_bytes.push(clamp_u32(int(row, 17)));
-        }
-        if has_green {
-            k.green_context.push(clamp_u32(int(row, 19)));
-        }
-        if has_nodes {
-            k.graph_node.push(graph_node(int(row, 20)));
-        }
-    })?;
+    let chunks = r.read_in_chunks(
+        T_KERNEL,
+        KERNEL_COLUMNS,
+        make,
+        |(out, unknown_names), row| {
+            let Some((s, e)) = span(int(row, 0), int(row, 1), T_KERNEL, &mut out.warnings) else {
+                return;
+            };
+            let k = &mut out.table;
+            let short = strings.get(int(row, 3));
+            let demangled_id = int(row, 2);
+            let demangled = strings.get(demangled_id);
+            // A name id that points at no string shows as `<unknown name #ID>`: the demangled
+            // name's id, or the short name's when the row has no demangled one.
+            if demangled_id.is_some() && demangled.is_none() && short.is_some() {
+                out.warnings.add(
+                    T_KERNEL,
+                    "[has|have] a demangled name missing from StringIds (shown by the short name)",
+                    1,
+                );
+            }
+            let name = match demangled.or(short) {
+                Some(name) => name,
+                None => strings
+                    .name_or_unknown(demangled_id.or(int(row, 3)), unknown_names)
+                    .unwrap_or_else(|| {
+                        out.warnings
+                            .add(T_KERNEL, "[has|have] no name (shown unnamed)", 1);
+                        StringTable::EMPTY
+                    }),
+            };
+            k.spans.push(s, e, name);
+            k.short_name.push(short.unwrap_or(name));
+            // Columns the export or the command leaves out are filled in whole after the loop.
+            if has_mangled {
+                k.mangled_name
+                    .push(strings.get(int(row, 18)).unwrap_or(name));
+            }
+            if placed {
+                out.streams.push(stream_key(row, 4, placed));
+            }
+            if has_links {
+                k.correlation_id.push(clamp_u32(int(row, 8)));
+            }
+            if has_config {
+                k.grid.push([
+                    clamp_u32(int(row, 9)),
+                    clamp_u32(int(row, 10)),
+                    clamp_u32(int(row, 11)),
+                ]);
+                k.block.push([
+                    clamp_u16(int(row, 12)),
+                    clamp_u16(int(row, 13)),
+                    clamp_u16(int(row, 14)),
+                ]);
+                k.registers_per_thread.push(clamp_u16(int(row, 15)));
+                k.static_shared_bytes.push(clamp_u32(int(row, 16)));
+                k.dynamic_shared_bytes.push(clamp_u32(int(row, 17)));
+            }
+            if has_green {
+                k.green_context.push(clamp_u32(int(row, 19)));
+            }
+            if has_nodes {
+                k.graph_node.push(graph_node(int(row, 20)));
+            }
+        },
+    )?;
     let Some((mut out, unknown_names)) = join_chunks(chunks, Kernels::append) else {
         return Ok(Read::new());
     };
@@ -332,7 +336,6 @@ pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
     if !r.schema.has_table(T_MEMCPY) {
         return Ok(Read::new());
     }
-    let sql = r.schema.select(T_MEMCPY, MEMCPY_COLUMNS);
     let placed = r.schema.has_column(T_MEMCPY, "streamId");
     let has_nodes = r.schema.has_column(T_MEMCPY, "graphNodeId");
     let make = |rows: usize| {
@@ -341,32 +344,37 @@ pub fn read_memcpys(r: &Reader) -> Result<Read<Memcpys>, LoadError> {
         out.streams.reserve(rows);
         (out, 0u64)
     };
-    let chunks = r.read_in_chunks(T_MEMCPY, &sql, make, |(out, unknown_kind), row| {
-        let Some((s, e)) = span(int(row, 0), int(row, 1), T_MEMCPY, &mut out.warnings) else {
-            return;
-        };
-        let kind = int(row, 8).unwrap_or(0);
-        if !(0..=13).contains(&kind) {
-            *unknown_kind += 1;
-        }
-        let m = &mut out.table;
-        // The name is set from the copy kind once all strings are merged.
-        m.spans.push(s, e, StringTable::EMPTY);
-        out.streams.push(stream_key(row, 2, placed));
-        m.correlation_id.push(clamp_u32(int(row, 6)));
-        m.bytes.push(int(row, 7).unwrap_or(0).max(0) as u64);
-        m.copy_kind.push(CopyKind(kind.clamp(0, 255) as u8));
-        m.src_kind.push(memory_kind(int(row, 9)));
-        m.dst_kind.push(memory_kind(int(row, 10)));
-        m.src_device.push(clamp_u16(int(row, 11)));
-        m.dst_device.push(clamp_u16(int(row, 12)));
-        m.api_call.push(NO_INDEX);
-        m.green_context.push(clamp_u32(int(row, 13)));
-        m.virtual_address.push(int(row, 14).map_or(0, |a| a as u64));
-        if has_nodes {
-            m.graph_node.push(graph_node(int(row, 15)));
-        }
-    })?;
+    let chunks = r.read_in_chunks(
+        T_MEMCPY,
+        MEMCPY_COLUMNS,
+        make,
+        |(out, unknown_kind), row| {
+            let Some((s, e)) = span(int(row, 0), int(row, 1), T_MEMCPY, &mut out.warnings) else {
+                return;
+            };
+            let kind = int(row, 8).unwrap_or(0);
+            if !(0..=13).contains(&kind) {
+                *unknown_kind += 1;
+            }
+            let m = &mut out.table;
+            // The name is set from the copy kind once all strings are merged.
+            m.spans.push(s, e, StringTable::EMPTY);
+            out.streams.push(stream_key(row, 2, placed));
+            m.correlation_id.push(clamp_u32(int(row, 6)));
+            m.bytes.push(int(row, 7).unwrap_or(0).max(0) as u64);
+            m.copy_kind.push(CopyKind(kind.clamp(0, 255) as u8));
+            m.src_kind.push(memory_kind(int(row, 9)));
+            m.dst_kind.push(memory_kind(int(row, 10)));
+            m.src_device.push(clamp_u16(int(row, 11)));
+            m.dst_device.push(clamp_u16(int(row, 12)));
+            m.api_call.push(NO_INDEX);
+            m.green_context.push(clamp_u32(int(row, 13)));
+            m.virtual_address.push(int(row, 14).map_or(0, |a| a as u64));
+            if has_nodes {
+                m.graph_node.push(graph_node(int(row, 15)));
+            }
+        },
+    )?;
     let Some((mut out, unknown_kind)) = join_chunks(chunks, Memcpys::append) else {
         return Ok(Read::new());
     };
@@ -384,7 +392,6 @@ pub fn read_memsets(r: &Reader) -> Result<Read<Memsets>, LoadError> {
     if !r.schema.has_table(T_MEMSET) {
         return Ok(Read::new());
     }
-    let sql = r.schema.select(T_MEMSET, MEMSET_COLUMNS);
     let placed = r.schema.has_column(T_MEMSET, "streamId");
     let has_nodes = r.schema.has_column(T_MEMSET, "graphNodeId");
     let make = |rows: usize| {
@@ -393,7 +400,7 @@ pub fn read_memsets(r: &Reader) -> Result<Read<Memsets>, LoadError> {
         out.streams.reserve(rows);
         (out, 0u64)
     };
-    let chunks = r.read_in_chunks(T_MEMSET, &sql, make, |(out, _), row| {
+    let chunks = r.read_in_chunks(T_MEMSET, MEMSET_COLUMNS, make, |(out, _), row| {
         let Some((s, e)) = span(int(row, 0), int(row, 1), T_MEMSET, &mut out.warnings) else {
             return;
         };

@@ -15,6 +15,7 @@ mod gpu_ops;
 mod needs;
 mod nvtx;
 mod openacc_openmp;
+pub mod pages;
 mod profiler_overhead;
 mod reader;
 mod samples;
@@ -88,6 +89,12 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
         control,
         rows: &rows,
         idle: Mutex::default(),
+        // SIGHTLINE_SQLITE_PAGES=0 leaves every table to SQLite (to compare the two readers).
+        pages: if std::env::var_os("SIGHTLINE_SQLITE_PAGES").is_some_and(|v| v == "0") {
+            None
+        } else {
+            pages::PageFile::open(path)
+        },
     };
     let mut warnings = LoadWarnings::default();
     (control.progress)(&LoadProgress {

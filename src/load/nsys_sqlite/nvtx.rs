@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::connection::{int, text};
+use super::connection::{Row, int, text};
 use super::reader::{
     AT_MISSING_STRINGS, END_BEFORE_START, FileStrings, Reader, names_of, unknown_name,
 };
@@ -43,8 +43,8 @@ pub struct NvtxRead {
     pub warnings: LoadWarnings,
 }
 
-/// Tables with more rows than this are read in two halves by `rowid`, side by side.
-const SPLIT_ROWS: i64 = 50_000;
+/// Tables with more rows than this are read in two halves, side by side.
+const SPLIT_ROWS: u64 = 50_000;
 
 pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, LoadError> {
     if !r.schema.has_table(T_NVTX) {
@@ -55,30 +55,19 @@ pub fn read_nvtx(r: &Reader, file_strings: &FileStrings) -> Result<NvtxRead, Loa
             warnings: LoadWarnings::default(),
         });
     }
-    // A large table is read in two halves of its rowids, each on its own connection and core,
-    // then joined in file order: reading it is the longest single job of a load.
-    let split = {
-        let conn = r.open()?;
-        conn.query_row(
-            &format!("SELECT min(rowid), max(rowid) FROM \"{T_NVTX}\""),
-            [],
-            |row| Ok((row.get::<_, Option<i64>>(0)?, row.get::<_, Option<i64>>(1)?)),
-        )
-        .ok()
-        .and_then(|(lo, hi)| Some((lo?, hi?)))
-        .filter(|(lo, hi)| hi - lo > SPLIT_ROWS)
-        .map(|(lo, hi)| lo + (hi - lo) / 2)
-    };
-    let parts = match split {
-        None => vec![read_part(r, file_strings, None)?],
-        Some(mid) => {
-            let (a, b) = rayon::join(
-                || read_part(r, file_strings, Some((i64::MIN, mid))),
-                || read_part(r, file_strings, Some((mid, i64::MAX))),
-            );
-            vec![a?, b?]
-        }
-    };
+    // A large table is read in two halves, each on its own core, then joined in file order:
+    // reading it is the longest single job of a load.
+    let parts = r.read_parts(
+        T_NVTX,
+        NVTX_COLUMNS,
+        |rows| if rows > SPLIT_ROWS { 2 } else { 1 },
+        |rows| {
+            let mut part = Part::default();
+            part.reserve(rows);
+            part
+        },
+        |part, row| part.add(file_strings, row),
+    )?;
     Ok(finish(parts))
 }
 
@@ -103,42 +92,55 @@ struct Counts {
     unknown_text: u64,
 }
 
-/// Reads the rows whose rowid is in `[from, to)`, or all of them.
-fn read_part(
-    r: &Reader,
-    file_strings: &FileStrings,
-    rows: Option<(i64, i64)>,
-) -> Result<Part, LoadError> {
-    let mut out = Part {
-        ranges: NvtxRanges::default(),
-        strings: StringTable::new(),
-        thread_names: Vec::new(),
-        domains: Vec::new(),
-        range_domain_ids: Vec::new(),
-        last_ts: i64::MIN,
-        counts: Counts::default(),
-    };
-    let conn = r.open()?;
-    let mut sql = r.schema.select(T_NVTX, NVTX_COLUMNS);
-    if let Some((from, to)) = rows {
-        sql.push_str(&format!(" WHERE rowid >= {from} AND rowid < {to}"));
+impl Default for Part {
+    fn default() -> Self {
+        Part {
+            ranges: NvtxRanges::default(),
+            strings: StringTable::new(),
+            thread_names: Vec::new(),
+            domains: Vec::new(),
+            range_domain_ids: Vec::new(),
+            last_ts: i64::MIN,
+            counts: Counts::default(),
+        }
     }
-    let mut last_ts = i64::MIN;
-    let Counts {
-        mut lossy,
-        mut unknown_type,
-        mut no_start,
-        mut end_before_start,
-        mut unknown_text,
-    } = Counts::default();
-    let strings = &mut out.strings;
-    let n = &mut out.ranges;
-    let domains = &mut out.domains;
-    let range_domain_ids = &mut out.range_domain_ids;
-    r.for_each_row(&conn, T_NVTX, &sql, |row| {
+}
+
+impl Part {
+    /// Room for `rows` ranges without growing.
+    fn reserve(&mut self, rows: usize) {
+        let n = &mut self.ranges;
+        n.spans.start_ns.reserve(rows);
+        n.spans.end_ns.reserve(rows);
+        n.spans.name.reserve(rows);
+        n.style.reserve(rows);
+        n.unclosed.reserve(rows);
+        n.global_tid.reserve(rows);
+        n.color_argb.reserve(rows);
+        n.domain.reserve(rows);
+        n.depth.reserve(rows);
+        n.row_id.reserve(rows);
+        n.ended_on_other_thread.reserve(rows);
+        self.range_domain_ids.reserve(rows);
+    }
+
+    /// Adds one row of the table.
+    fn add(&mut self, file_strings: &FileStrings, row: &Row) {
+        let Counts {
+            lossy,
+            unknown_type,
+            no_start,
+            end_before_start,
+            unknown_text,
+        } = &mut self.counts;
+        let strings = &mut self.strings;
+        let n = &mut self.ranges;
+        let domains = &mut self.domains;
+        let range_domain_ids = &mut self.range_domain_ids;
+        let last_ts = &mut self.last_ts;
         let start = int(row, 0);
         let end = int(row, 1);
-        last_ts = last_ts
+        *last_ts = (*last_ts)
             .max(start.unwrap_or(i64::MIN))
             .max(end.unwrap_or(i64::MIN));
         let event_type = int(row, 2).unwrap_or(-1);
@@ -151,14 +153,14 @@ fn read_part(
                 Some(bytes) => match std::str::from_utf8(bytes) {
                     Ok(s) => strings.intern(s),
                     Err(_) => {
-                        lossy += 1;
+                        *lossy += 1;
                         strings.intern(&String::from_utf8_lossy(bytes))
                     }
                 },
                 // A textId that points at no string, and no text of its own.
                 None => match int(row, 4) {
                     Some(id) => {
-                        unknown_text += 1;
+                        *unknown_text += 1;
                         strings.intern(&unknown_name(id))
                     }
                     None => StringTable::EMPTY,
@@ -179,24 +181,24 @@ fn read_part(
             }
             THREAD_NAME => {
                 let name = label();
-                out.thread_names.push((global_tid, name));
+                self.thread_names.push((global_tid, name));
                 return;
             }
             33 => return, // category names: not drawn
             _ => {
-                unknown_type += 1;
+                *unknown_type += 1;
                 return;
             }
         };
         let Some(s) = start else {
-            no_start += 1;
+            *no_start += 1;
             return;
         };
         let (e, unclosed) = match (style, end) {
             (NvtxStyle::Mark, _) => (s, false),
             (_, Some(e)) if e >= s => (e, false),
             (_, Some(_)) => {
-                end_before_start += 1;
+                *end_before_start += 1;
                 return;
             }
             (_, None) => (i64::MIN, true), // closed at the last NVTX timestamp below
@@ -212,16 +214,7 @@ fn read_part(
         n.row_id.push(int(row, 8).unwrap_or(0));
         n.ended_on_other_thread.push(int(row, 9).is_some());
         range_domain_ids.push(int(row, 6).unwrap_or(0));
-    })?;
-    out.last_ts = last_ts;
-    out.counts = Counts {
-        lossy,
-        unknown_type,
-        no_start,
-        end_before_start,
-        unknown_text,
-    };
-    Ok(out)
+    }
 }
 
 /// Joins the parts in file order (the strings of later parts renumbered into the first's),

@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use rusqlite::Connection;
 
-use super::connection::{classify, open_read_only};
+use super::connection::{Row, classify, open_read_only};
+use super::pages::PageFile;
 use super::schema::Schema;
 use crate::load::{LoadControl, LoadError, LoadProgress};
 use crate::trace::{LoadWarnings, StrId, StringTable};
@@ -161,6 +162,9 @@ pub struct Reader<'a> {
     /// Connections a reader has finished with, for the next: opening one parses the export's
     /// schema again (about half a millisecond), which the dozen small tables would each pay.
     pub idle: Mutex<Vec<Connection>>,
+    /// The file read a page at a time, for the big tables ([`pages`]); `None` where SQLite reads
+    /// everything.
+    pub pages: Option<PageFile>,
 }
 
 /// A connection of one reader at a time, handed back to [`Reader::idle`] when dropped.
@@ -224,14 +228,14 @@ impl Reader<'_> {
         conn: &Connection,
         table: &str,
         sql: &str,
-        mut f: impl FnMut(&rusqlite::Row),
+        mut f: impl FnMut(&Row),
     ) -> Result<(), LoadError> {
         let err = |e| classify(self.path, table, e);
         let mut stmt = conn.prepare(sql).map_err(err)?;
         let mut rows = stmt.query([]).map_err(err)?;
         let mut n: u64 = 0;
         while let Some(row) = rows.next().map_err(err)? {
-            f(row);
+            f(&Row::Sqlite(row));
             n += 1;
             if n.is_multiple_of(ROWS_PER_REPORT) {
                 if self.control.is_cancelled() {
@@ -260,25 +264,50 @@ impl Reader<'_> {
         });
     }
 
-    /// Reads `table` through `sql` (a SELECT without WHERE) and returns one state per chunk, in
-    /// rowid order. On a machine with cores to spare ([`chunk_count`]) a big table is read in
-    /// rowid ranges, each on its own connection in parallel, so it does not leave cores idle at
-    /// the end of a load. `make(rows)` creates a chunk's state sized for `rows`: the first chunk
-    /// is sized for the whole table, so the others can be appended to it without reallocating.
+    /// Reads `columns` of `table` (as [`Schema::select`] names them) and returns one state per
+    /// chunk, in file order. On a machine with cores to spare ([`chunk_count`]) a big table is
+    /// read in parts side by side, so it does not leave cores idle at the end of a load.
+    /// `make(rows)` creates a chunk's state sized for `rows`: the first chunk is sized for the
+    /// whole table, so the others can be appended to it without reallocating.
     pub fn read_in_chunks<S: Send>(
         &self,
         table: &str,
-        sql: &str,
+        columns: &[&str],
         make: impl Fn(usize) -> S + Sync,
-        fill: impl Fn(&mut S, &rusqlite::Row) + Sync,
+        fill: impl Fn(&mut S, &Row) + Sync,
     ) -> Result<Vec<S>, LoadError> {
+        let threads = rayon::current_num_threads();
+        self.read_parts(
+            table,
+            columns,
+            |rows| chunk_count(rows, threads),
+            make,
+            fill,
+        )
+    }
+
+    /// [`Reader::read_in_chunks`] with the number of parts chosen by `parts(rows)`. The rows
+    /// come from the file's pages where [`pages`] reads the table, else from SQLite in rowid
+    /// ranges, each on its own connection.
+    pub fn read_parts<S: Send>(
+        &self,
+        table: &str,
+        columns: &[&str],
+        parts: impl Fn(u64) -> u64,
+        make: impl Fn(usize) -> S + Sync,
+        fill: impl Fn(&mut S, &Row) + Sync,
+    ) -> Result<Vec<S>, LoadError> {
+        if let Some(read) = self.read_pages(table, columns, &parts, &make, &fill) {
+            return read;
+        }
+        let sql = self.schema.select(table, columns);
         let conn = self.open()?;
         let bounds = rowid_bounds(&conn, table);
         let rows: u64 = bounds.map_or(0, |(lo, hi)| hi.abs_diff(lo).saturating_add(1));
-        let chunks = chunk_count(rows, rayon::current_num_threads());
+        let chunks = parts(rows).max(1);
         let (Some((lo, hi)), true) = (bounds, chunks > 1) else {
             let mut state = make(rows as usize);
-            self.for_each_row(&conn, table, sql, |row| fill(&mut state, row))?;
+            self.for_each_row(&conn, table, &sql, |row| fill(&mut state, row))?;
             return Ok(vec![state]);
         };
         drop(conn);
@@ -299,6 +328,76 @@ impl Reader<'_> {
                 Ok(state)
             })
             .collect()
+    }
+
+    /// The page reader's part of [`Reader::read_parts`]; `None` when SQLite is to read the
+    /// table instead: the file or table is not one [`pages`] reads, or its pages are damaged
+    /// (SQLite then reads it again from the start, and says what is wrong as it always has).
+    fn read_pages<S: Send>(
+        &self,
+        table: &str,
+        columns: &[&str],
+        parts: &impl Fn(u64) -> u64,
+        make: &(impl Fn(usize) -> S + Sync),
+        fill: &(impl Fn(&mut S, &Row) + Sync),
+    ) -> Option<Result<Vec<S>, LoadError>> {
+        let file = self.pages.as_ref()?;
+        let layout = self.schema.layout(table)?;
+        let sources = layout.sources(columns, |c| self.schema.has_column(table, c));
+        let leaves = file.leaves(layout.root).ok()?;
+        let rows = file.rows_about(&leaves).ok()?;
+        let chunks = usize::try_from(parts(rows).max(1))
+            .ok()?
+            .min(leaves.len().max(1));
+        let per_chunk = leaves.len().div_ceil(chunks).max(1);
+        let read: Vec<Result<S, Option<LoadError>>> = leaves
+            .chunks(per_chunk)
+            .enumerate()
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|(c, part)| {
+                let size = if c == 0 { rows } else { rows / chunks as u64 };
+                let mut state = make(size as usize);
+                let mut n: u64 = 0;
+                let mut cancelled = false;
+                file.scan(part, &sources, |row| {
+                    fill(&mut state, &Row::Page(row));
+                    n += 1;
+                    if n.is_multiple_of(ROWS_PER_REPORT) {
+                        if self.control.is_cancelled() {
+                            cancelled = true;
+                            return false;
+                        }
+                        self.rows.done.fetch_add(ROWS_PER_REPORT, Ordering::Relaxed);
+                        self.report("reading tables");
+                    }
+                    true
+                })
+                .map_err(|_| None)?;
+                if cancelled {
+                    return Err(Some(LoadError::Cancelled));
+                }
+                self.rows
+                    .done
+                    .fetch_add(n % ROWS_PER_REPORT, Ordering::Relaxed);
+                if let Ok(mut per_table) = self.rows.per_table.lock() {
+                    per_table.add_rows_read(table, n);
+                }
+                Ok(state)
+            })
+            .collect();
+        let mut states = Vec::with_capacity(read.len());
+        for r in read {
+            match r {
+                Ok(state) => states.push(state),
+                Err(Some(e)) => return Some(Err(e)),
+                Err(None) => return None,
+            }
+        }
+        if states.is_empty() {
+            states.push(make(0));
+        }
+        Some(Ok(states))
     }
 }
 

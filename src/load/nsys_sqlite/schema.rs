@@ -5,37 +5,61 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::Connection;
 
+use super::pages::TableLayout;
+
 /// Table → column names of one export.
 #[derive(Debug, Default, Clone)]
 pub struct Schema {
     tables: HashMap<String, HashSet<String>>,
+    /// How each table's rows lie in the file, where the page reader can read them.
+    layouts: HashMap<String, TableLayout>,
 }
 
 impl Schema {
     pub fn read(conn: &Connection) -> rusqlite::Result<Self> {
-        let mut names = Vec::new();
+        let mut found = Vec::new();
         {
-            let mut stmt =
-                conn.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")?;
+            let mut stmt = conn.prepare(
+                "SELECT name, type, rootpage, sql FROM sqlite_master WHERE type IN ('table', 'view')",
+            )?;
             let mut rows = stmt.query([])?;
             while let Some(row) = rows.next()? {
-                names.push(row.get::<_, String>(0)?);
+                found.push((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)? == "table",
+                    row.get::<_, Option<i64>>(2)?.unwrap_or(0),
+                    row.get::<_, Option<String>>(3)?.unwrap_or_default(),
+                ));
             }
         }
         let mut tables = HashMap::new();
-        for name in names {
-            let mut cols = HashSet::new();
+        let mut layouts = HashMap::new();
+        for (name, is_table, root, sql) in found {
+            let mut columns = Vec::new();
             let mut stmt = conn.prepare(&format!(
                 "PRAGMA table_info(\"{}\")",
                 name.replace('"', "\"\"")
             ))?;
             let mut rows = stmt.query([])?;
             while let Some(row) = rows.next()? {
-                cols.insert(row.get::<_, String>(1)?);
+                columns.push((
+                    row.get::<_, String>(1)?,
+                    row.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                    row.get::<_, Option<i64>>(5)?.unwrap_or(0),
+                    row.get_ref(4)?.data_type() != rusqlite::types::Type::Null,
+                ));
             }
-            tables.insert(name, cols);
+            if is_table && let Some(layout) = TableLayout::new(root, &sql, &columns) {
+                layouts.insert(name.clone(), layout);
+            }
+            tables.insert(name, columns.into_iter().map(|c| c.0).collect());
         }
-        Ok(Self { tables })
+        Ok(Self { tables, layouts })
+    }
+
+    /// How `table`'s rows lie in the file; `None` where the page reader does not read it.
+    pub fn layout(&self, table: &str) -> Option<&TableLayout> {
+        self.has_table(table).then(|| self.layouts.get(table))?
     }
 
     pub fn has_table(&self, table: &str) -> bool {

@@ -3,12 +3,12 @@
 
 use std::collections::HashMap;
 
-use super::connection::{int, text};
+use super::connection::{Row, int, text};
 use super::reader::{FileStrings, Reader};
 use crate::load::LoadError;
 use crate::trace::{GpuInfo, MemoryUsageSample, MemoryUsageTrack, StreamKey, pid_of};
 
-fn text_string(row: &rusqlite::Row, i: usize) -> Option<String> {
+fn text_string(row: &Row, i: usize) -> Option<String> {
     text(row, i).map(|b| String::from_utf8_lossy(b).into_owned())
 }
 

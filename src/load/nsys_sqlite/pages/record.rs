@@ -1,0 +1,152 @@
+//! One row of a table b-tree leaf, read in place: the cell's payload (gathered from overflow
+//! pages when it does not fit in its page) and its record header, which gives each column's
+//! serial type and where its value starts (SQLite's file format, "Record Format").
+
+use super::PageError;
+
+/// A column's value as stored.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value<'a> {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(&'a [u8]),
+    Blob(&'a [u8]),
+}
+
+/// A varint at `at`: its value and length. SQLite's varints are big-endian, 7 bits a byte, at
+/// most nine bytes, the ninth giving all eight of its bits.
+pub fn varint(bytes: &[u8], at: usize) -> Option<(u64, usize)> {
+    let mut v: u64 = 0;
+    for i in 0..9 {
+        let b = *bytes.get(at + i)?;
+        if i == 8 {
+            return Some(((v << 8) | u64::from(b), 9));
+        }
+        v = (v << 7) | u64::from(b & 0x7f);
+        if b & 0x80 == 0 {
+            return Some((v, i + 1));
+        }
+    }
+    None
+}
+
+/// A record's columns: serial type and offset of each value in the payload.
+#[derive(Default)]
+pub struct Record {
+    columns: Vec<(u64, usize)>,
+}
+
+impl Record {
+    /// Reads the header of `payload`, keeping the first `wanted` columns (the rest are not
+    /// looked at). Fails on a header that runs past the payload or a value that does.
+    pub fn parse(&mut self, payload: &[u8], wanted: usize) -> Result<(), PageError> {
+        self.columns.clear();
+        let bad = || PageError("a record header runs past its payload".into());
+        let (header_len, n) = varint(payload, 0).ok_or_else(bad)?;
+        let header_len = usize::try_from(header_len).map_err(|_| bad())?;
+        if header_len > payload.len() || header_len < n {
+            return Err(bad());
+        }
+        let mut at = n;
+        let mut body = header_len;
+        while at < header_len && self.columns.len() < wanted {
+            let (serial, n) = varint(&payload[..header_len], at).ok_or_else(bad)?;
+            at += n;
+            self.columns.push((serial, body));
+            body = body.checked_add(value_len(serial)).ok_or_else(bad)?;
+        }
+        if body > payload.len() {
+            return Err(PageError("a record's values run past its payload".into()));
+        }
+        Ok(())
+    }
+
+    /// Column `i`'s value; a column beyond the record's (added to the table later) is NULL.
+    pub fn value<'p>(&self, payload: &'p [u8], i: usize) -> Value<'p> {
+        let Some(&(serial, at)) = self.columns.get(i) else {
+            return Value::Null;
+        };
+        let int = |n: usize| -> i64 {
+            let bytes = &payload[at..at + n];
+            let first = i64::from(bytes[0] as i8);
+            bytes[1..]
+                .iter()
+                .fold(first, |v, &b| (v << 8) | i64::from(b))
+        };
+        match serial {
+            0 => Value::Null,
+            1 => Value::Integer(int(1)),
+            2 => Value::Integer(int(2)),
+            3 => Value::Integer(int(3)),
+            4 => Value::Integer(int(4)),
+            5 => Value::Integer(int(6)),
+            6 => Value::Integer(int(8)),
+            7 => {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(&payload[at..at + 8]);
+                Value::Real(f64::from_be_bytes(b))
+            }
+            8 => Value::Integer(0),
+            9 => Value::Integer(1),
+            10 | 11 => Value::Null,
+            n => {
+                let len = value_len(n);
+                let bytes = &payload[at..at + len];
+                if n % 2 == 1 {
+                    Value::Text(bytes)
+                } else {
+                    Value::Blob(bytes)
+                }
+            }
+        }
+    }
+}
+
+/// How many bytes a value of serial type `serial` takes.
+fn value_len(serial: u64) -> usize {
+    match serial {
+        0 | 8..=11 => 0,
+        1 => 1,
+        2 => 2,
+        3 => 3,
+        4 => 4,
+        5 => 6,
+        6 | 7 => 8,
+        n => usize::try_from((n - 12) / 2).unwrap_or(usize::MAX),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_of_one_to_nine_bytes() {
+        assert_eq!(varint(&[0x05], 0), Some((5, 1)));
+        assert_eq!(varint(&[0x81, 0x00], 0), Some((128, 2)));
+        assert_eq!(varint(&[0xff; 9], 0), Some((u64::MAX, 9)));
+        assert_eq!(varint(&[0x81], 0), None);
+    }
+
+    #[test]
+    fn a_record_of_every_kind() {
+        // header: len 7, types: NULL, i8, i16, f64, text(2), zero, one
+        let payload = [
+            7, 0, 1, 2, 7, 17, 8, 9, 0xfe, 0x01, 0x00, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0, b'h', b'i',
+        ];
+        let mut r = Record::default();
+        r.parse(&payload, 16).unwrap();
+        assert_eq!(r.value(&payload, 0), Value::Null);
+        assert_eq!(r.value(&payload, 1), Value::Integer(-2));
+        assert_eq!(r.value(&payload, 2), Value::Integer(256));
+        assert_eq!(r.value(&payload, 3), Value::Real(1.0));
+        assert_eq!(r.value(&payload, 4), Value::Text(b"hi"));
+        assert_eq!(r.value(&payload, 5), Value::Integer(0));
+        assert_eq!(r.value(&payload, 6), Value::Integer(1));
+        assert_eq!(r.value(&payload, 7), Value::Null);
+        // A text said to be longer than the payload is refused.
+        let short = [2, 21, b'a'];
+        assert!(r.parse(&short, 4).is_err());
+    }
+}
