@@ -241,3 +241,40 @@ fn a_damaged_file_is_refused_or_read_never_a_panic() {
     eprintln!("300 damaged copies: {refused} refused, {read} tables read");
     assert!(refused > 0 && read > 0);
 }
+
+/// Whole loads through the page reader print what loads through SQLite print: every report of
+/// `summary --report all`, on four and on one worker thread (the page reader splits a table
+/// where a worker is free, so the parts and their joins are exercised).
+#[test]
+fn every_report_is_the_same_through_pages_and_through_sqlite() {
+    let run = |path: &Path, pages: &str, threads: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args(["summary", "--report", "all", "--format", "csv"])
+            .arg(path)
+            .env("SIGHTLINE_SQLITE_PAGES", pages)
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.stdout, out.stderr)
+    };
+    let names = ["stress", "moe", "cpu_side", "nccl/n25_moe_a2a_rank0"];
+    let mut bytes = 0;
+    for name in names {
+        let path = common::fixture(name);
+        let sqlite = run(&path, "0", "4");
+        for threads in ["4", "1"] {
+            let paged = run(&path, "1", threads);
+            assert!(paged == sqlite, "{name}, {threads} threads: output differs");
+        }
+        bytes += sqlite.0.len();
+    }
+    eprintln!(
+        "{} exports: every report equal through pages and SQLite ({bytes} bytes each)",
+        names.len()
+    );
+}

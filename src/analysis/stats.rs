@@ -6,8 +6,6 @@
 //! count is the mean of the middle two, standard deviation is the sample one (n−1), and rows are
 //! ordered as their `ORDER BY` clauses order them, ties falling back to the grouping key.
 
-use std::collections::HashMap;
-
 use rustc_hash::FxHashMap;
 
 use super::filter::{EventTable, Filter};
@@ -321,17 +319,19 @@ fn nvtx_groups(trace: &Trace, filter: &Filter, format: NsysFormat) -> Vec<Group>
             .push(n.spans.duration_ns(i));
     }
     // Different (domain, text) pairs can print the same name; nsys groups by the printed name.
-    let mut merged: HashMap<(String, NvtxStyle), (StrId, Vec<i64>)> = HashMap::new();
+    let mut merged: FxHashMap<(String, NvtxStyle), (StrId, Vec<i64>)> = FxHashMap::default();
     for ((domain, text, style), values) in by_key {
         // nsys 2023.4 names a range `domain || ':' || text`, NULL (printed empty) without text
         // even in a named domain; 2025.3 always `domain:text`. The model keeps an absent text as
         // the empty string.
         let name = crate::analysis::reports::nvtx_tree::printed_name(trace, domain, text, format)
             .unwrap_or_default();
-        let e = merged
-            .entry((name, style))
-            .or_insert_with(|| (text, Vec::new()));
-        e.1.extend(values);
+        match merged.entry((name, style)) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert((text, values));
+            }
+            std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().1.extend(values),
+        }
     }
     merged
         .into_iter()

@@ -15,6 +15,7 @@ mod gpu_ops;
 mod needs;
 mod nvtx;
 mod openacc_openmp;
+mod paged_read;
 pub mod pages;
 mod profiler_overhead;
 mod reader;

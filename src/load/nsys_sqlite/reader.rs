@@ -201,7 +201,7 @@ pub struct RowProgress {
 }
 
 /// How many rows a reader reads between two looks at the cancel flag and the progress bar.
-const ROWS_PER_REPORT: u64 = 65_536;
+pub(super) const ROWS_PER_REPORT: u64 = 65_536;
 
 /// Share of the progress bar the table readers fill (after the schema and string table).
 const READ_FROM: f32 = 0.05;
@@ -286,9 +286,10 @@ impl Reader<'_> {
         )
     }
 
-    /// [`Reader::read_in_chunks`] with the number of parts chosen by `parts(rows)`. The rows
-    /// come from the file's pages where [`pages`] reads the table, else from SQLite in rowid
-    /// ranges, each on its own connection.
+    /// [`Reader::read_in_chunks`] with the number of parts chosen by `parts(rows)` where SQLite
+    /// reads the table: in rowid ranges, each on its own connection. Where the page reader
+    /// reads it, a part is made only when a core is free to read it
+    /// (`paged_read`), and `parts` is not asked.
     pub fn read_parts<S: Send>(
         &self,
         table: &str,
@@ -297,7 +298,7 @@ impl Reader<'_> {
         make: impl Fn(usize) -> S + Sync,
         fill: impl Fn(&mut S, &Row) + Sync,
     ) -> Result<Vec<S>, LoadError> {
-        if let Some(read) = self.read_pages(table, columns, &parts, &make, &fill) {
+        if let Some(read) = self.read_pages(table, columns, &make, &fill) {
             return read;
         }
         let sql = self.schema.select(table, columns);
@@ -328,76 +329,6 @@ impl Reader<'_> {
                 Ok(state)
             })
             .collect()
-    }
-
-    /// The page reader's part of [`Reader::read_parts`]; `None` when SQLite is to read the
-    /// table instead: the file or table is not one [`pages`] reads, or its pages are damaged
-    /// (SQLite then reads it again from the start, and says what is wrong as it always has).
-    fn read_pages<S: Send>(
-        &self,
-        table: &str,
-        columns: &[&str],
-        parts: &impl Fn(u64) -> u64,
-        make: &(impl Fn(usize) -> S + Sync),
-        fill: &(impl Fn(&mut S, &Row) + Sync),
-    ) -> Option<Result<Vec<S>, LoadError>> {
-        let file = self.pages.as_ref()?;
-        let layout = self.schema.layout(table)?;
-        let sources = layout.sources(columns, |c| self.schema.has_column(table, c));
-        let leaves = file.leaves(layout.root).ok()?;
-        let rows = file.rows_about(&leaves).ok()?;
-        let chunks = usize::try_from(parts(rows).max(1))
-            .ok()?
-            .min(leaves.len().max(1));
-        let per_chunk = leaves.len().div_ceil(chunks).max(1);
-        let read: Vec<Result<S, Option<LoadError>>> = leaves
-            .chunks(per_chunk)
-            .enumerate()
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .map(|(c, part)| {
-                let size = if c == 0 { rows } else { rows / chunks as u64 };
-                let mut state = make(size as usize);
-                let mut n: u64 = 0;
-                let mut cancelled = false;
-                file.scan(part, &sources, |row| {
-                    fill(&mut state, &Row::Page(row));
-                    n += 1;
-                    if n.is_multiple_of(ROWS_PER_REPORT) {
-                        if self.control.is_cancelled() {
-                            cancelled = true;
-                            return false;
-                        }
-                        self.rows.done.fetch_add(ROWS_PER_REPORT, Ordering::Relaxed);
-                        self.report("reading tables");
-                    }
-                    true
-                })
-                .map_err(|_| None)?;
-                if cancelled {
-                    return Err(Some(LoadError::Cancelled));
-                }
-                self.rows
-                    .done
-                    .fetch_add(n % ROWS_PER_REPORT, Ordering::Relaxed);
-                if let Ok(mut per_table) = self.rows.per_table.lock() {
-                    per_table.add_rows_read(table, n);
-                }
-                Ok(state)
-            })
-            .collect();
-        let mut states = Vec::with_capacity(read.len());
-        for r in read {
-            match r {
-                Ok(state) => states.push(state),
-                Err(Some(e)) => return Some(Err(e)),
-                Err(None) => return None,
-            }
-        }
-        if states.is_empty() {
-            states.push(make(0));
-        }
-        Some(Ok(states))
     }
 }
 
