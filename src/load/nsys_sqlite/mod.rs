@@ -10,6 +10,7 @@ mod callchains;
 pub mod capture_options;
 pub(crate) mod connection;
 mod cpu_calls;
+mod gpu_links;
 mod gpu_metrics;
 mod gpu_ops;
 mod needs;
@@ -24,6 +25,7 @@ mod scan;
 mod sched;
 mod schema;
 mod system;
+mod track_order;
 mod unified_memory;
 
 use std::path::Path;

@@ -131,9 +131,9 @@ mod tests {
 
     #[test]
     fn a_record_of_every_kind() {
-        // header: len 7, types: NULL, i8, i16, f64, text(2), zero, one
+        // header: its length (8), then the types: NULL, i8, i16, f64, text(2), zero, one
         let payload = [
-            7, 0, 1, 2, 7, 17, 8, 9, 0xfe, 0x01, 0x00, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0, b'h', b'i',
+            8, 0, 1, 2, 7, 17, 8, 9, 0xfe, 0x01, 0x00, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0, b'h', b'i',
         ];
         let mut r = Record::default();
         r.parse(&payload, 16).unwrap();
