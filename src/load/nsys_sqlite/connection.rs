@@ -94,7 +94,13 @@ impl<'a> Row<'a, '_> {
 }
 
 /// An integer column; reals are truncated, anything else is `None`.
+#[inline]
 pub fn int(row: &Row, i: usize) -> Option<i64> {
+    if let Row::Page(page) = row
+        && let Some(v) = page.integer(i)
+    {
+        return Some(v);
+    }
     match row.get(i)? {
         ValueRef::Integer(v) => Some(v),
         ValueRef::Real(f) => Some(f as i64),

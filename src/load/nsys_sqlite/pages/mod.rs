@@ -63,6 +63,17 @@ pub struct PageRow<'a> {
 }
 
 impl PageRow<'_> {
+    /// The `i`th requested column where it is stored as an integer; `None` otherwise (then
+    /// [`PageRow::value`] says what it is).
+    #[inline]
+    pub fn integer(&self, i: usize) -> Option<i64> {
+        match self.sources.get(i) {
+            Some(Source::Column(c)) => self.record.integer(self.payload, *c),
+            Some(Source::Rowid) => Some(self.rowid),
+            _ => None,
+        }
+    }
+
     /// The `i`th requested column; past the end of the request, NULL.
     pub fn value(&self, i: usize) -> Value<'_> {
         match self.sources.get(i) {

@@ -50,9 +50,20 @@ impl Record {
         }
         let mut at = n;
         let mut body = header_len;
+        let header = &payload[..header_len];
         while at < header_len && self.columns.len() < wanted {
-            let (serial, n) = varint(&payload[..header_len], at).ok_or_else(bad)?;
-            at += n;
+            // Every serial type but a long text's or blob's is one byte.
+            let serial = match header[at] {
+                b if b < 0x80 => {
+                    at += 1;
+                    u64::from(b)
+                }
+                _ => {
+                    let (serial, n) = varint(header, at).ok_or_else(bad)?;
+                    at += n;
+                    serial
+                }
+            };
             self.columns.push((serial, body));
             body = body.checked_add(value_len(serial)).ok_or_else(bad)?;
         }
@@ -60,6 +71,28 @@ impl Record {
             return Err(PageError("a record's values run past its payload".into()));
         }
         Ok(())
+    }
+
+    /// Column `i` as an integer where it is stored as one (most columns of an export), without
+    /// going through [`Value`]; `None` for any other kind (the caller then asks [`Self::value`]).
+    #[inline]
+    pub fn integer(&self, payload: &[u8], i: usize) -> Option<i64> {
+        let &(serial, at) = self.columns.get(i)?;
+        let n = match serial {
+            1..=4 => serial as usize,
+            5 => 6,
+            6 => 8,
+            8 => return Some(0),
+            9 => return Some(1),
+            _ => return None,
+        };
+        let bytes = &payload[at..at + n];
+        let first = i64::from(bytes[0] as i8);
+        Some(
+            bytes[1..]
+                .iter()
+                .fold(first, |v, &b| (v << 8) | i64::from(b)),
+        )
     }
 
     /// Column `i`'s value; a column beyond the record's (added to the table later) is NULL.
@@ -103,17 +136,14 @@ impl Record {
     }
 }
 
+/// Bytes of a value of each serial type below 12.
+const FIXED_LEN: [usize; 12] = [0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0];
+
 /// How many bytes a value of serial type `serial` takes.
 fn value_len(serial: u64) -> usize {
-    match serial {
-        0 | 8..=11 => 0,
-        1 => 1,
-        2 => 2,
-        3 => 3,
-        4 => 4,
-        5 => 6,
-        6 | 7 => 8,
-        n => usize::try_from((n - 12) / 2).unwrap_or(usize::MAX),
+    match FIXED_LEN.get(serial as usize) {
+        Some(&n) if serial < 12 => n,
+        _ => usize::try_from((serial - 12) / 2).unwrap_or(usize::MAX),
     }
 }
 
