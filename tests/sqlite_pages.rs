@@ -189,6 +189,9 @@ fn overflow_pages_added_columns_and_big_pages() {
     drop(conn);
     compare_file(&big, &mut count);
     eprintln!("changed exports: {count:?}");
+    for p in [&path, &big] {
+        let _ = std::fs::remove_dir_all(p.parent().unwrap());
+    }
 }
 
 #[test]
@@ -239,6 +242,7 @@ fn a_damaged_file_is_refused_or_read_never_a_panic() {
         }
     }
     eprintln!("300 damaged copies: {refused} refused, {read} tables read");
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
     assert!(refused > 0 && read > 0);
 }
 
