@@ -8,7 +8,7 @@
 //! with each one: they are kept once here ([`NcuReport::sections`]) and each workload names the
 //! ones it has.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use crate::trace::LoadWarnings;
@@ -33,6 +33,11 @@ pub struct NcuReport {
     /// The unit of a metric's values, where the source says (ncu's CSV pages print one per
     /// metric: `us`, `Gbyte/s`, `%`; a report's values are in base units and leave this empty).
     pub units: HashMap<MetricId, String>,
+    /// Metrics the report itself marks as having no unit (ncu prints none for them, whatever
+    /// their name says): instanced metrics keyed by strings (`sass__inst_executed_per_opcode`:
+    /// a count per opcode) and derived metrics whose section limits their definition to some
+    /// architectures. See `analysis::ncu::units::metric_unit`.
+    pub unitless: HashSet<MetricId>,
     /// Section definitions, each kept once.
     pub sections: Vec<NcuSection>,
     pub workloads: Vec<NcuWorkload>,
@@ -340,6 +345,24 @@ pub struct SectionMetric {
     pub show_instances: bool,
     /// Alternatives by architecture: the first one the workload has is shown.
     pub options: Vec<(String, String)>,
+    /// Beside each option, the architectures it is meant for (inclusive ranges of SM
+    /// versions, `90` for compute capability 9.0; empty: the section says none).
+    pub option_archs: Vec<Vec<(u32, u32)>>,
+}
+
+impl SectionMetric {
+    /// The options meant for architecture `arch` (SM version), in the section's order.
+    pub fn options_for(&self, arch: u32) -> impl Iterator<Item = &(String, String)> {
+        self.options
+            .iter()
+            .zip(&self.option_archs)
+            .filter_map(move |(o, ranges)| {
+                ranges
+                    .iter()
+                    .any(|&(lo, hi)| (lo..=hi).contains(&arch))
+                    .then_some(o)
+            })
+    }
 }
 
 /// The result of one of ncu's rules on a workload.

@@ -19,7 +19,7 @@ use std::io::{self, Write};
 use super::format::{base_float, base_integer};
 use super::raw::{fixed_cells, fixed_header};
 use super::{UnitMode, write_row};
-use crate::analysis::ncu::units::{base_unit, scaled};
+use crate::analysis::ncu::units::{named_unit, scaled};
 use crate::trace::ncu::{
     BodyItemKind, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload, SectionMetric,
 };
@@ -75,14 +75,26 @@ pub fn value_text(v: &MetricValue, unit: &str, mode: UnitMode) -> (String, Strin
     }
 }
 
-/// The metric a section entry shows for a workload: itself or the first of its options the
-/// workload has, with the label to print.
+/// The metric a section entry shows for a workload, with the label to print: the first of its
+/// options meant for the workload's architecture that the workload has (ncu 2025.3 shows
+/// `lrc__average_ilc_output_sector_compression_achieved_rate.pct`, an option for SM 9.0–10.0,
+/// as "L2 Compression Ratio" on an H200 though the entry's own metric was collected too), else
+/// itself, else the first of its other options the workload has.
 pub fn shown<'a>(
     report: &NcuReport,
     w: &'a NcuWorkload,
     m: &'a SectionMetric,
 ) -> Option<(&'a str, String, &'a MetricValue)> {
     let label = |l: &str, n: &str| if l.is_empty() { n } else { l }.to_string();
+    if let Some(arch) = sm_version(report, w)
+        && let Some(found) = m.options_for(arch).find_map(|(name, l)| {
+            let v = report.value(w, name)?;
+            let l = if l.is_empty() { &m.label } else { l };
+            Some((name.as_str(), label(l, name), v))
+        })
+    {
+        return Some(found);
+    }
     if !m.name.is_empty()
         && let Some(v) = report.value(w, &m.name)
     {
@@ -93,6 +105,14 @@ pub fn shown<'a>(
         let l = if l.is_empty() { &m.label } else { l };
         Some((name.as_str(), label(l, name), v))
     })
+}
+
+/// A workload's SM version as section filters name architectures (`90` for 9.0).
+fn sm_version(report: &NcuReport, w: &NcuWorkload) -> Option<u32> {
+    let major = report.number(w, "device__attribute_compute_capability_major")?;
+    let minor = report.number(w, "device__attribute_compute_capability_minor")?;
+    (major >= 0.0 && minor >= 0.0 && major < 1e6 && minor < 10.0)
+        .then(|| major as u32 * 10 + minor as u32)
 }
 
 struct Writer<'a> {
@@ -115,7 +135,7 @@ impl Writer<'_> {
             return Ok(());
         };
         let unit = if m.unit.is_empty() {
-            base_unit(name)
+            named_unit(self.report, name)
         } else {
             m.unit.clone()
         };

@@ -26,6 +26,8 @@ pub(super) struct Converter {
     pid: u32,
     unknown_names: u64,
     bad_sections: u64,
+    /// Derived metrics a section defines for some architectures only (their units: none).
+    limited_definitions: Vec<String>,
 }
 
 impl Converter {
@@ -70,6 +72,13 @@ impl Converter {
                 self.unknown_names += 1;
                 continue;
             };
+            if let Some(InstanceList::Read(items)) = &list
+                && items
+                    .first()
+                    .is_some_and(|i| matches!(i.correlation, Some(ScalarValue::Str(_))))
+            {
+                report.unitless.insert(id);
+            }
             let value = match (&m.metric_value, list) {
                 // Both a value and instances (found against NVIDIA's reader): keep both.
                 (Some(v), Some(list)) => {
@@ -128,6 +137,15 @@ impl Converter {
             self.bad_sections += 1;
             return None;
         };
+        let definitions = section
+            .metric_definitions
+            .iter()
+            .flat_map(|d| &d.definitions);
+        for d in definitions.filter(|d| d.filter.is_some()) {
+            if let Some(name) = &d.name {
+                self.limited_definitions.push(name.clone());
+            }
+        }
         let id = report.sections.len() as SectionId;
         report.sections.push(section_of(section));
         seen.push((bytes.clone(), id));
@@ -135,6 +153,15 @@ impl Converter {
     }
 
     pub fn finish(self, report: &mut NcuReport) {
+        // ncu 2025.3 prints no unit for a derived metric whose definition carries an
+        // architecture filter (`derived__pct_occupancy_per_barrier_count`,
+        // `derived__l1tex__lsu_writeback_bytes_mem_lgds.*`), while the unfiltered ones of the
+        // same sections have units: seen in all four shared reports.
+        for name in &self.limited_definitions {
+            if let Some(id) = report.metric_id(name) {
+                report.unitless.insert(id);
+            }
+        }
         if self.unknown_names > 0 {
             report.warnings.skip(
                 "report",
@@ -232,7 +259,26 @@ fn metric(m: &msg::SectionMetric) -> SectionMetric {
                 )
             })
             .collect(),
+        option_archs: m.options.iter().map(|o| arch_ranges(&o.filter)).collect(),
     }
+}
+
+/// A filter's ranges of architectures (an open end: 0 or `u32::MAX`).
+fn arch_ranges(filter: &Option<msg::ArchFilter>) -> Vec<(u32, u32)> {
+    let Some(f) = filter else {
+        return Vec::new();
+    };
+    let range = |lo: Option<u32>, hi: Option<u32>| {
+        (lo.is_some() || hi.is_some()).then(|| (lo.unwrap_or(0), hi.unwrap_or(u32::MAX)))
+    };
+    range(f.min_arch, f.max_arch)
+        .into_iter()
+        .chain(
+            f.ranges
+                .iter()
+                .filter_map(|r| range(r.min_arch, r.max_arch)),
+        )
+        .collect()
 }
 
 fn metrics(ms: &[msg::SectionMetric]) -> Vec<SectionMetric> {

@@ -196,6 +196,28 @@ pub struct SectionMetricOption {
     pub name: Option<String>,
     #[prost(string, optional, tag = "2")]
     pub label: Option<String>,
+    #[prost(message, optional, tag = "3")]
+    pub filter: Option<ArchFilter>,
+}
+
+/// The architectures (SM versions: 90 for compute capability 9.0) a section entry applies
+/// to: one range, or a list of them.
+#[derive(Clone, PartialEq, Message)]
+pub struct ArchFilter {
+    #[prost(uint32, optional, tag = "1")]
+    pub min_arch: Option<u32>,
+    #[prost(uint32, optional, tag = "2")]
+    pub max_arch: Option<u32>,
+    #[prost(message, repeated, tag = "3")]
+    pub ranges: Vec<ArchRange>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ArchRange {
+    #[prost(uint32, optional, tag = "1")]
+    pub min_arch: Option<u32>,
+    #[prost(uint32, optional, tag = "2")]
+    pub max_arch: Option<u32>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -316,6 +338,27 @@ pub struct Section {
     pub metrics: Option<SectionMetrics>,
     #[prost(string, optional, tag = "7")]
     pub description: Option<String>,
+    #[prost(message, optional, tag = "10")]
+    pub metric_definitions: Option<MetricDefinitions>,
+}
+
+/// The derived metrics a section defines (`derived__…`), each an expression over others.
+#[derive(Clone, PartialEq, Message)]
+pub struct MetricDefinitions {
+    #[prost(message, repeated, tag = "1")]
+    pub definitions: Vec<MetricDefinition>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct MetricDefinition {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub expression: Option<String>,
+    /// The architectures the definition is limited to (a section file's `Filter`), kept
+    /// encoded: only whether there is one is read.
+    #[prost(bytes = "bytes", optional, tag = "3")]
+    pub filter: Option<Bytes>,
 }
 
 // --- Rules --------------------------------------------------------------------------------

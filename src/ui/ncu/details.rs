@@ -183,8 +183,13 @@ fn metric_table(
             match resolve(report, workload, m) {
                 Some((name, label)) => {
                     let value = report.value(workload, name);
+                    let unit = if m.unit.is_empty() {
+                        units::named_unit(report, name)
+                    } else {
+                        m.unit.clone()
+                    };
                     let (text, unit) = value
-                        .map(|v| units::display(name, &m.unit, v))
+                        .map(|v| units::display(name, &unit, v))
                         .unwrap_or_default();
                     Line {
                         label: shown_label(label),
@@ -246,7 +251,7 @@ fn metric_table(
 pub fn baseline_cells(ui: &mut Ui, b: BaselineRef<'_>, metric: &str, value: Option<f64>) {
     let base = b.report.value(b.workload, metric);
     let (text, unit) = base
-        .map(|v| units::display(metric, "", v))
+        .map(|v| units::display(metric, &units::named_unit(b.report, metric), v))
         .unwrap_or_default();
     ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
         ui.label(format!("{text} {unit}").trim().to_string());
