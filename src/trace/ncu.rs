@@ -343,6 +343,9 @@ pub struct SectionMetric {
     /// The unit the section asks for, when it overrides the metric's own.
     pub unit: String,
     pub show_instances: bool,
+    /// The architectures the entry is meant for (inclusive ranges of SM versions; empty:
+    /// all).
+    pub archs: Vec<(u32, u32)>,
     /// Alternatives by architecture: the first one the workload has is shown.
     pub options: Vec<(String, String)>,
     /// Beside each option, the architectures it is meant for (inclusive ranges of SM
@@ -351,6 +354,11 @@ pub struct SectionMetric {
 }
 
 impl SectionMetric {
+    /// Whether the entry's own metric is meant for architecture `arch` (SM version).
+    pub fn is_for(&self, arch: u32) -> bool {
+        self.archs.is_empty() || self.archs.iter().any(|&(lo, hi)| (lo..=hi).contains(&arch))
+    }
+
     /// The options meant for architecture `arch` (SM version), in the section's order.
     pub fn options_for(&self, arch: u32) -> impl Iterator<Item = &(String, String)> {
         self.options

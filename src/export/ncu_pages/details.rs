@@ -8,11 +8,16 @@
 //! `196.38` us), whole numbers with separators, others with two decimals; an instanced metric
 //! as its sum then its instances (`156,672 (59,392; 33,280)`).
 //!
+//! Sections lay items out side by side in containers (read flattened); a throughput breakdown
+//! (`breakdown:sm__throughput…`, whose value lists its metrics) prints a row per metric,
+//! largest first; a labelled metric grid (the Workload Distribution) a row per counter and
+//! rollup, in metric name order.
+//!
 //! Not written (documented gaps): the memory tables and chart ncu-ui draws from fixed metric
-//! lists, the throughput breakdowns (`breakdown:` metrics), the roofline charts' generated
-//! items, the source counters' generated rows and sections that print a note instead of
-//! metrics (NVLink). Written rows: every one of ncu's for `ncu_moe_dram` (its one section,
-//! "Command line profiler metrics"), 3% to 7% of ncu's for the `--set full` reports.
+//! lists, the roofline charts' generated items and unlabelled grids, the source counters'
+//! generated rows and sections that print a note instead of metrics (NVLink). Written rows:
+//! every one of ncu's for `ncu_moe_dram` (its one section, "Command line profiler metrics"),
+//! 11% to 13% of ncu's for the `--set full` and roofline reports.
 
 use std::io::{self, Write};
 
@@ -79,14 +84,16 @@ pub fn value_text(v: &MetricValue, unit: &str, mode: UnitMode) -> (String, Strin
 /// options meant for the workload's architecture that the workload has (ncu 2025.3 shows
 /// `lrc__average_ilc_output_sector_compression_achieved_rate.pct`, an option for SM 9.0–10.0,
 /// as "L2 Compression Ratio" on an H200 though the entry's own metric was collected too), else
-/// itself, else the first of its other options the workload has.
+/// itself when meant for the architecture, else the first of its other options the workload
+/// has.
 pub fn shown<'a>(
     report: &NcuReport,
     w: &'a NcuWorkload,
     m: &'a SectionMetric,
 ) -> Option<(&'a str, String, &'a MetricValue)> {
     let label = |l: &str, n: &str| if l.is_empty() { n } else { l }.to_string();
-    if let Some(arch) = sm_version(report, w)
+    let arch = sm_version(report, w);
+    if let Some(arch) = arch
         && let Some(found) = m.options_for(arch).find_map(|(name, l)| {
             let v = report.value(w, name)?;
             let l = if l.is_empty() { &m.label } else { l };
@@ -96,6 +103,7 @@ pub fn shown<'a>(
         return Some(found);
     }
     if !m.name.is_empty()
+        && arch.is_none_or(|a| m.is_for(a))
         && let Some(v) = report.value(w, &m.name)
     {
         return Some((&m.name, label(&m.label, &m.name), v));
@@ -134,11 +142,58 @@ impl Writer<'_> {
         let Some((name, label, value)) = shown(self.report, w, m) else {
             return Ok(());
         };
+        if let (Some(_), MetricValue::Str(list)) = (name.strip_prefix(BREAKDOWN), value) {
+            return self.breakdown_rows(out, w, section, item_label, &m.label, list);
+        }
         let unit = if m.unit.is_empty() {
             named_unit(self.report, name)
         } else {
             m.unit.clone()
         };
+        self.value_row(out, w, section, item_label, (name, label, value), unit)
+    }
+
+    /// A throughput breakdown (`breakdown:sm__throughput…`, whose value lists its metrics):
+    /// a row per metric the workload has, labelled by the item's template (`{UNIT}:
+    /// {COMPOUND_NAME}`), largest value first as ncu prints it (by the value shown, two
+    /// decimals, then by metric name). A metric of a unit ncu's name for which is not known
+    /// here is left out.
+    fn breakdown_rows(
+        &self,
+        out: &mut dyn Write,
+        w: &NcuWorkload,
+        section: &NcuSection,
+        item_label: &str,
+        template: &str,
+        list: &str,
+    ) -> io::Result<()> {
+        let mut rows: Vec<(i64, &str, String, &MetricValue)> = list
+            .split(',')
+            .filter_map(|name| {
+                let value = self.report.value(w, name)?;
+                let x = value.as_f64()?;
+                let label = breakdown_label(template, name)?;
+                Some(((x * 100.0).round() as i64, name, label, value))
+            })
+            .collect();
+        rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        for (_, name, label, value) in rows {
+            let unit = named_unit(self.report, name);
+            self.value_row(out, w, section, item_label, (name, label, value), unit)?;
+        }
+        Ok(())
+    }
+
+    /// One metric's row.
+    fn value_row(
+        &self,
+        out: &mut dyn Write,
+        w: &NcuWorkload,
+        section: &NcuSection,
+        item_label: &str,
+        (name, label, value): (&str, String, &MetricValue),
+        unit: String,
+    ) -> io::Result<()> {
         let (unit, mut text) = value_text(value, &unit, self.mode);
         if let Some(list) = self
             .report
@@ -192,6 +247,42 @@ impl Writer<'_> {
         }
         Ok(())
     }
+}
+
+/// The prefix of a throughput breakdown's name.
+const BREAKDOWN: &str = "breakdown:";
+
+/// A breakdown metric's label: `{UNIT}` is ncu's name of the metric's hardware unit,
+/// `{COMPOUND_NAME}` its counter's words capitalised (`sm__pipe_fma_cycles_active.avg…` →
+/// `SM: Pipe Fma Cycles Active`). `None` for a unit not named here.
+fn breakdown_label(template: &str, metric: &str) -> Option<String> {
+    let counter = metric.split('.').next().unwrap_or(metric);
+    let (unit, words) = counter.split_once("__")?;
+    // ncu's names of the hardware units that appear in the throughput breakdowns.
+    let unit = match unit {
+        "sm" => "SM",
+        "l1tex" => "L1",
+        "lts" => "L2",
+        "dram" | "fbpa" => "DRAM",
+        "gpu" => "GPU",
+        "idc" => "IDC",
+        _ => return None,
+    };
+    let compound: Vec<String> = words
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    Some(
+        template
+            .replace("{UNIT}", unit)
+            .replace("{COMPOUND_NAME}", &compound.join(" ")),
+    )
 }
 
 /// A rule message's type as the details page prints it (the file's 1, "ok", prints as INF).

@@ -249,6 +249,7 @@ fn metric(m: &msg::SectionMetric) -> SectionMetric {
         label: m.label.clone().unwrap_or_default(),
         unit: m.unit.clone().unwrap_or_default(),
         show_instances: m.show_instances.unwrap_or(false),
+        archs: arch_ranges(&m.filter),
         options: m
             .options
             .iter()
@@ -285,6 +286,33 @@ fn metrics(ms: &[msg::SectionMetric]) -> Vec<SectionMetric> {
     ms.iter().map(metric).collect()
 }
 
+/// A body item as the items it shows: a container's items in order (flattened), else itself.
+fn body_items(i: &msg::SectionBodyItem) -> Vec<BodyItem> {
+    match &i.container {
+        Some(c) => c.items.iter().flat_map(body_items).collect(),
+        None => vec![body_item(i)],
+    }
+}
+
+/// A metric grid's metrics: each row's counter with each column's suffix, in name order (the
+/// order ncu prints them).
+fn grid_metrics(g: &msg::SectionMetricGrid) -> Vec<SectionMetric> {
+    let rows = g.rows.as_ref().map(|r| &r.metrics[..]).unwrap_or(&[]);
+    let columns = g.columns.as_ref().map(|c| &c.columns[..]).unwrap_or(&[]);
+    let mut out: Vec<SectionMetric> = rows
+        .iter()
+        .flat_map(|row| {
+            columns.iter().map(move |c| {
+                let mut m = metric(row);
+                m.name.push_str(c.suffix.as_deref().unwrap_or(""));
+                m
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
 fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
     let item = |kind, label: &Option<String>, metrics: Vec<SectionMetric>| BodyItem {
         kind,
@@ -302,6 +330,17 @@ fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
     }
     if let Some(c) = &i.bar_chart {
         return item(BodyItemKind::BarChart, &c.label, metrics(&c.metrics));
+    }
+    // Unlabelled grids (the tensor roofline's tables of operations by data type) print
+    // otherwise on ncu's details page: not read as tables.
+    if let Some(g) = &i.metric_grid
+        && g.label.as_deref().is_some_and(|l| !l.is_empty())
+    {
+        return BodyItem {
+            rows: g.rows.as_ref().map_or(0, |r| r.metrics.len() as u32),
+            columns: g.columns.as_ref().map_or(0, |c| c.columns.len() as u32),
+            ..item(BodyItemKind::Table, &g.label, grid_metrics(g))
+        };
     }
     if let Some(c) = &i.histogram_chart {
         let m = c.metric.iter().map(metric).collect();
@@ -345,7 +384,7 @@ fn section_of(s: msg::Section) -> NcuSection {
             .iter()
             .map(|b| SectionBody {
                 display_name: b.display_name.clone().unwrap_or_default(),
-                items: b.items.iter().map(body_item).collect(),
+                items: b.items.iter().flat_map(body_items).collect(),
             })
             .collect(),
         extra_metrics: s

@@ -230,6 +230,9 @@ pub struct SectionMetric {
     pub show_instances: Option<bool>,
     #[prost(string, optional, tag = "5")]
     pub unit: Option<String>,
+    /// The architectures the entry is meant for (none: all).
+    #[prost(message, optional, tag = "6")]
+    pub filter: Option<ArchFilter>,
     #[prost(message, repeated, tag = "7")]
     pub options: Vec<SectionMetricOption>,
 }
@@ -288,6 +291,11 @@ pub struct SectionBodyItem {
     pub histogram_chart: Option<SectionHistogramChart>,
     #[prost(message, optional, tag = "4")]
     pub line_chart: Option<SectionLineChart>,
+    /// Items laid out side by side (the throughput breakdowns, the pipe utilization charts).
+    #[prost(message, optional, tag = "5")]
+    pub container: Option<SectionContainer>,
+    #[prost(message, optional, tag = "8")]
+    pub metric_grid: Option<SectionMetricGrid>,
     #[prost(message, optional, tag = "101")]
     pub memory_shared_table: Option<SectionLabelled>,
     #[prost(message, optional, tag = "102")]
@@ -298,6 +306,38 @@ pub struct SectionBodyItem {
     pub memory_device_table: Option<SectionLabelled>,
     #[prost(message, optional, tag = "105")]
     pub memory_chart: Option<SectionLabelled>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct SectionContainer {
+    #[prost(message, repeated, tag = "1")]
+    pub items: Vec<SectionBodyItem>,
+}
+
+/// A table of counters by rollup (the Workload Distribution): each row a counter, each
+/// column a suffix (`.avg`, `.min`, …) that makes it a metric.
+#[derive(Clone, PartialEq, Message)]
+pub struct SectionMetricGrid {
+    #[prost(string, optional, tag = "1")]
+    pub label: Option<String>,
+    #[prost(message, optional, tag = "2")]
+    pub columns: Option<SectionGridColumns>,
+    #[prost(message, optional, tag = "3")]
+    pub rows: Option<SectionMetrics>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct SectionGridColumns {
+    #[prost(message, repeated, tag = "1")]
+    pub columns: Vec<SectionGridColumn>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct SectionGridColumn {
+    #[prost(string, optional, tag = "1")]
+    pub suffix: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub label: Option<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]
