@@ -346,6 +346,9 @@ pub struct SectionMetric {
     /// The architectures the entry is meant for (inclusive ranges of SM versions; empty:
     /// all).
     pub archs: Vec<(u32, u32)>,
+    /// Whether the section limits the entry to some of ncu's collection scopes besides
+    /// architectures (the details page leaves such a section metric out of some reports).
+    pub scoped: bool,
     /// Alternatives by architecture: the first one the workload has is shown.
     pub options: Vec<(String, String)>,
     /// Beside each option, the architectures it is meant for (inclusive ranges of SM

@@ -26,7 +26,8 @@ use super::raw::{fixed_cells, fixed_header};
 use super::{UnitMode, write_row};
 use crate::analysis::ncu::units::{named_unit, scaled};
 use crate::trace::ncu::{
-    BodyItemKind, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload, SectionMetric,
+    BodyItemKind, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload, ScalarValue,
+    SectionMetric,
 };
 
 const COLUMNS: [&str; 10] = [
@@ -150,7 +151,8 @@ impl Writer<'_> {
         } else {
             m.unit.clone()
         };
-        self.value_row(out, w, section, item_label, (name, label, value), unit)
+        let entry = (name, label, value, m.show_instances);
+        self.value_row(out, w, section, item_label, entry, unit)
     }
 
     /// A throughput breakdown (`breakdown:sm__throughput…`, whose value lists its metrics):
@@ -179,7 +181,14 @@ impl Writer<'_> {
         rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
         for (_, name, label, value) in rows {
             let unit = named_unit(self.report, name);
-            self.value_row(out, w, section, item_label, (name, label, value), unit)?;
+            self.value_row(
+                out,
+                w,
+                section,
+                item_label,
+                (name, label, value, false),
+                unit,
+            )?;
         }
         Ok(())
     }
@@ -191,7 +200,7 @@ impl Writer<'_> {
         w: &NcuWorkload,
         section: &NcuSection,
         item_label: &str,
-        (name, label, value): (&str, String, &MetricValue),
+        (name, label, value, show_instances): (&str, String, &MetricValue, bool),
         unit: String,
     ) -> io::Result<()> {
         let (unit, mut text) = value_text(value, &unit, self.mode);
@@ -199,7 +208,7 @@ impl Writer<'_> {
             .report
             .metric_id(name)
             .and_then(|id| w.instances_of(id))
-            .filter(|i| i.len() > 1)
+            .filter(|i| i.len() > 1 || show_instances)
         {
             let instances = crate::load::ncu_rep::read_instances(self.report, list)
                 .map_err(|e| io::Error::other(e.to_string()))?;
@@ -345,8 +354,12 @@ fn with_instances(
     };
     let parts: Vec<String> = instances
         .iter()
-        .filter_map(|i| i.value.as_f64())
-        .map(|x| base_float(if factor == 1.0 { x } else { x * (1.0 / factor) }))
+        .filter_map(|i| match &i.value {
+            ScalarValue::Str(s) => Some(s.clone()),
+            v => v
+                .as_f64()
+                .map(|x| base_float(if factor == 1.0 { x } else { x * (1.0 / factor) })),
+        })
         .collect();
     format!("{text} ({})", parts.join("; "))
 }
@@ -390,7 +403,16 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
         };
         let mut rules_done = vec![false; w.rules.len()];
         for section in w.sections.iter().filter_map(|&id| report.section(id)) {
-            for m in &section.header {
+            // The section's own metrics (field 6: collected, not drawn) print like the
+            // header's, with no item label; ncu prints one limited to collection scopes in
+            // some reports only (SpeedOfLight's "Waves Per SM": `--set full`, not `--set
+            // roofline`), so those are left out.
+            // A metric the header shows (the command line's metrics are both) prints once.
+            let extra = section
+                .extra_metrics
+                .iter()
+                .filter(|m| !m.scoped && !section.header.iter().any(|h| h.name == m.name));
+            for m in section.header.iter().chain(extra) {
                 writer.metric_row(out, w, section, "", m)?;
             }
             for body in &section.bodies {

@@ -250,6 +250,7 @@ fn metric(m: &msg::SectionMetric) -> SectionMetric {
         unit: m.unit.clone().unwrap_or_default(),
         show_instances: m.show_instances.unwrap_or(false),
         archs: arch_ranges(&m.filter),
+        scoped: m.filter.as_ref().is_some_and(|f| f.scopes.is_some()),
         options: m
             .options
             .iter()

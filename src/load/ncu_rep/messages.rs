@@ -210,6 +210,10 @@ pub struct ArchFilter {
     pub max_arch: Option<u32>,
     #[prost(message, repeated, tag = "3")]
     pub ranges: Vec<ArchRange>,
+    /// What else limits the entry (ncu's collection scopes), kept encoded: only whether
+    /// there is something is read.
+    #[prost(bytes = "bytes", optional, tag = "4")]
+    pub scopes: Option<Bytes>,
 }
 
 #[derive(Clone, PartialEq, Message)]
