@@ -328,6 +328,8 @@ pub enum BodyItemKind {
     BarChart,
     HistogramChart,
     LineChart,
+    /// One roofline or achieved value of a roofline chart (work metrics, then traffic).
+    Roofline,
     /// ncu-ui's memory tables and chart, drawn from fixed metrics.
     MemoryTable,
     MemoryChart,

@@ -11,13 +11,17 @@
 //! Sections lay items out side by side in containers (read flattened); a throughput breakdown
 //! (`breakdown:sm__throughput…`, whose value lists its metrics) prints a row per metric,
 //! largest first; a labelled metric grid (the Workload Distribution) a row per counter and
-//! rollup, in metric name order.
+//! rollup, in metric name order; a roofline chart a row per metric of each roofline and
+//! achieved value (work metrics, then traffic, each in name order), each label once, none for
+//! a roofline the workload lacks a metric of; a section's own metrics (field 6) print with no
+//! item label.
 //!
 //! Not written (documented gaps): the memory tables and chart ncu-ui draws from fixed metric
-//! lists, the roofline charts' generated items and unlabelled grids, the source counters'
-//! generated rows and sections that print a note instead of metrics (NVLink). Written rows:
-//! every one of ncu's for `ncu_moe_dram` (its one section, "Command line profiler metrics"),
-//! 11% to 13% of ncu's for the `--set full` and roofline reports.
+//! lists, the derived metrics of the rooflines (the details page gives them units of its
+//! own), the tensor roofline's unlabelled tables, the source counters' generated rows, section
+//! metrics limited to collection scopes, and sections that print a note instead of metrics
+//! (NVLink). Written rows: every one of ncu's for `ncu_moe_dram` (its one section, "Command
+//! line profiler metrics"), 44% to 67% of ncu's for the `--set full` and roofline reports.
 
 use std::io::{self, Write};
 
@@ -415,8 +419,21 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
             for m in section.header.iter().chain(extra) {
                 writer.metric_row(out, w, section, "", m)?;
             }
+            // The tensor roofline section draws the same rooflines in several charts; ncu
+            // prints each label's once.
+            let mut rooflines_done: Vec<&str> = Vec::new();
             for body in &section.bodies {
                 for item in &body.items {
+                    if item.kind == BodyItemKind::Roofline {
+                        // ncu leaves out a roofline a metric of which the workload lacks (one
+                        // for another architecture's operations: `Op:utchmma` on an H200).
+                        if rooflines_done.contains(&item.label.as_str())
+                            || item.metrics.iter().any(|m| shown(report, w, m).is_none())
+                        {
+                            continue;
+                        }
+                        rooflines_done.push(&item.label);
+                    }
                     if matches!(
                         item.kind,
                         BodyItemKind::MemoryTable | BodyItemKind::MemoryChart | BodyItemKind::Other
@@ -424,6 +441,12 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
                         continue;
                     }
                     for m in &item.metrics {
+                        // The details page gives derived metrics of a roofline units of its
+                        // own (`derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2`:
+                        // inst, where the raw page says thread): left out.
+                        if item.kind == BodyItemKind::Roofline && m.name.starts_with("derived__") {
+                            continue;
+                        }
                         writer.metric_row(out, w, section, &item.label, m)?;
                     }
                 }

@@ -287,11 +287,53 @@ fn metrics(ms: &[msg::SectionMetric]) -> Vec<SectionMetric> {
     ms.iter().map(metric).collect()
 }
 
-/// A body item as the items it shows: a container's items in order (flattened), else itself.
+/// A body item as the items it shows: a container's items in order (flattened), a roofline
+/// chart's rooflines and achieved values, else itself.
 fn body_items(i: &msg::SectionBodyItem) -> Vec<BodyItem> {
-    match &i.container {
-        Some(c) => c.items.iter().flat_map(body_items).collect(),
-        None => vec![body_item(i)],
+    if let Some(c) = &i.container {
+        return c.items.iter().flat_map(body_items).collect();
+    }
+    if let Some(chart) = &i.roofline_chart {
+        return chart
+            .rooflines
+            .iter()
+            .chain(&chart.achieved)
+            .map(roofline)
+            .collect();
+    }
+    vec![body_item(i)]
+}
+
+/// A roofline's item: its work metrics, then its traffic metrics, each group in name order
+/// (the order ncu prints them).
+fn roofline(r: &msg::SectionRoofline) -> BodyItem {
+    let group = |q: &Option<msg::RooflineQuantity>| {
+        let mut ms: Vec<SectionMetric> = q
+            .iter()
+            .flat_map(|q| {
+                let per_cycle = q
+                    .per_cycle
+                    .iter()
+                    .flat_map(|p| p.metrics.iter().chain(&p.frequency));
+                q.metric.iter().chain(per_cycle)
+            })
+            .map(metric)
+            .collect();
+        ms.sort_by(|a, b| a.name.cmp(&b.name));
+        ms
+    };
+    let mut metrics = group(&r.work);
+    metrics.extend(group(&r.traffic));
+    BodyItem {
+        kind: BodyItemKind::Roofline,
+        label: r
+            .options
+            .as_ref()
+            .and_then(|o| o.label.clone())
+            .unwrap_or_default(),
+        metrics,
+        rows: 0,
+        columns: 0,
     }
 }
 

@@ -298,6 +298,8 @@ pub struct SectionBodyItem {
     /// Items laid out side by side (the throughput breakdowns, the pipe utilization charts).
     #[prost(message, optional, tag = "5")]
     pub container: Option<SectionContainer>,
+    #[prost(message, optional, tag = "6")]
+    pub roofline_chart: Option<SectionRooflineChart>,
     #[prost(message, optional, tag = "8")]
     pub metric_grid: Option<SectionMetricGrid>,
     #[prost(message, optional, tag = "101")]
@@ -310,6 +312,46 @@ pub struct SectionBodyItem {
     pub memory_device_table: Option<SectionLabelled>,
     #[prost(message, optional, tag = "105")]
     pub memory_chart: Option<SectionLabelled>,
+}
+
+/// A roofline chart: its rooflines (peak work and traffic) and achieved values, each a
+/// labelled set of metrics.
+#[derive(Clone, PartialEq, Message)]
+pub struct SectionRooflineChart {
+    #[prost(string, optional, tag = "1")]
+    pub label: Option<String>,
+    #[prost(message, repeated, tag = "4")]
+    pub rooflines: Vec<SectionRoofline>,
+    #[prost(message, repeated, tag = "5")]
+    pub achieved: Vec<SectionRoofline>,
+}
+
+/// A roofline (peak work, peak traffic) or an achieved value (work, traffic), and its label.
+#[derive(Clone, PartialEq, Message)]
+pub struct SectionRoofline {
+    #[prost(message, optional, tag = "1")]
+    pub work: Option<RooflineQuantity>,
+    #[prost(message, optional, tag = "2")]
+    pub traffic: Option<RooflineQuantity>,
+    #[prost(message, optional, tag = "3")]
+    pub options: Option<SectionLabelled>,
+}
+
+/// A quantity of a roofline: one metric, or metrics per cycle with the cycles' frequency.
+#[derive(Clone, PartialEq, Message)]
+pub struct RooflineQuantity {
+    #[prost(message, optional, tag = "2")]
+    pub metric: Option<SectionMetric>,
+    #[prost(message, optional, tag = "3")]
+    pub per_cycle: Option<RooflinePerCycle>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct RooflinePerCycle {
+    #[prost(message, repeated, tag = "1")]
+    pub metrics: Vec<SectionMetric>,
+    #[prost(message, optional, tag = "2")]
+    pub frequency: Option<SectionMetric>,
 }
 
 #[derive(Clone, PartialEq, Message)]

@@ -93,6 +93,7 @@ fn section_body(
                 BodyItemKind::BarChart => "bar chart",
                 BodyItemKind::HistogramChart => "histogram",
                 BodyItemKind::LineChart => "line chart",
+                BodyItemKind::Roofline => "roofline",
                 BodyItemKind::MemoryTable => "memory table",
                 BodyItemKind::MemoryChart => "memory chart",
                 BodyItemKind::Other => "chart",
