@@ -454,6 +454,15 @@ impl NcuReport {
         id
     }
 
+    /// A workload's SM version as section filters name architectures (`90` for compute
+    /// capability 9.0), when the report says.
+    pub fn sm_version(&self, workload: &NcuWorkload) -> Option<u32> {
+        let major = self.number(workload, "device__attribute_compute_capability_major")?;
+        let minor = self.number(workload, "device__attribute_compute_capability_minor")?;
+        ((0.0..1e6).contains(&major) && (0.0..10.0).contains(&minor))
+            .then(|| major as u32 * 10 + minor as u32)
+    }
+
     /// The id of a metric name, when some workload has it.
     pub fn metric_id(&self, name: &str) -> Option<MetricId> {
         self.metric_ids.get(name).copied()

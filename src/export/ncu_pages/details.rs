@@ -97,7 +97,7 @@ pub fn shown<'a>(
     m: &'a SectionMetric,
 ) -> Option<(&'a str, String, &'a MetricValue)> {
     let label = |l: &str, n: &str| if l.is_empty() { n } else { l }.to_string();
-    let arch = sm_version(report, w);
+    let arch = report.sm_version(w);
     if let Some(arch) = arch
         && let Some(found) = m.options_for(arch).find_map(|(name, l)| {
             let v = report.value(w, name)?;
@@ -118,14 +118,6 @@ pub fn shown<'a>(
         let l = if l.is_empty() { &m.label } else { l };
         Some((name.as_str(), label(l, name), v))
     })
-}
-
-/// A workload's SM version as section filters name architectures (`90` for 9.0).
-fn sm_version(report: &NcuReport, w: &NcuWorkload) -> Option<u32> {
-    let major = report.number(w, "device__attribute_compute_capability_major")?;
-    let minor = report.number(w, "device__attribute_compute_capability_minor")?;
-    (major >= 0.0 && minor >= 0.0 && major < 1e6 && minor < 10.0)
-        .then(|| major as u32 * 10 + minor as u32)
 }
 
 struct Writer<'a> {
