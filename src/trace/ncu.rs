@@ -8,7 +8,7 @@
 //! with each one: they are kept once here ([`NcuReport::sections`]) and each workload names the
 //! ones it has.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use crate::trace::LoadWarnings;
@@ -33,6 +33,11 @@ pub struct NcuReport {
     /// The unit of a metric's values, where the source says (ncu's CSV pages print one per
     /// metric: `us`, `Gbyte/s`, `%`; a report's values are in base units and leave this empty).
     pub units: HashMap<MetricId, String>,
+    /// Metrics the report itself marks as having no unit (ncu prints none for them, whatever
+    /// their name says): instanced metrics keyed by strings (`sass__inst_executed_per_opcode`:
+    /// a count per opcode) and derived metrics whose section limits their definition to some
+    /// architectures. See `analysis::ncu::units::metric_unit`.
+    pub unitless: HashSet<MetricId>,
     /// Section definitions, each kept once.
     pub sections: Vec<NcuSection>,
     pub workloads: Vec<NcuWorkload>,
@@ -323,6 +328,8 @@ pub enum BodyItemKind {
     BarChart,
     HistogramChart,
     LineChart,
+    /// One roofline or achieved value of a roofline chart (work metrics, then traffic).
+    Roofline,
     /// ncu-ui's memory tables and chart, drawn from fixed metrics.
     MemoryTable,
     MemoryChart,
@@ -338,8 +345,37 @@ pub struct SectionMetric {
     /// The unit the section asks for, when it overrides the metric's own.
     pub unit: String,
     pub show_instances: bool,
+    /// The architectures the entry is meant for (inclusive ranges of SM versions; empty:
+    /// all).
+    pub archs: Vec<(u32, u32)>,
+    /// Whether the section limits the entry to some of ncu's collection scopes besides
+    /// architectures (the details page leaves such a section metric out of some reports).
+    pub scoped: bool,
     /// Alternatives by architecture: the first one the workload has is shown.
     pub options: Vec<(String, String)>,
+    /// Beside each option, the architectures it is meant for (inclusive ranges of SM
+    /// versions, `90` for compute capability 9.0; empty: the section says none).
+    pub option_archs: Vec<Vec<(u32, u32)>>,
+}
+
+impl SectionMetric {
+    /// Whether the entry's own metric is meant for architecture `arch` (SM version).
+    pub fn is_for(&self, arch: u32) -> bool {
+        self.archs.is_empty() || self.archs.iter().any(|&(lo, hi)| (lo..=hi).contains(&arch))
+    }
+
+    /// The options meant for architecture `arch` (SM version), in the section's order.
+    pub fn options_for(&self, arch: u32) -> impl Iterator<Item = &(String, String)> {
+        self.options
+            .iter()
+            .zip(&self.option_archs)
+            .filter_map(move |(o, ranges)| {
+                ranges
+                    .iter()
+                    .any(|&(lo, hi)| (lo..=hi).contains(&arch))
+                    .then_some(o)
+            })
+    }
 }
 
 /// The result of one of ncu's rules on a workload.
@@ -416,6 +452,15 @@ impl NcuReport {
         self.metric_names.push(name.to_string());
         self.metric_ids.insert(name.to_string(), id);
         id
+    }
+
+    /// A workload's SM version as section filters name architectures (`90` for compute
+    /// capability 9.0), when the report says.
+    pub fn sm_version(&self, workload: &NcuWorkload) -> Option<u32> {
+        let major = self.number(workload, "device__attribute_compute_capability_major")?;
+        let minor = self.number(workload, "device__attribute_compute_capability_minor")?;
+        ((0.0..1e6).contains(&major) && (0.0..10.0).contains(&minor))
+            .then(|| major as u32 * 10 + minor as u32)
     }
 
     /// The id of a metric name, when some workload has it.

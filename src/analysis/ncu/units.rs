@@ -3,23 +3,52 @@
 //! `210.26 Gbyte/s`; integers with thousands separators, other numbers with two decimals). One
 //! derivation for the pages the command line prints (`export::ncu_pages`) and the window.
 //!
-//! A report does not store units: ncu takes them from its metric database. Sightline derives
-//! them from the structure of PerfWorks names (`unit__counter_words.rollup.submetric`):
-//! `pct_of_peak_*` and `.pct` are `%`; `.per_second` divides the counter's unit by time (bytes
-//! give `byte/s`, cycles `hz`); `.per_cycle_*` and `.peak_sustained` divide it by cycles; the
-//! counter's unit is the word its name counts (`bytes`, `sectors`, `cycles`, `requests`,
-//! `inst`, `warps`, `threads`, `time_duration`; an `active` counter counts cycles); launch attributes have the units of what they
-//! size (`block_dim_*` blocks, `shared_mem_per_block*` bytes per block, `registers_per_thread`
-//! registers per thread). Device attributes and names that say no unit have none. ncu's
-//! database disagrees with this in places (about 4% of the columns of the shared reports, e.g.
-//! `*_per_issue_active.ratio` or `l1tex__t_requests_*`): those print with the derived unit.
+//! A report does not store units: ncu takes them from NVIDIA's metric database (the PerfWorks
+//! library it ships) and its own registry of launch, device and derived metrics. No message of
+//! the file carries a unit string for a metric (the `MetricResult` fields are the name id, the
+//! value, the instance list and a flag set on PM-sampling metrics; sections name units only in
+//! chart axis labels), but two things the file does say decide ncu's unit, and are read
+//! first ([`metric_unit`], from `NcuReport::unitless`): a metric whose instances are keyed by
+//! strings (a count per opcode) and a derived metric whose section limits its definition to
+//! some architectures print no unit. Otherwise Sightline derives the unit from the structure of
+//! PerfWorks names (`unit__counter_words.rollup.submetric`): `pct_of_peak_*` and `.pct` are
+//! `%`; `.per_second` divides the counter's unit by time (bytes give `byte/s`, cycles `hz`);
+//! `.per_cycle_*` and `.peak_sustained` divide it by cycles; the counter's unit is the word its
+//! name counts (`bytes`, `sectors`, `cycles`, `requests`, `inst`, `warps`, `threads`,
+//! `time_duration`; an `active` counter counts cycles); launch attributes have the units of
+//! what they size (`block_dim_*` blocks, `shared_mem_per_block*` bytes per block,
+//! `registers_per_thread` registers per thread). Device attributes and names that say no unit
+//! have none. ncu names the units of derived metrics (`derived__…`) from their words only,
+//! whatever the rollup and submetric after them. ncu's database disagrees with the rule for a
+//! few counters of the shared reports (`idc__requests.sum`, `gcc__xbar2gcc_sectors.sum` print
+//! no unit, `sm__icc_requests.sum` cycles): those print with the derived unit.
 
 use crate::export::text_table::group_thousands;
-use crate::trace::ncu::MetricValue;
+use crate::trace::ncu::{MetricId, MetricValue, NcuReport};
+
+/// The base unit of a report's metric: none where the report says so, else [`base_unit`].
+pub fn metric_unit(report: &NcuReport, id: MetricId, name: &str) -> String {
+    if report.unitless.contains(&id) {
+        String::new()
+    } else {
+        base_unit(name)
+    }
+}
+
+/// [`metric_unit`] of a metric named by its name.
+pub fn named_unit(report: &NcuReport, name: &str) -> String {
+    match report.metric_id(name) {
+        Some(id) => metric_unit(report, id, name),
+        None => base_unit(name),
+    }
+}
 
 /// The base unit of a metric, `""` when it has none (or none can be derived).
 pub fn base_unit(name: &str) -> String {
     let name = strip_unit_prefix(name);
+    if let Some(words) = name.strip_prefix("derived__") {
+        return derived_unit(words).into();
+    }
     let mut parts = name.splitn(3, '.');
     let counter = parts.next().unwrap_or("");
     let second = parts.next().unwrap_or("");
@@ -36,12 +65,28 @@ pub fn base_unit(name: &str) -> String {
     if let Some(u) = launch_unit(counter) {
         return u.into();
     }
-    if counter.starts_with("profiler__replayer_passes") {
+    let words = counter.split_once("__").map(|(_, w)| w).unwrap_or(counter);
+    if has_word(words, &["passes"]) {
         return "pass".into();
     }
-    let words = counter.split_once("__").map(|(_, w)| w).unwrap_or(counter);
-    if !counter.contains("__") && has_word(words, &["sectors", "wavefronts"]) {
+    // Source-level memory metrics (`memory_l1_tag_requests_global`) count sectors; the
+    // `…_type` ones hold a type code.
+    if words.ends_with("_type") {
+        return String::new();
+    }
+    if !counter.contains("__")
+        && (has_word(words, &["sectors", "wavefronts"]) || words.starts_with("memory_l"))
+    {
         return "sectors".into();
+    }
+    // L1TEX tag-stage requests carry no unit in ncu's database (L2's `lts__t_requests` do).
+    if counter.starts_with("l1tex__t_requests") || words.contains("l1tex_t_requests") {
+        return String::new();
+    }
+    if sub == "ratio"
+        && let Some(u) = average_ratio_unit(words)
+    {
+        return u.into();
     }
     if (sub == "ratio" || sub == "max_rate")
         && let Some(u) = per_unit(words)
@@ -86,9 +131,62 @@ fn has_word(words: &str, any: &[&str]) -> bool {
     words.split('_').any(|w| any.contains(&w))
 }
 
+/// ncu's units of the averages over issue slots and instructions: warps stalled per issue
+/// slot count instructions, warps per instruction count cycles (warp latency), thread
+/// instructions per instruction nothing.
+fn average_ratio_unit(words: &str) -> Option<&'static str> {
+    if words.ends_with("_per_issue_active") {
+        Some("inst")
+    } else if words.contains("thread_inst_executed") && words.contains("_per_inst_") {
+        Some("")
+    } else if words.starts_with("average_warp") && words.contains("_per_inst_") {
+        Some("cycle")
+    } else {
+        None
+    }
+}
+
+/// A derived metric's unit from its words: percentages (with what an occupancy curve varies),
+/// threads, bytes, sectors; other derived metrics have none in ncu 2025.3.
+fn derived_unit(words: &str) -> &'static str {
+    let name = words.split('.').next().unwrap_or(words);
+    if has_word(name, &["pct"]) {
+        if name.ends_with("_per_register_count") {
+            "%/register"
+        } else if name.ends_with("_per_shared_mem_size") {
+            "%/byte"
+        } else {
+            "%"
+        }
+    } else if name.contains("thread") {
+        "thread"
+    } else if has_word(name, &["bytes"]) {
+        "byte"
+    } else if has_word(name, &["sectors"]) {
+        "sector"
+    } else {
+        ""
+    }
+}
+
 fn counter_unit(words: &str) -> &'static str {
     if words.starts_with("attribute_") {
         return "";
+    }
+    if has_word(words, &["ctas"]) {
+        return "block";
+    }
+    if has_word(words, &["cgas"]) {
+        return "";
+    }
+    if words.contains("branch_targets") || words.contains("branch_resolving") {
+        return "branches";
+    }
+    if words.contains("no_instructions") {
+        return "inst";
+    }
+    if has_word(words, &["samples"]) {
+        return "sample";
     }
     if has_word(words, &["bytes", "byte"]) {
         "byte"
@@ -209,7 +307,7 @@ pub fn format_number(v: f64) -> String {
 }
 
 /// A metric's value and unit as ncu-ui shows them. `unit_override` is the unit a section asks
-/// for (empty: the metric's own). Instanced metrics show their instance count.
+/// for or the report decides ([`metric_unit`]; empty: the one the name gives). Instanced metrics show their instance count.
 pub fn display(metric: &str, unit_override: &str, value: &MetricValue) -> (String, String) {
     match value {
         MetricValue::Str(s) => (s.clone(), String::new()),
@@ -258,6 +356,28 @@ mod tests {
         assert_eq!(base_unit("gpu__time_duration.sum"), "ns");
         assert_eq!(base_unit("device__attribute_clock_rate"), "");
         assert_eq!(base_unit("launch__block_dim_x"), "block");
+        assert_eq!(
+            base_unit("derived__lts__lts2xbar_bytes.sum.per_second"),
+            "byte"
+        );
+        assert_eq!(
+            base_unit("derived__smsp__sass_thread_inst_executed_op_ffma_pred_on_x2"),
+            "thread"
+        );
+        assert_eq!(
+            base_unit("derived__pct_occupancy_per_register_count"),
+            "%/register"
+        );
+        assert_eq!(
+            base_unit("smsp__average_warps_issue_stalled_wait_per_issue_active.ratio"),
+            "inst"
+        );
+        assert_eq!(
+            base_unit("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+            ""
+        );
+        assert_eq!(base_unit("lts__t_requests_srcunit_tex.sum"), "request");
+        assert_eq!(base_unit("memory_l1_tag_requests_global"), "sectors");
         assert_eq!(
             base_unit("SM_B.TriageCompute.l1tex__t_sectors.sum"),
             "sector"

@@ -8,20 +8,30 @@
 //! `196.38` us), whole numbers with separators, others with two decimals; an instanced metric
 //! as its sum then its instances (`156,672 (59,392; 33,280)`).
 //!
+//! Sections lay items out side by side in containers (read flattened); a throughput breakdown
+//! (`breakdown:sm__throughput…`, whose value lists its metrics) prints a row per metric,
+//! largest first; a labelled metric grid (the Workload Distribution) a row per counter and
+//! rollup, in metric name order; a roofline chart a row per metric of each roofline and
+//! achieved value (work metrics, then traffic, each in name order), each label once, none for
+//! a roofline the workload lacks a metric of; a section's own metrics (field 6) print with no
+//! item label.
+//!
 //! Not written (documented gaps): the memory tables and chart ncu-ui draws from fixed metric
-//! lists, the throughput breakdowns (`breakdown:` metrics), the roofline charts' generated
-//! items, the source counters' generated rows and sections that print a note instead of
-//! metrics (NVLink). Written rows: every one of ncu's for `ncu_moe_dram` (its one section,
-//! "Command line profiler metrics"), 3% to 7% of ncu's for the `--set full` reports.
+//! lists, the derived metrics of the rooflines (the details page gives them units of its
+//! own), the tensor roofline's unlabelled tables, the source counters' generated rows, section
+//! metrics limited to collection scopes, and sections that print a note instead of metrics
+//! (NVLink). Written rows: every one of ncu's for `ncu_moe_dram` (its one section, "Command
+//! line profiler metrics"), 44% to 67% of ncu's for the `--set full` and roofline reports.
 
 use std::io::{self, Write};
 
 use super::format::{base_float, base_integer};
 use super::raw::{fixed_cells, fixed_header};
 use super::{UnitMode, write_row};
-use crate::analysis::ncu::units::{base_unit, scaled};
+use crate::analysis::ncu::units::{named_unit, scaled};
 use crate::trace::ncu::{
-    BodyItemKind, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload, SectionMetric,
+    BodyItemKind, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload, ScalarValue,
+    SectionMetric,
 };
 
 const COLUMNS: [&str; 10] = [
@@ -75,15 +85,30 @@ pub fn value_text(v: &MetricValue, unit: &str, mode: UnitMode) -> (String, Strin
     }
 }
 
-/// The metric a section entry shows for a workload: itself or the first of its options the
-/// workload has, with the label to print.
+/// The metric a section entry shows for a workload, with the label to print: the first of its
+/// options meant for the workload's architecture that the workload has (ncu 2025.3 shows
+/// `lrc__average_ilc_output_sector_compression_achieved_rate.pct`, an option for SM 9.0–10.0,
+/// as "L2 Compression Ratio" on an H200 though the entry's own metric was collected too), else
+/// itself when meant for the architecture, else the first of its other options the workload
+/// has.
 pub fn shown<'a>(
     report: &NcuReport,
     w: &'a NcuWorkload,
     m: &'a SectionMetric,
 ) -> Option<(&'a str, String, &'a MetricValue)> {
     let label = |l: &str, n: &str| if l.is_empty() { n } else { l }.to_string();
+    let arch = report.sm_version(w);
+    if let Some(arch) = arch
+        && let Some(found) = m.options_for(arch).find_map(|(name, l)| {
+            let v = report.value(w, name)?;
+            let l = if l.is_empty() { &m.label } else { l };
+            Some((name.as_str(), label(l, name), v))
+        })
+    {
+        return Some(found);
+    }
     if !m.name.is_empty()
+        && arch.is_none_or(|a| m.is_for(a))
         && let Some(v) = report.value(w, &m.name)
     {
         return Some((&m.name, label(&m.label, &m.name), v));
@@ -114,17 +139,72 @@ impl Writer<'_> {
         let Some((name, label, value)) = shown(self.report, w, m) else {
             return Ok(());
         };
+        if let (Some(_), MetricValue::Str(list)) = (name.strip_prefix(BREAKDOWN), value) {
+            return self.breakdown_rows(out, w, section, item_label, &m.label, list);
+        }
         let unit = if m.unit.is_empty() {
-            base_unit(name)
+            named_unit(self.report, name)
         } else {
             m.unit.clone()
         };
+        let entry = (name, label, value, m.show_instances);
+        self.value_row(out, w, section, item_label, entry, unit)
+    }
+
+    /// A throughput breakdown (`breakdown:sm__throughput…`, whose value lists its metrics):
+    /// a row per metric the workload has, labelled by the item's template (`{UNIT}:
+    /// {COMPOUND_NAME}`), largest value first as ncu prints it (by the value shown, two
+    /// decimals, then by metric name). A metric of a unit ncu's name for which is not known
+    /// here is left out.
+    fn breakdown_rows(
+        &self,
+        out: &mut dyn Write,
+        w: &NcuWorkload,
+        section: &NcuSection,
+        item_label: &str,
+        template: &str,
+        list: &str,
+    ) -> io::Result<()> {
+        let mut rows: Vec<(i64, &str, String, &MetricValue)> = list
+            .split(',')
+            .filter_map(|name| {
+                let value = self.report.value(w, name)?;
+                let x = value.as_f64()?;
+                let label = breakdown_label(template, name)?;
+                Some(((x * 100.0).round() as i64, name, label, value))
+            })
+            .collect();
+        rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        for (_, name, label, value) in rows {
+            let unit = named_unit(self.report, name);
+            self.value_row(
+                out,
+                w,
+                section,
+                item_label,
+                (name, label, value, false),
+                unit,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// One metric's row.
+    fn value_row(
+        &self,
+        out: &mut dyn Write,
+        w: &NcuWorkload,
+        section: &NcuSection,
+        item_label: &str,
+        (name, label, value, show_instances): (&str, String, &MetricValue, bool),
+        unit: String,
+    ) -> io::Result<()> {
         let (unit, mut text) = value_text(value, &unit, self.mode);
         if let Some(list) = self
             .report
             .metric_id(name)
             .and_then(|id| w.instances_of(id))
-            .filter(|i| i.len() > 1)
+            .filter(|i| i.len() > 1 || show_instances)
         {
             let instances = crate::load::ncu_rep::read_instances(self.report, list)
                 .map_err(|e| io::Error::other(e.to_string()))?;
@@ -172,6 +252,42 @@ impl Writer<'_> {
         }
         Ok(())
     }
+}
+
+/// The prefix of a throughput breakdown's name.
+const BREAKDOWN: &str = "breakdown:";
+
+/// A breakdown metric's label: `{UNIT}` is ncu's name of the metric's hardware unit,
+/// `{COMPOUND_NAME}` its counter's words capitalised (`sm__pipe_fma_cycles_active.avg…` →
+/// `SM: Pipe Fma Cycles Active`). `None` for a unit not named here.
+fn breakdown_label(template: &str, metric: &str) -> Option<String> {
+    let counter = metric.split('.').next().unwrap_or(metric);
+    let (unit, words) = counter.split_once("__")?;
+    // ncu's names of the hardware units that appear in the throughput breakdowns.
+    let unit = match unit {
+        "sm" => "SM",
+        "l1tex" => "L1",
+        "lts" => "L2",
+        "dram" | "fbpa" => "DRAM",
+        "gpu" => "GPU",
+        "idc" => "IDC",
+        _ => return None,
+    };
+    let compound: Vec<String> = words
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    Some(
+        template
+            .replace("{UNIT}", unit)
+            .replace("{COMPOUND_NAME}", &compound.join(" ")),
+    )
 }
 
 /// A rule message's type as the details page prints it (the file's 1, "ok", prints as INF).
@@ -234,8 +350,12 @@ fn with_instances(
     };
     let parts: Vec<String> = instances
         .iter()
-        .filter_map(|i| i.value.as_f64())
-        .map(|x| base_float(if factor == 1.0 { x } else { x * (1.0 / factor) }))
+        .filter_map(|i| match &i.value {
+            ScalarValue::Str(s) => Some(s.clone()),
+            v => v
+                .as_f64()
+                .map(|x| base_float(if factor == 1.0 { x } else { x * (1.0 / factor) })),
+        })
         .collect();
     format!("{text} ({})", parts.join("; "))
 }
@@ -279,11 +399,33 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
         };
         let mut rules_done = vec![false; w.rules.len()];
         for section in w.sections.iter().filter_map(|&id| report.section(id)) {
-            for m in &section.header {
+            // The section's own metrics (field 6: collected, not drawn) print like the
+            // header's, with no item label; ncu prints one limited to collection scopes in
+            // some reports only (SpeedOfLight's "Waves Per SM": `--set full`, not `--set
+            // roofline`), so those are left out.
+            // A metric the header shows (the command line's metrics are both) prints once.
+            let extra = section
+                .extra_metrics
+                .iter()
+                .filter(|m| !m.scoped && !section.header.iter().any(|h| h.name == m.name));
+            for m in section.header.iter().chain(extra) {
                 writer.metric_row(out, w, section, "", m)?;
             }
+            // The tensor roofline section draws the same rooflines in several charts; ncu
+            // prints each label's once.
+            let mut rooflines_done: Vec<&str> = Vec::new();
             for body in &section.bodies {
                 for item in &body.items {
+                    if item.kind == BodyItemKind::Roofline {
+                        // ncu leaves out a roofline a metric of which the workload lacks (one
+                        // for another architecture's operations: `Op:utchmma` on an H200).
+                        if rooflines_done.contains(&item.label.as_str())
+                            || item.metrics.iter().any(|m| shown(report, w, m).is_none())
+                        {
+                            continue;
+                        }
+                        rooflines_done.push(&item.label);
+                    }
                     if matches!(
                         item.kind,
                         BodyItemKind::MemoryTable | BodyItemKind::MemoryChart | BodyItemKind::Other
@@ -291,6 +433,12 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
                         continue;
                     }
                     for m in &item.metrics {
+                        // The details page gives derived metrics of a roofline units of its
+                        // own (`derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2`:
+                        // inst, where the raw page says thread): left out.
+                        if item.kind == BodyItemKind::Roofline && m.name.starts_with("derived__") {
+                            continue;
+                        }
                         writer.metric_row(out, w, section, &item.label, m)?;
                     }
                 }

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use super::format::{base_float, base_integer, scaled_float};
 use super::names::KernelNames;
 use super::{UnitMode, nvtx, write_row};
-use crate::analysis::ncu::units::{base_unit, scaled};
+use crate::analysis::ncu::units::{metric_unit, scaled};
 use crate::trace::ncu::{MetricId, MetricValue, NcuReport, NcuWorkload};
 
 /// The metric columns: every metric some workload has but ncu's section-internal ones
@@ -50,7 +50,7 @@ fn column_max(report: &NcuReport, id: MetricId) -> Option<f64> {
 }
 
 fn column(report: &NcuReport, id: MetricId, name: &str, mode: UnitMode) -> Column {
-    let unit = base_unit(name);
+    let unit = metric_unit(report, id, name);
     let max = column_max(report, id).unwrap_or(0.0);
     let (unit, factor) = match mode {
         UnitMode::Auto if !unit.is_empty() => scaled(&unit, max),

@@ -11,7 +11,7 @@ use super::format::separated;
 use super::names::KernelNames;
 use super::raw::device_and_cc;
 use super::{UnitMode, write_row};
-use crate::analysis::ncu::units::{base_unit, scaled};
+use crate::analysis::ncu::units::{named_unit, scaled};
 use crate::trace::ncu::{NcuReport, NcuSection, NcuWorkload};
 
 const HEADER: [&str; 15] = [
@@ -117,7 +117,7 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
                 let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 let avg = values.iter().sum::<f64>() / values.len() as f64;
                 let unit = if m.unit.is_empty() {
-                    base_unit(name)
+                    named_unit(report, name)
                 } else {
                     m.unit.clone()
                 };

@@ -26,6 +26,8 @@ pub(super) struct Converter {
     pid: u32,
     unknown_names: u64,
     bad_sections: u64,
+    /// Derived metrics a section defines for some architectures only (their units: none).
+    limited_definitions: Vec<String>,
 }
 
 impl Converter {
@@ -70,6 +72,13 @@ impl Converter {
                 self.unknown_names += 1;
                 continue;
             };
+            if let Some(InstanceList::Read(items)) = &list
+                && items
+                    .first()
+                    .is_some_and(|i| matches!(i.correlation, Some(ScalarValue::Str(_))))
+            {
+                report.unitless.insert(id);
+            }
             let value = match (&m.metric_value, list) {
                 // Both a value and instances (found against NVIDIA's reader): keep both.
                 (Some(v), Some(list)) => {
@@ -128,6 +137,15 @@ impl Converter {
             self.bad_sections += 1;
             return None;
         };
+        let definitions = section
+            .metric_definitions
+            .iter()
+            .flat_map(|d| &d.definitions);
+        for d in definitions.filter(|d| d.filter.is_some()) {
+            if let Some(name) = &d.name {
+                self.limited_definitions.push(name.clone());
+            }
+        }
         let id = report.sections.len() as SectionId;
         report.sections.push(section_of(section));
         seen.push((bytes.clone(), id));
@@ -135,6 +153,15 @@ impl Converter {
     }
 
     pub fn finish(self, report: &mut NcuReport) {
+        // ncu 2025.3 prints no unit for a derived metric whose definition carries an
+        // architecture filter (`derived__pct_occupancy_per_barrier_count`,
+        // `derived__l1tex__lsu_writeback_bytes_mem_lgds.*`), while the unfiltered ones of the
+        // same sections have units: seen in all four shared reports.
+        for name in &self.limited_definitions {
+            if let Some(id) = report.metric_id(name) {
+                report.unitless.insert(id);
+            }
+        }
         if self.unknown_names > 0 {
             report.warnings.skip(
                 "report",
@@ -222,6 +249,8 @@ fn metric(m: &msg::SectionMetric) -> SectionMetric {
         label: m.label.clone().unwrap_or_default(),
         unit: m.unit.clone().unwrap_or_default(),
         show_instances: m.show_instances.unwrap_or(false),
+        archs: arch_ranges(&m.filter),
+        scoped: m.filter.as_ref().is_some_and(|f| f.scopes.is_some()),
         options: m
             .options
             .iter()
@@ -232,11 +261,99 @@ fn metric(m: &msg::SectionMetric) -> SectionMetric {
                 )
             })
             .collect(),
+        option_archs: m.options.iter().map(|o| arch_ranges(&o.filter)).collect(),
     }
+}
+
+/// A filter's ranges of architectures (an open end: 0 or `u32::MAX`).
+fn arch_ranges(filter: &Option<msg::ArchFilter>) -> Vec<(u32, u32)> {
+    let Some(f) = filter else {
+        return Vec::new();
+    };
+    let range = |lo: Option<u32>, hi: Option<u32>| {
+        (lo.is_some() || hi.is_some()).then(|| (lo.unwrap_or(0), hi.unwrap_or(u32::MAX)))
+    };
+    range(f.min_arch, f.max_arch)
+        .into_iter()
+        .chain(
+            f.ranges
+                .iter()
+                .filter_map(|r| range(r.min_arch, r.max_arch)),
+        )
+        .collect()
 }
 
 fn metrics(ms: &[msg::SectionMetric]) -> Vec<SectionMetric> {
     ms.iter().map(metric).collect()
+}
+
+/// A body item as the items it shows: a container's items in order (flattened), a roofline
+/// chart's rooflines and achieved values, else itself.
+fn body_items(i: &msg::SectionBodyItem) -> Vec<BodyItem> {
+    if let Some(c) = &i.container {
+        return c.items.iter().flat_map(body_items).collect();
+    }
+    if let Some(chart) = &i.roofline_chart {
+        return chart
+            .rooflines
+            .iter()
+            .chain(&chart.achieved)
+            .map(roofline)
+            .collect();
+    }
+    vec![body_item(i)]
+}
+
+/// A roofline's item: its work metrics, then its traffic metrics, each group in name order
+/// (the order ncu prints them).
+fn roofline(r: &msg::SectionRoofline) -> BodyItem {
+    let group = |q: &Option<msg::RooflineQuantity>| {
+        let mut ms: Vec<SectionMetric> = q
+            .iter()
+            .flat_map(|q| {
+                let per_cycle = q
+                    .per_cycle
+                    .iter()
+                    .flat_map(|p| p.metrics.iter().chain(&p.frequency));
+                q.metric.iter().chain(per_cycle)
+            })
+            .map(metric)
+            .collect();
+        ms.sort_by(|a, b| a.name.cmp(&b.name));
+        ms
+    };
+    let mut metrics = group(&r.work);
+    metrics.extend(group(&r.traffic));
+    BodyItem {
+        kind: BodyItemKind::Roofline,
+        label: r
+            .options
+            .as_ref()
+            .and_then(|o| o.label.clone())
+            .unwrap_or_default(),
+        metrics,
+        rows: 0,
+        columns: 0,
+    }
+}
+
+/// A metric grid's metrics: each row's counter with each column's suffix, in name order (the
+/// order ncu prints them).
+fn grid_metrics(g: &msg::SectionMetricGrid) -> Vec<SectionMetric> {
+    let rows = g.rows.as_ref().map(|r| &r.metrics[..]).unwrap_or(&[]);
+    let columns = g.columns.as_ref().map(|c| &c.columns[..]).unwrap_or(&[]);
+    let mut out: Vec<SectionMetric> = rows
+        .iter()
+        .flat_map(|row| {
+            columns.iter().map(move |c| {
+                let mut m = metric(row);
+                m.name.push_str(c.suffix.as_deref().unwrap_or(""));
+                m
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
 }
 
 fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
@@ -256,6 +373,17 @@ fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
     }
     if let Some(c) = &i.bar_chart {
         return item(BodyItemKind::BarChart, &c.label, metrics(&c.metrics));
+    }
+    // Unlabelled grids (the tensor roofline's tables of operations by data type) print
+    // otherwise on ncu's details page: not read as tables.
+    if let Some(g) = &i.metric_grid
+        && g.label.as_deref().is_some_and(|l| !l.is_empty())
+    {
+        return BodyItem {
+            rows: g.rows.as_ref().map_or(0, |r| r.metrics.len() as u32),
+            columns: g.columns.as_ref().map_or(0, |c| c.columns.len() as u32),
+            ..item(BodyItemKind::Table, &g.label, grid_metrics(g))
+        };
     }
     if let Some(c) = &i.histogram_chart {
         let m = c.metric.iter().map(metric).collect();
@@ -299,7 +427,7 @@ fn section_of(s: msg::Section) -> NcuSection {
             .iter()
             .map(|b| SectionBody {
                 display_name: b.display_name.clone().unwrap_or_default(),
-                items: b.items.iter().map(body_item).collect(),
+                items: b.items.iter().flat_map(body_items).collect(),
             })
             .collect(),
         extra_metrics: s

@@ -196,6 +196,32 @@ pub struct SectionMetricOption {
     pub name: Option<String>,
     #[prost(string, optional, tag = "2")]
     pub label: Option<String>,
+    #[prost(message, optional, tag = "3")]
+    pub filter: Option<ArchFilter>,
+}
+
+/// The architectures (SM versions: 90 for compute capability 9.0) a section entry applies
+/// to: one range, or a list of them.
+#[derive(Clone, PartialEq, Message)]
+pub struct ArchFilter {
+    #[prost(uint32, optional, tag = "1")]
+    pub min_arch: Option<u32>,
+    #[prost(uint32, optional, tag = "2")]
+    pub max_arch: Option<u32>,
+    #[prost(message, repeated, tag = "3")]
+    pub ranges: Vec<ArchRange>,
+    /// What else limits the entry (ncu's collection scopes), kept encoded: only whether
+    /// there is something is read.
+    #[prost(bytes = "bytes", optional, tag = "4")]
+    pub scopes: Option<Bytes>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ArchRange {
+    #[prost(uint32, optional, tag = "1")]
+    pub min_arch: Option<u32>,
+    #[prost(uint32, optional, tag = "2")]
+    pub max_arch: Option<u32>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -208,6 +234,9 @@ pub struct SectionMetric {
     pub show_instances: Option<bool>,
     #[prost(string, optional, tag = "5")]
     pub unit: Option<String>,
+    /// The architectures the entry is meant for (none: all).
+    #[prost(message, optional, tag = "6")]
+    pub filter: Option<ArchFilter>,
     #[prost(message, repeated, tag = "7")]
     pub options: Vec<SectionMetricOption>,
 }
@@ -266,6 +295,13 @@ pub struct SectionBodyItem {
     pub histogram_chart: Option<SectionHistogramChart>,
     #[prost(message, optional, tag = "4")]
     pub line_chart: Option<SectionLineChart>,
+    /// Items laid out side by side (the throughput breakdowns, the pipe utilization charts).
+    #[prost(message, optional, tag = "5")]
+    pub container: Option<SectionContainer>,
+    #[prost(message, optional, tag = "6")]
+    pub roofline_chart: Option<SectionRooflineChart>,
+    #[prost(message, optional, tag = "8")]
+    pub metric_grid: Option<SectionMetricGrid>,
     #[prost(message, optional, tag = "101")]
     pub memory_shared_table: Option<SectionLabelled>,
     #[prost(message, optional, tag = "102")]
@@ -276,6 +312,78 @@ pub struct SectionBodyItem {
     pub memory_device_table: Option<SectionLabelled>,
     #[prost(message, optional, tag = "105")]
     pub memory_chart: Option<SectionLabelled>,
+}
+
+/// A roofline chart: its rooflines (peak work and traffic) and achieved values, each a
+/// labelled set of metrics.
+#[derive(Clone, PartialEq, Message)]
+pub struct SectionRooflineChart {
+    #[prost(string, optional, tag = "1")]
+    pub label: Option<String>,
+    #[prost(message, repeated, tag = "4")]
+    pub rooflines: Vec<SectionRoofline>,
+    #[prost(message, repeated, tag = "5")]
+    pub achieved: Vec<SectionRoofline>,
+}
+
+/// A roofline (peak work, peak traffic) or an achieved value (work, traffic), and its label.
+#[derive(Clone, PartialEq, Message)]
+pub struct SectionRoofline {
+    #[prost(message, optional, tag = "1")]
+    pub work: Option<RooflineQuantity>,
+    #[prost(message, optional, tag = "2")]
+    pub traffic: Option<RooflineQuantity>,
+    #[prost(message, optional, tag = "3")]
+    pub options: Option<SectionLabelled>,
+}
+
+/// A quantity of a roofline: one metric, or metrics per cycle with the cycles' frequency.
+#[derive(Clone, PartialEq, Message)]
+pub struct RooflineQuantity {
+    #[prost(message, optional, tag = "2")]
+    pub metric: Option<SectionMetric>,
+    #[prost(message, optional, tag = "3")]
+    pub per_cycle: Option<RooflinePerCycle>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct RooflinePerCycle {
+    #[prost(message, repeated, tag = "1")]
+    pub metrics: Vec<SectionMetric>,
+    #[prost(message, optional, tag = "2")]
+    pub frequency: Option<SectionMetric>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct SectionContainer {
+    #[prost(message, repeated, tag = "1")]
+    pub items: Vec<SectionBodyItem>,
+}
+
+/// A table of counters by rollup (the Workload Distribution): each row a counter, each
+/// column a suffix (`.avg`, `.min`, …) that makes it a metric.
+#[derive(Clone, PartialEq, Message)]
+pub struct SectionMetricGrid {
+    #[prost(string, optional, tag = "1")]
+    pub label: Option<String>,
+    #[prost(message, optional, tag = "2")]
+    pub columns: Option<SectionGridColumns>,
+    #[prost(message, optional, tag = "3")]
+    pub rows: Option<SectionMetrics>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct SectionGridColumns {
+    #[prost(message, repeated, tag = "1")]
+    pub columns: Vec<SectionGridColumn>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct SectionGridColumn {
+    #[prost(string, optional, tag = "1")]
+    pub suffix: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub label: Option<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -316,6 +424,27 @@ pub struct Section {
     pub metrics: Option<SectionMetrics>,
     #[prost(string, optional, tag = "7")]
     pub description: Option<String>,
+    #[prost(message, optional, tag = "10")]
+    pub metric_definitions: Option<MetricDefinitions>,
+}
+
+/// The derived metrics a section defines (`derived__…`), each an expression over others.
+#[derive(Clone, PartialEq, Message)]
+pub struct MetricDefinitions {
+    #[prost(message, repeated, tag = "1")]
+    pub definitions: Vec<MetricDefinition>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct MetricDefinition {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub expression: Option<String>,
+    /// The architectures the definition is limited to (a section file's `Filter`), kept
+    /// encoded: only whether there is one is read.
+    #[prost(bytes = "bytes", optional, tag = "3")]
+    pub filter: Option<Bytes>,
 }
 
 // --- Rules --------------------------------------------------------------------------------

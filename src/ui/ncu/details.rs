@@ -93,6 +93,7 @@ fn section_body(
                 BodyItemKind::BarChart => "bar chart",
                 BodyItemKind::HistogramChart => "histogram",
                 BodyItemKind::LineChart => "line chart",
+                BodyItemKind::Roofline => "roofline",
                 BodyItemKind::MemoryTable => "memory table",
                 BodyItemKind::MemoryChart => "memory chart",
                 BodyItemKind::Other => "chart",
@@ -132,23 +133,33 @@ fn section_body(
     }
 }
 
-/// The value of a section's metric: its own, else the first of its alternatives the workload
-/// has (ncu's options by architecture); with the label the alternative gives, if any.
+/// The value of a section's metric as ncu shows it: the first of its alternatives meant for
+/// the workload's architecture that the workload has, else its own (when meant for the
+/// architecture), else the first of its other alternatives the workload has; with the label
+/// the alternative gives, if any. The same choice as the details page's
+/// (`export::ncu_pages::details::shown`).
 fn resolve<'m>(
     report: &NcuReport,
     workload: &NcuWorkload,
     metric: &'m SectionMetric,
 ) -> Option<(&'m str, &'m str)> {
-    std::iter::once((metric.name.as_str(), metric.label.as_str()))
-        .chain(metric.options.iter().map(|(n, l)| {
-            let label = if l.is_empty() {
-                metric.label.as_str()
-            } else {
-                l.as_str()
-            };
-            (n.as_str(), label)
-        }))
-        .find(|(name, _)| report.value(workload, name).is_some())
+    let arch = report.sm_version(workload);
+    let option = |(n, l): &'m (String, String)| {
+        let label = if l.is_empty() {
+            metric.label.as_str()
+        } else {
+            l.as_str()
+        };
+        (n.as_str(), label)
+    };
+    let own = arch
+        .is_none_or(|a| metric.is_for(a))
+        .then_some((metric.name.as_str(), metric.label.as_str()));
+    arch.into_iter()
+        .flat_map(|a| metric.options_for(a).map(option))
+        .chain(own)
+        .chain(metric.options.iter().map(option))
+        .find(|(name, _)| !name.is_empty() && report.value(workload, name).is_some())
 }
 
 /// A table of `metrics`: label, value and unit, in two columns of metrics (ncu's header
@@ -183,8 +194,13 @@ fn metric_table(
             match resolve(report, workload, m) {
                 Some((name, label)) => {
                     let value = report.value(workload, name);
+                    let unit = if m.unit.is_empty() {
+                        units::named_unit(report, name)
+                    } else {
+                        m.unit.clone()
+                    };
                     let (text, unit) = value
-                        .map(|v| units::display(name, &m.unit, v))
+                        .map(|v| units::display(name, &unit, v))
                         .unwrap_or_default();
                     Line {
                         label: shown_label(label),
@@ -246,7 +262,7 @@ fn metric_table(
 pub fn baseline_cells(ui: &mut Ui, b: BaselineRef<'_>, metric: &str, value: Option<f64>) {
     let base = b.report.value(b.workload, metric);
     let (text, unit) = base
-        .map(|v| units::display(metric, "", v))
+        .map(|v| units::display(metric, &units::named_unit(b.report, metric), v))
         .unwrap_or_default();
     ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
         ui.label(format!("{text} {unit}").trim().to_string());

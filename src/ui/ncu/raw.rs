@@ -50,7 +50,8 @@ pub fn raw_metrics(
                             continue;
                         };
                         let name = report.metric_name(*id);
-                        let (text, unit) = units::display(name, "", value);
+                        let unit = units::metric_unit(report, *id, name);
+                        let (text, unit) = units::display(name, &unit, value);
                         ui.monospace(name);
                         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                             ui.label(text);
