@@ -164,6 +164,25 @@ fn a_dropped_report_shows_its_kernels_their_details_and_the_roofline() {
     );
     h.get_by_label("20.16");
     h.get_by_label("Registers Per Thread");
+    // The throughput breakdowns: a line per metric with ncu's label (its details page prints
+    // "SM: Issue Active"), never the label's template or the metric list itself.
+    let csv = common::shared_traces()
+        .unwrap()
+        .join("ncu/oracle/ncu_moe_full.details.csv.gz");
+    let mut oracle_rows = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(csv).unwrap())
+        .read_to_string(&mut oracle_rows)
+        .unwrap();
+    assert!(
+        oracle_rows
+            .contains("\"Compute Throughput Breakdown\",\"SM: Issue Active\",\"%\",\"10.71\""),
+        "the oracle has it"
+    );
+    // SM Throughput in the header, the chart and the breakdown.
+    assert!(h.query_all_by_label("10.71").count() >= 3);
+    h.get_by_label("SM: Issue Active");
+    assert!(h.query_by_label_contains("{UNIT}").is_none());
+    assert!(h.query_by_label_contains("{COMPOUND_NAME}").is_none());
     // Rule messages of kernel 0, as ncu's details page prints them.
     let oracle = squeeze(&oracle_details("ncu_moe_full"));
     for message in [

@@ -28,6 +28,7 @@ use std::io::{self, Write};
 use super::format::{base_float, base_integer};
 use super::raw::{fixed_cells, fixed_header};
 use super::{UnitMode, write_row};
+use crate::analysis::ncu::breakdown;
 use crate::analysis::ncu::units::{named_unit, scaled};
 use crate::trace::ncu::{
     BodyItemKind, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload, ScalarValue,
@@ -139,8 +140,13 @@ impl Writer<'_> {
         let Some((name, label, value)) = shown(self.report, w, m) else {
             return Ok(());
         };
-        if let (Some(_), MetricValue::Str(list)) = (name.strip_prefix(BREAKDOWN), value) {
-            return self.breakdown_rows(out, w, section, item_label, &m.label, list);
+        if let Some(rows) = breakdown::rows(self.report, w, name, value, &m.label) {
+            for row in rows {
+                let unit = named_unit(self.report, row.name);
+                let entry = (row.name, row.label, row.value, false);
+                self.value_row(out, w, section, item_label, entry, unit)?;
+            }
+            return Ok(());
         }
         let unit = if m.unit.is_empty() {
             named_unit(self.report, name)
@@ -149,44 +155,6 @@ impl Writer<'_> {
         };
         let entry = (name, label, value, m.show_instances);
         self.value_row(out, w, section, item_label, entry, unit)
-    }
-
-    /// A throughput breakdown (`breakdown:sm__throughput…`, whose value lists its metrics):
-    /// a row per metric the workload has, labelled by the item's template (`{UNIT}:
-    /// {COMPOUND_NAME}`), largest value first as ncu prints it (by the value shown, two
-    /// decimals, then by metric name). A metric of a unit ncu's name for which is not known
-    /// here is left out.
-    fn breakdown_rows(
-        &self,
-        out: &mut dyn Write,
-        w: &NcuWorkload,
-        section: &NcuSection,
-        item_label: &str,
-        template: &str,
-        list: &str,
-    ) -> io::Result<()> {
-        let mut rows: Vec<(i64, &str, String, &MetricValue)> = list
-            .split(',')
-            .filter_map(|name| {
-                let value = self.report.value(w, name)?;
-                let x = value.as_f64()?;
-                let label = breakdown_label(template, name)?;
-                Some(((x * 100.0).round() as i64, name, label, value))
-            })
-            .collect();
-        rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-        for (_, name, label, value) in rows {
-            let unit = named_unit(self.report, name);
-            self.value_row(
-                out,
-                w,
-                section,
-                item_label,
-                (name, label, value, false),
-                unit,
-            )?;
-        }
-        Ok(())
     }
 
     /// One metric's row.
@@ -252,42 +220,6 @@ impl Writer<'_> {
         }
         Ok(())
     }
-}
-
-/// The prefix of a throughput breakdown's name.
-const BREAKDOWN: &str = "breakdown:";
-
-/// A breakdown metric's label: `{UNIT}` is ncu's name of the metric's hardware unit,
-/// `{COMPOUND_NAME}` its counter's words capitalised (`sm__pipe_fma_cycles_active.avg…` →
-/// `SM: Pipe Fma Cycles Active`). `None` for a unit not named here.
-fn breakdown_label(template: &str, metric: &str) -> Option<String> {
-    let counter = metric.split('.').next().unwrap_or(metric);
-    let (unit, words) = counter.split_once("__")?;
-    // ncu's names of the hardware units that appear in the throughput breakdowns.
-    let unit = match unit {
-        "sm" => "SM",
-        "l1tex" => "L1",
-        "lts" => "L2",
-        "dram" | "fbpa" => "DRAM",
-        "gpu" => "GPU",
-        "idc" => "IDC",
-        _ => return None,
-    };
-    let compound: Vec<String> = words
-        .split('_')
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_uppercase().chain(c).collect())
-                .unwrap_or_default()
-        })
-        .collect();
-    Some(
-        template
-            .replace("{UNIT}", unit)
-            .replace("{COMPOUND_NAME}", &compound.join(" ")),
-    )
 }
 
 /// A rule message's type as the details page prints it (the file's 1, "ok", prints as INF).

@@ -9,7 +9,7 @@
 
 use egui::{Color32, RichText, Ui};
 
-use crate::analysis::ncu::{rule_text, units};
+use crate::analysis::ncu::{breakdown, rule_text, units};
 use crate::trace::ncu::{
     BodyItemKind, NcuReport, NcuRule, NcuSection, NcuWorkload, RuleMessage, SectionMetric,
 };
@@ -183,41 +183,63 @@ fn metric_table(
     }
     let lines: Vec<Line> = metrics
         .iter()
-        .map(|m| {
-            let shown_label = |l: &str| {
-                if l.is_empty() {
-                    m.name.clone()
-                } else {
-                    l.to_string()
-                }
-            };
-            match resolve(report, workload, m) {
-                Some((name, label)) => {
-                    let value = report.value(workload, name);
-                    let unit = if m.unit.is_empty() {
-                        units::named_unit(report, name)
-                    } else {
-                        m.unit.clone()
-                    };
-                    let (text, unit) = value
-                        .map(|v| units::display(name, &unit, v))
-                        .unwrap_or_default();
-                    Line {
-                        label: shown_label(label),
-                        metric: name.to_string(),
-                        value: text,
-                        unit,
-                        number: value.and_then(|v| v.as_f64()),
-                    }
-                }
-                None => Line {
-                    label: shown_label(&m.label),
-                    metric: m.name.clone(),
-                    value: String::new(),
-                    unit: String::new(),
-                    number: None,
-                },
+        .flat_map(|m| {
+            // A throughput breakdown lists its metrics: a line each, largest first.
+            if let Some((name, label)) = resolve(report, workload, m)
+                && let Some(value) = report.value(workload, name)
+                && let Some(rows) = breakdown::rows(report, workload, name, value, label)
+            {
+                return rows
+                    .into_iter()
+                    .map(|row| {
+                        let unit = units::named_unit(report, row.name);
+                        let (value, unit) = units::display(row.name, &unit, row.value);
+                        Line {
+                            label: row.label,
+                            metric: row.name.to_string(),
+                            value,
+                            unit,
+                            number: row.value.as_f64(),
+                        }
+                    })
+                    .collect();
             }
+            vec![{
+                let shown_label = |l: &str| {
+                    if l.is_empty() {
+                        m.name.clone()
+                    } else {
+                        l.to_string()
+                    }
+                };
+                match resolve(report, workload, m) {
+                    Some((name, label)) => {
+                        let value = report.value(workload, name);
+                        let unit = if m.unit.is_empty() {
+                            units::named_unit(report, name)
+                        } else {
+                            m.unit.clone()
+                        };
+                        let (text, unit) = value
+                            .map(|v| units::display(name, &unit, v))
+                            .unwrap_or_default();
+                        Line {
+                            label: shown_label(label),
+                            metric: name.to_string(),
+                            value: text,
+                            unit,
+                            number: value.and_then(|v| v.as_f64()),
+                        }
+                    }
+                    None => Line {
+                        label: shown_label(&m.label),
+                        metric: m.name.clone(),
+                        value: String::new(),
+                        unit: String::new(),
+                        number: None,
+                    },
+                }
+            }]
         })
         .collect();
     let columns = if two_columns && baseline.is_none() && lines.len() > 1 {
