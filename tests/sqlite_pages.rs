@@ -282,3 +282,53 @@ fn every_report_is_the_same_through_pages_and_through_sqlite() {
         names.len()
     );
 }
+
+/// A damaged export reads the same through the page reader as through SQLite: the same exit
+/// code, output and messages (SQLite's "damaged or truncated" where it finds the damage, the
+/// same warnings where it reads on), on copies with three flipped bytes past the first page.
+#[test]
+fn a_damaged_export_says_what_sqlite_says() {
+    let original = std::fs::read(common::fixture("moe")).unwrap();
+    let dir = common::scratch_dir("pages_damaged_cli");
+    let path = dir.join("damaged.sqlite");
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let (mut refused, mut read) = (0, 0);
+    for _ in 0..80 {
+        let mut bytes = original.clone();
+        for _ in 0..3 {
+            let at = 4096 + (next() as usize) % (bytes.len() - 4096);
+            bytes[at] ^= (next() % 255 + 1) as u8;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let run = |pages: &str| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+                .args(["summary", "--format", "csv", "--report"])
+                .arg("cuda_gpu_kern_sum,nvtx_sum,cuda_api_sum")
+                .arg(&path)
+                .env("SIGHTLINE_SQLITE_PAGES", pages)
+                .output()
+                .unwrap()
+        };
+        let (sqlite, paged) = (run("0"), run("1"));
+        assert_eq!(paged.status.code(), sqlite.status.code());
+        assert_eq!(
+            String::from_utf8_lossy(&paged.stderr),
+            String::from_utf8_lossy(&sqlite.stderr)
+        );
+        assert!(paged.stdout == sqlite.stdout, "output differs");
+        if sqlite.status.success() {
+            read += 1;
+        } else {
+            refused += 1;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("80 damaged copies: {refused} refused and {read} read alike by both readers");
+    assert!(refused > 0 && read > 0);
+}

@@ -38,8 +38,9 @@ pub struct Record {
 }
 
 impl Record {
-    /// Reads the header of `payload`, keeping the first `wanted` columns (the rest are not
-    /// looked at). Fails on a header that runs past the payload or a value that does.
+    /// Reads the header of `payload`, keeping the first `wanted` columns. Fails, as SQLite
+    /// does, on a header that runs past the payload or whose values do not fill the payload
+    /// exactly (every serial type is read for that, not only the wanted ones).
     pub fn parse(&mut self, payload: &[u8], wanted: usize) -> Result<(), PageError> {
         self.columns.clear();
         let bad = || PageError("a record header runs past its payload".into());
@@ -51,7 +52,7 @@ impl Record {
         let mut at = n;
         let mut body = header_len;
         let header = &payload[..header_len];
-        while at < header_len && self.columns.len() < wanted {
+        while at < header_len {
             // Every serial type but a long text's or blob's is one byte.
             let serial = match header[at] {
                 b if b < 0x80 => {
@@ -64,11 +65,15 @@ impl Record {
                     serial
                 }
             };
-            self.columns.push((serial, body));
+            if self.columns.len() < wanted {
+                self.columns.push((serial, body));
+            }
             body = body.checked_add(value_len(serial)).ok_or_else(bad)?;
         }
-        if body > payload.len() {
-            return Err(PageError("a record's values run past its payload".into()));
+        if body != payload.len() {
+            return Err(PageError(
+                "a record's values do not fill its payload".into(),
+            ));
         }
         Ok(())
     }
