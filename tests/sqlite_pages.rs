@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::types::ValueRef;
 use sightline::load::nsys_sqlite::Schema;
-use sightline::load::nsys_sqlite::pages::{PageFile, Source, Value};
+use sightline::load::nsys_sqlite::pages::{PageFile, Source};
 
 fn exports(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -47,17 +47,8 @@ enum Owned {
     Blob(Vec<u8>),
 }
 
-fn ours(v: Value) -> Owned {
-    match v {
-        Value::Null => Owned::Null,
-        Value::Integer(x) => Owned::Integer(x),
-        Value::Real(x) => Owned::Real(x.to_bits()),
-        Value::Text(t) => Owned::Text(t.to_vec()),
-        Value::Blob(b) => Owned::Blob(b.to_vec()),
-    }
-}
-
-fn sqlites(v: ValueRef) -> Owned {
+/// The same for a value of either reader.
+fn owned(v: ValueRef) -> Owned {
     match v {
         ValueRef::Null => Owned::Null,
         ValueRef::Integer(x) => Owned::Integer(x),
@@ -92,7 +83,7 @@ fn compare_file(path: &Path, count: &mut Count) {
         let leaves = pages.leaves(layout.root).unwrap();
         pages
             .scan(&leaves, &sources, |row| {
-                read.push((0..names.len()).map(|i| ours(row.value(i))).collect());
+                read.push((0..names.len()).map(|i| owned(row.value(i))).collect());
                 true
             })
             .unwrap_or_else(|e| panic!("{} {table}: {e}", path.display()));
@@ -110,7 +101,7 @@ fn compare_file(path: &Path, count: &mut Count) {
                 path.display()
             );
             for (c, name) in names.iter().enumerate() {
-                let theirs = sqlites(row.get_ref(c).unwrap());
+                let theirs = owned(row.get_ref(c).unwrap());
                 assert_eq!(
                     read[r][c],
                     theirs,

@@ -26,44 +26,38 @@ pub struct KernelNames {
 
 impl KernelNames {
     pub fn of(report: &NcuReport) -> Self {
-        let mut distinct: Vec<String> = report
+        // Each distinct demangled name once, with its casts dropped.
+        let mut names: Vec<&str> = report
             .workloads
             .iter()
-            .filter(|w| !w.demangled_name.is_empty())
-            .map(|w| drop_casts(&w.demangled_name))
+            .map(|w| w.demangled_name.as_str())
+            .filter(|n| !n.is_empty())
             .collect();
+        names.sort_unstable();
+        names.dedup();
+        let dropped: Vec<String> = names.iter().map(|n| drop_casts(n)).collect();
+        // How many distinct names use each namespace.
+        let mut distinct: Vec<&str> = dropped.iter().map(String::as_str).collect();
         distinct.sort_unstable();
         distinct.dedup();
-        // How many distinct names use each namespace.
         let mut uses: HashMap<&str, usize> = HashMap::new();
-        for name in &distinct {
+        for name in distinct {
             let mut seen: Vec<&str> = Vec::new();
-            for run in namespace_runs(name) {
-                for ns in run.names {
-                    if !seen.contains(&ns) {
-                        seen.push(ns);
-                    }
+            for ns in namespace_runs(name).into_iter().flat_map(|run| run.names) {
+                if !seen.contains(&ns) {
+                    seen.push(ns);
                 }
             }
             for ns in seen {
                 *uses.entry(ns).or_default() += 1;
             }
         }
-        let printed = distinct
+        let printed = names
             .iter()
-            .map(|name| (name.clone(), simplify(name, &uses)))
-            .collect::<HashMap<_, _>>();
-        Self {
-            printed: report
-                .workloads
-                .iter()
-                .filter(|w| !w.demangled_name.is_empty())
-                .filter_map(|w| {
-                    let simple = printed.get(&drop_casts(&w.demangled_name))?;
-                    Some((w.demangled_name.clone(), simple.clone()))
-                })
-                .collect(),
-        }
+            .zip(&dropped)
+            .map(|(name, dropped)| (name.to_string(), simplify(dropped, &uses)))
+            .collect();
+        Self { printed }
     }
 
     /// The name ncu prints for a workload.

@@ -5,7 +5,7 @@ use std::path::Path;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
-use super::pages::{PageRow, Value};
+use super::pages::PageRow;
 use crate::load::LoadError;
 
 /// Opens `path` so that nothing can be written to it: read-only, and `immutable=1` so SQLite
@@ -82,13 +82,7 @@ impl<'a> Row<'a, '_> {
     pub fn get(&self, i: usize) -> Option<ValueRef<'a>> {
         match *self {
             Row::Sqlite(row) => row.get_ref(i).ok(),
-            Row::Page(row) => Some(match row.value(i) {
-                Value::Null => ValueRef::Null,
-                Value::Integer(v) => ValueRef::Integer(v),
-                Value::Real(f) => ValueRef::Real(f),
-                Value::Text(t) => ValueRef::Text(t),
-                Value::Blob(b) => ValueRef::Blob(b),
-            }),
+            Row::Page(row) => Some(row.value(i)),
         }
     }
 }

@@ -162,6 +162,69 @@ fn resolve<'m>(
         .find(|(name, _)| !name.is_empty() && report.value(workload, name).is_some())
 }
 
+/// One line of a metric table.
+struct Line {
+    label: String,
+    metric: String,
+    value: String,
+    unit: String,
+    number: Option<f64>,
+}
+
+/// The lines of one section entry: its metric's (the option meant for the kernel's
+/// architecture), or a line per metric of a throughput breakdown, largest first.
+fn lines_of(report: &NcuReport, workload: &NcuWorkload, m: &SectionMetric) -> Vec<Line> {
+    let Some((name, label)) = resolve(report, workload, m) else {
+        return vec![Line {
+            label: if m.label.is_empty() {
+                m.name.clone()
+            } else {
+                m.label.clone()
+            },
+            metric: m.name.clone(),
+            value: String::new(),
+            unit: String::new(),
+            number: None,
+        }];
+    };
+    let value = report.value(workload, name);
+    if let Some(rows) = value.and_then(|v| breakdown::rows(report, workload, name, v, label)) {
+        return rows
+            .into_iter()
+            .map(|row| {
+                let unit = units::named_unit(report, row.name);
+                let (value, unit) = units::display(row.name, &unit, row.value);
+                Line {
+                    label: row.label,
+                    metric: row.name.to_string(),
+                    value,
+                    unit,
+                    number: row.value.as_f64(),
+                }
+            })
+            .collect();
+    }
+    let unit = if m.unit.is_empty() {
+        units::named_unit(report, name)
+    } else {
+        m.unit.clone()
+    };
+    let (text, unit) = value
+        .map(|v| units::display(name, &unit, v))
+        .unwrap_or_default();
+    vec![Line {
+        label: if label.is_empty() {
+            m.name.clone()
+        } else {
+            label.to_string()
+        },
+        metric: name.to_string(),
+        value: text,
+        unit,
+        number: value.and_then(|v| v.as_f64()),
+    }]
+}
+
 /// A table of `metrics`: label, value and unit, in two columns of metrics (ncu's header
 /// layout) when `two_columns` and there is no baseline; one column with the baseline's value and
 /// the change otherwise.
@@ -174,73 +237,9 @@ fn metric_table(
     baseline: Option<BaselineRef<'_>>,
     two_columns: bool,
 ) {
-    struct Line {
-        label: String,
-        metric: String,
-        value: String,
-        unit: String,
-        number: Option<f64>,
-    }
     let lines: Vec<Line> = metrics
         .iter()
-        .flat_map(|m| {
-            // A throughput breakdown lists its metrics: a line each, largest first.
-            if let Some((name, label)) = resolve(report, workload, m)
-                && let Some(value) = report.value(workload, name)
-                && let Some(rows) = breakdown::rows(report, workload, name, value, label)
-            {
-                return rows
-                    .into_iter()
-                    .map(|row| {
-                        let unit = units::named_unit(report, row.name);
-                        let (value, unit) = units::display(row.name, &unit, row.value);
-                        Line {
-                            label: row.label,
-                            metric: row.name.to_string(),
-                            value,
-                            unit,
-                            number: row.value.as_f64(),
-                        }
-                    })
-                    .collect();
-            }
-            vec![{
-                let shown_label = |l: &str| {
-                    if l.is_empty() {
-                        m.name.clone()
-                    } else {
-                        l.to_string()
-                    }
-                };
-                match resolve(report, workload, m) {
-                    Some((name, label)) => {
-                        let value = report.value(workload, name);
-                        let unit = if m.unit.is_empty() {
-                            units::named_unit(report, name)
-                        } else {
-                            m.unit.clone()
-                        };
-                        let (text, unit) = value
-                            .map(|v| units::display(name, &unit, v))
-                            .unwrap_or_default();
-                        Line {
-                            label: shown_label(label),
-                            metric: name.to_string(),
-                            value: text,
-                            unit,
-                            number: value.and_then(|v| v.as_f64()),
-                        }
-                    }
-                    None => Line {
-                        label: shown_label(&m.label),
-                        metric: m.name.clone(),
-                        value: String::new(),
-                        unit: String::new(),
-                        number: None,
-                    },
-                }
-            }]
-        })
+        .flat_map(|m| lines_of(report, workload, m))
         .collect();
     let columns = if two_columns && baseline.is_none() && lines.len() > 1 {
         2

@@ -15,8 +15,8 @@ mod record;
 use std::fs::File;
 use std::path::Path;
 
-pub use record::Value;
 use record::{Record, varint};
+use rusqlite::types::ValueRef;
 
 /// Why pages could not be read as a table: the caller falls back to SQLite.
 #[derive(Debug)]
@@ -75,11 +75,11 @@ impl PageRow<'_> {
     }
 
     /// The `i`th requested column; past the end of the request, NULL.
-    pub fn value(&self, i: usize) -> Value<'_> {
+    pub fn value(&self, i: usize) -> ValueRef<'_> {
         match self.sources.get(i) {
             Some(Source::Column(c)) => self.record.value(self.payload, *c),
-            Some(Source::Rowid) => Value::Integer(self.rowid),
-            _ => Value::Null,
+            Some(Source::Rowid) => ValueRef::Integer(self.rowid),
+            _ => ValueRef::Null,
         }
     }
 }

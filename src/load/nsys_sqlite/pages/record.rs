@@ -2,17 +2,9 @@
 //! pages when it does not fit in its page) and its record header, which gives each column's
 //! serial type and where its value starts (SQLite's file format, "Record Format").
 
-use super::PageError;
+use rusqlite::types::ValueRef;
 
-/// A column's value as stored.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Value<'a> {
-    Null,
-    Integer(i64),
-    Real(f64),
-    Text(&'a [u8]),
-    Blob(&'a [u8]),
-}
+use super::PageError;
 
 /// A varint at `at`: its value and length. SQLite's varints are big-endian, 7 bits a byte, at
 /// most nine bytes, the ninth giving all eight of its bits.
@@ -79,7 +71,7 @@ impl Record {
     }
 
     /// Column `i` as an integer where it is stored as one (most columns of an export), without
-    /// going through [`Value`]; `None` for any other kind (the caller then asks [`Self::value`]).
+    /// going through a `ValueRef`; `None` for any other kind (the caller then asks [`Self::value`]).
     #[inline]
     pub fn integer(&self, payload: &[u8], i: usize) -> Option<i64> {
         let &(serial, at) = self.columns.get(i)?;
@@ -101,9 +93,9 @@ impl Record {
     }
 
     /// Column `i`'s value; a column beyond the record's (added to the table later) is NULL.
-    pub fn value<'p>(&self, payload: &'p [u8], i: usize) -> Value<'p> {
+    pub fn value<'p>(&self, payload: &'p [u8], i: usize) -> ValueRef<'p> {
         let Some(&(serial, at)) = self.columns.get(i) else {
-            return Value::Null;
+            return ValueRef::Null;
         };
         let int = |n: usize| -> i64 {
             let bytes = &payload[at..at + n];
@@ -113,28 +105,28 @@ impl Record {
                 .fold(first, |v, &b| (v << 8) | i64::from(b))
         };
         match serial {
-            0 => Value::Null,
-            1 => Value::Integer(int(1)),
-            2 => Value::Integer(int(2)),
-            3 => Value::Integer(int(3)),
-            4 => Value::Integer(int(4)),
-            5 => Value::Integer(int(6)),
-            6 => Value::Integer(int(8)),
+            0 => ValueRef::Null,
+            1 => ValueRef::Integer(int(1)),
+            2 => ValueRef::Integer(int(2)),
+            3 => ValueRef::Integer(int(3)),
+            4 => ValueRef::Integer(int(4)),
+            5 => ValueRef::Integer(int(6)),
+            6 => ValueRef::Integer(int(8)),
             7 => {
                 let mut b = [0u8; 8];
                 b.copy_from_slice(&payload[at..at + 8]);
-                Value::Real(f64::from_be_bytes(b))
+                ValueRef::Real(f64::from_be_bytes(b))
             }
-            8 => Value::Integer(0),
-            9 => Value::Integer(1),
-            10 | 11 => Value::Null,
+            8 => ValueRef::Integer(0),
+            9 => ValueRef::Integer(1),
+            10 | 11 => ValueRef::Null,
             n => {
                 let len = value_len(n);
                 let bytes = &payload[at..at + len];
                 if n % 2 == 1 {
-                    Value::Text(bytes)
+                    ValueRef::Text(bytes)
                 } else {
-                    Value::Blob(bytes)
+                    ValueRef::Blob(bytes)
                 }
             }
         }
@@ -172,14 +164,14 @@ mod tests {
         ];
         let mut r = Record::default();
         r.parse(&payload, 16).unwrap();
-        assert_eq!(r.value(&payload, 0), Value::Null);
-        assert_eq!(r.value(&payload, 1), Value::Integer(-2));
-        assert_eq!(r.value(&payload, 2), Value::Integer(256));
-        assert_eq!(r.value(&payload, 3), Value::Real(1.0));
-        assert_eq!(r.value(&payload, 4), Value::Text(b"hi"));
-        assert_eq!(r.value(&payload, 5), Value::Integer(0));
-        assert_eq!(r.value(&payload, 6), Value::Integer(1));
-        assert_eq!(r.value(&payload, 7), Value::Null);
+        assert_eq!(r.value(&payload, 0), ValueRef::Null);
+        assert_eq!(r.value(&payload, 1), ValueRef::Integer(-2));
+        assert_eq!(r.value(&payload, 2), ValueRef::Integer(256));
+        assert_eq!(r.value(&payload, 3), ValueRef::Real(1.0));
+        assert_eq!(r.value(&payload, 4), ValueRef::Text(b"hi"));
+        assert_eq!(r.value(&payload, 5), ValueRef::Integer(0));
+        assert_eq!(r.value(&payload, 6), ValueRef::Integer(1));
+        assert_eq!(r.value(&payload, 7), ValueRef::Null);
         // A text said to be longer than the payload is refused.
         let short = [2, 21, b'a'];
         assert!(r.parse(&short, 4).is_err());
