@@ -19,9 +19,9 @@
 //! what they size (`block_dim_*` blocks, `shared_mem_per_block*` bytes per block,
 //! `registers_per_thread` registers per thread). Device attributes and names that say no unit
 //! have none. ncu names the units of derived metrics (`derived__…`) from their words only,
-//! whatever the rollup and submetric after them. ncu's database disagrees with the rule for a
-//! few counters of the shared reports (`idc__requests.sum`, `gcc__xbar2gcc_sectors.sum` print
-//! no unit, `sm__icc_requests.sum` cycles): those print with the derived unit.
+//! whatever the rollup and submetric after them. A few counters have a unit in ncu's database
+//! that their names do not give ([`DATABASE_UNITS`]: `idc__requests` has none, `sm__icc_requests`
+//! counts cycles); those are listed as ncu 2025.3 prints them.
 
 use crate::export::text_table::group_thousands;
 use crate::trace::ncu::{MetricId, MetricValue, NcuReport};
@@ -43,9 +43,27 @@ pub fn named_unit(report: &NcuReport, name: &str) -> String {
     }
 }
 
+/// Counters whose unit in ncu's metric database is not the one their names give, as ncu
+/// 2025.3.1 prints them on its raw page (the report does not say; NVIDIA's Python reader
+/// itself gives `idc__requests` the unit `request`, where ncu's pages print none). Keyed by
+/// counter (the name before its rollup); each rollup has the counter's unit.
+const DATABASE_UNITS: [(&str, &str); 5] = [
+    ("gcc__xbar2gcc_sectors", ""),
+    ("idc__requests", ""),
+    ("lrc__average_xbar2gpc_sectors_op_read", ""),
+    ("sm__icc_requests", "cycle"),
+    ("smsp__imc_requests", "cycle"),
+];
+
 /// The base unit of a metric, `""` when it has none (or none can be derived).
 pub fn base_unit(name: &str) -> String {
     let name = strip_unit_prefix(name);
+    let (counter, rollup) = name.split_once('.').unwrap_or((name, ""));
+    if let Some((_, unit)) = DATABASE_UNITS.iter().find(|(c, _)| *c == counter)
+        && matches!(rollup, "sum" | "avg" | "min" | "max" | "ratio")
+    {
+        return (*unit).into();
+    }
     if let Some(words) = name.strip_prefix("derived__") {
         return derived_unit(words).into();
     }
@@ -377,6 +395,8 @@ mod tests {
             ""
         );
         assert_eq!(base_unit("lts__t_requests_srcunit_tex.sum"), "request");
+        assert_eq!(base_unit("idc__requests.sum"), "");
+        assert_eq!(base_unit("sm__icc_requests.sum"), "cycle");
         assert_eq!(base_unit("memory_l1_tag_requests_global"), "sectors");
         assert_eq!(
             base_unit("SM_B.TriageCompute.l1tex__t_sectors.sum"),

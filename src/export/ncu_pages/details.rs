@@ -57,7 +57,7 @@ fn number(x: f64, integer: Option<u64>, unit: &str, mode: UnitMode) -> (String, 
     let (shown, factor) = scaled(unit, x.abs());
     let text = match integer {
         Some(i) if factor == 1.0 => base_integer(i),
-        _ => base_float(if factor == 1.0 { x } else { x * (1.0 / factor) }),
+        _ => base_float(if factor == 1.0 { x } else { x / factor }),
     };
     (shown, text)
 }
@@ -78,7 +78,7 @@ pub fn value_text(v: &MetricValue, unit: &str, mode: UnitMode) -> (String, Strin
                 UnitMode::Auto if !unit.is_empty() => scaled(unit, sum.abs()),
                 _ => (unit.to_string(), 1.0),
             };
-            let f = |x: f64| base_float(if factor == 1.0 { x } else { x * (1.0 / factor) });
+            let f = |x: f64| base_float(if factor == 1.0 { x } else { x / factor });
             let parts: Vec<String> = values.iter().map(|&x| f(x)).collect();
             (shown, format!("{} ({})", f(sum), parts.join("; ")))
         }
@@ -286,7 +286,7 @@ fn with_instances(
             ScalarValue::Str(s) => Some(s.clone()),
             v => v
                 .as_f64()
-                .map(|x| base_float(if factor == 1.0 { x } else { x * (1.0 / factor) })),
+                .map(|x| base_float(if factor == 1.0 { x } else { x / factor })),
         })
         .collect();
     format!("{text} ({})", parts.join("; "))
