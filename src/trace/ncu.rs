@@ -86,6 +86,9 @@ impl NcuProcess {
     }
 }
 
+/// ncu's collection scope of a kernel launch, the scope of a workload whose report names none.
+pub const LAUNCH_SCOPE: u32 = 1;
+
 /// One profiled workload (ncu's "result"; a kernel launch).
 #[derive(Debug, Default, Clone)]
 pub struct NcuWorkload {
@@ -102,6 +105,9 @@ pub struct NcuWorkload {
     pub demangled_name: String,
     pub context: u32,
     pub stream: u32,
+    /// The collection scope ncu profiled the workload in, when the report says (none: a
+    /// kernel launch, [`LAUNCH_SCOPE`]).
+    pub scope: Option<u32>,
     /// Grid size in blocks (x, y, z).
     pub grid: [u64; 3],
     /// Block size in threads (x, y, z).
@@ -348,9 +354,9 @@ pub struct SectionMetric {
     /// The architectures the entry is meant for (inclusive ranges of SM versions; empty:
     /// all).
     pub archs: Vec<(u32, u32)>,
-    /// Whether the section limits the entry to some of ncu's collection scopes besides
-    /// architectures (the details page leaves such a section metric out of some reports).
-    pub scoped: bool,
+    /// The collection scopes the entry is meant for (empty: all): SpeedOfLight's "Waves Per
+    /// SM" is for kernel launches ([`LAUNCH_SCOPE`]) only, not for a graph-profiling session.
+    pub scopes: Vec<u32>,
     /// Alternatives by architecture: the first one the workload has is shown.
     pub options: Vec<(String, String)>,
     /// Beside each option, the architectures it is meant for (inclusive ranges of SM
@@ -359,6 +365,11 @@ pub struct SectionMetric {
 }
 
 impl SectionMetric {
+    /// Whether the entry is meant for a workload profiled in collection scope `scope`.
+    pub fn is_for_scope(&self, scope: Option<u32>) -> bool {
+        self.scopes.is_empty() || self.scopes.contains(&scope.unwrap_or(LAUNCH_SCOPE))
+    }
+
     /// Whether the entry's own metric is meant for architecture `arch` (SM version).
     pub fn is_for(&self, arch: u32) -> bool {
         self.archs.is_empty() || self.archs.iter().any(|&(lo, hi)| (lo..=hi).contains(&arch))

@@ -14,14 +14,16 @@
 //! rollup, in metric name order; a roofline chart a row per metric of each roofline and
 //! achieved value (work metrics, then traffic, each in name order), each label once, none for
 //! a roofline the workload lacks a metric of; a section's own metrics (field 6) print with no
-//! item label.
+//! item label. An entry a section limits to some collection scopes prints for workloads
+//! profiled in one of them (a report's workloads are kernel launches unless it says
+//! otherwise). An aggregate prints its instances only where the section asks for them.
 //!
 //! Not written (documented gaps): the memory tables and chart ncu-ui draws from fixed metric
 //! lists, the derived metrics of the rooflines (the details page gives them units of its
-//! own), the tensor roofline's unlabelled tables, the source counters' generated rows, section
-//! metrics limited to collection scopes, and sections that print a note instead of metrics
-//! (NVLink). Written rows: every one of ncu's for `ncu_moe_dram` (its one section, "Command
-//! line profiler metrics"), 44% to 67% of ncu's for the `--set full` and roofline reports.
+//! own), the tensor roofline's unlabelled tables, the source counters' generated rows, and
+//! sections that print a note instead of metrics (NVLink). Written rows: every one of ncu's
+//! for `ncu_moe_dram` (its one section, "Command line profiler metrics"), 45% to 67% of
+//! ncu's for the `--set full` and roofline reports.
 
 use std::io::{self, Write};
 
@@ -172,7 +174,7 @@ impl Writer<'_> {
             .report
             .metric_id(name)
             .and_then(|id| w.instances_of(id))
-            .filter(|i| i.len() > 1 || show_instances)
+            .filter(|_| show_instances)
         {
             let instances = crate::load::ncu_rep::read_instances(self.report, list)
                 .map_err(|e| io::Error::other(e.to_string()))?;
@@ -332,15 +334,15 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
         let mut rules_done = vec![false; w.rules.len()];
         for section in w.sections.iter().filter_map(|&id| report.section(id)) {
             // The section's own metrics (field 6: collected, not drawn) print like the
-            // header's, with no item label; ncu prints one limited to collection scopes in
-            // some reports only (SpeedOfLight's "Waves Per SM": `--set full`, not `--set
-            // roofline`), so those are left out.
-            // A metric the header shows (the command line's metrics are both) prints once.
-            let extra = section
-                .extra_metrics
-                .iter()
-                .filter(|m| !m.scoped && !section.header.iter().any(|h| h.name == m.name));
-            for m in section.header.iter().chain(extra) {
+            // header's, with no item label, when meant for the workload's collection scope
+            // (SpeedOfLight's "Waves Per SM" is for kernel launches, not a graph-profiling
+            // session's workloads). A metric the header shows (the command line's metrics are
+            // both) prints once.
+            let extra = section.extra_metrics.iter().filter(|m| {
+                m.is_for_scope(w.scope) && !section.header.iter().any(|h| h.name == m.name)
+            });
+            let header = section.header.iter().filter(|m| m.is_for_scope(w.scope));
+            for m in header.chain(extra) {
                 writer.metric_row(out, w, section, "", m)?;
             }
             // The tensor roofline section draws the same rooflines in several charts; ncu

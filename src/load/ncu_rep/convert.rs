@@ -116,6 +116,7 @@ impl Converter {
             demangled_name: r.kernel_demangled_name.unwrap_or_default(),
             context: r.context_id.unwrap_or(0),
             stream: r.stream_id.unwrap_or(0),
+            scope: r.collection_scope,
             grid: r.grid_size.map(|g| g.xyz()).unwrap_or_default(),
             block: r.block_size.map(|b| b.xyz()).unwrap_or_default(),
             creation_time: r.creation_time,
@@ -250,7 +251,12 @@ fn metric(m: &msg::SectionMetric) -> SectionMetric {
         unit: m.unit.clone().unwrap_or_default(),
         show_instances: m.show_instances.unwrap_or(false),
         archs: arch_ranges(&m.filter),
-        scoped: m.filter.as_ref().is_some_and(|f| f.scopes.is_some()),
+        scopes: m
+            .filter
+            .as_ref()
+            .and_then(|f| f.scopes.as_ref())
+            .map(|s| s.scopes.clone())
+            .unwrap_or_default(),
         options: m
             .options
             .iter()

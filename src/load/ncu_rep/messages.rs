@@ -186,6 +186,10 @@ pub struct ProfileResult {
     pub context_id: Option<u32>,
     #[prost(uint32, optional, tag = "23")]
     pub stream_id: Option<u32>,
+    /// The collection scope the workload was profiled in, when not a kernel launch's (2 in
+    /// a report made with `--graph-profiling graph`).
+    #[prost(uint32, optional, tag = "29")]
+    pub collection_scope: Option<u32>,
 }
 
 // --- Sections -----------------------------------------------------------------------------
@@ -210,10 +214,16 @@ pub struct ArchFilter {
     pub max_arch: Option<u32>,
     #[prost(message, repeated, tag = "3")]
     pub ranges: Vec<ArchRange>,
-    /// What else limits the entry (ncu's collection scopes), kept encoded: only whether
-    /// there is something is read.
-    #[prost(bytes = "bytes", optional, tag = "4")]
-    pub scopes: Option<Bytes>,
+    /// The collection scopes the entry is meant for (none: all).
+    #[prost(message, optional, tag = "4")]
+    pub scopes: Option<ScopeFilter>,
+}
+
+/// Collection scopes (1: a kernel launch).
+#[derive(Clone, PartialEq, Message)]
+pub struct ScopeFilter {
+    #[prost(uint32, repeated, packed = "false", tag = "1")]
+    pub scopes: Vec<u32>,
 }
 
 #[derive(Clone, PartialEq, Message)]
