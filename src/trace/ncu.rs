@@ -323,6 +323,8 @@ pub struct BodyItem {
     pub kind: BodyItemKind,
     pub label: String,
     pub metrics: Vec<SectionMetric>,
+    /// Whether a roofline chart's item is an achieved value (not a roofline).
+    pub achieved: bool,
     /// A table's rows and columns, when it is one.
     pub rows: u32,
     pub columns: u32,
@@ -339,6 +341,10 @@ pub enum BodyItemKind {
     /// ncu-ui's memory tables and chart, drawn from fixed metrics.
     MemoryTable,
     MemoryChart,
+    /// An unlabelled metric grid (the tensor roofline's operations by data type): a row per
+    /// operation, its metrics labelled with the row's label, a column's suffix each, in name
+    /// order.
+    OperationGrid,
     /// An item kind this reader does not draw (its metrics are still listed).
     Other,
 }

@@ -129,6 +129,19 @@ pub fn base_unit(name: &str) -> String {
     }
 }
 
+/// The unit the details page gives a roofline's derived metric (`derived__sm__sass_thread_inst_
+/// executed_op_ffma_pred_on_x2`: inst, where the raw page says thread): the unit of the counter
+/// its name derives from, none where the report makes the metric unitless.
+pub fn roofline_derived_unit(report: &NcuReport, id: MetricId, name: &str) -> String {
+    if report.unitless.contains(&id) {
+        return String::new();
+    }
+    let words = name.strip_prefix("derived__").unwrap_or(name);
+    let counter = words.split('.').next().unwrap_or(words);
+    let words = counter.split_once("__").map_or(counter, |(_, w)| w);
+    counter_unit(words).into()
+}
+
 /// Names of ncu's section-scoped copies (`SM_A.TriageCompute.l1tex__…`) without that prefix.
 fn strip_unit_prefix(name: &str) -> &str {
     let mut it = name.splitn(3, '.');

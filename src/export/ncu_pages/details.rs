@@ -8,22 +8,26 @@
 //! `196.38` us), whole numbers with separators, others with two decimals; an instanced metric
 //! as its sum then its instances (`156,672 (59,392; 33,280)`).
 //!
-//! Sections lay items out side by side in containers (read flattened); a throughput breakdown
+//! Sections lay items out side by side in containers (read flattened). Rows of a header or a
+//! table print in the name order of the metrics shown; a throughput breakdown
 //! (`breakdown:sm__throughput…`, whose value lists its metrics) prints a row per metric,
 //! largest first; a labelled metric grid (the Workload Distribution) a row per counter and
-//! rollup, in metric name order; a roofline chart a row per metric of each roofline and
-//! achieved value (work metrics, then traffic, each in name order), each label once, none for
-//! a roofline the workload lacks a metric of; a section's own metrics (field 6) print with no
-//! item label. An entry a section limits to some collection scopes prints for workloads
-//! profiled in one of them (a report's workloads are kernel launches unless it says
-//! otherwise). An aggregate prints its instances only where the section asks for them.
+//! rollup; an unlabelled one (the tensor roofline's operations by data type) a row per column
+//! of each operation the workload has, labelled with the operation, operations in label
+//! order. A section's rooflines and achieved values print together, rooflines first, each
+//! group by operation ([`roofline_items`]), each item's work metrics, then traffic, each in
+//! name order; a roofline's derived metrics take the unit of the counter they derive from
+//! (`derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2`: inst). A section's own
+//! metrics (field 6) print with the header's, with no item label. An entry a section limits
+//! to some collection scopes prints for workloads profiled in one of them (a report's
+//! workloads are kernel launches unless it says otherwise). An aggregate prints its instances
+//! only where the section asks for them.
 //!
 //! Not written (documented gaps): the memory tables and chart ncu-ui draws from fixed metric
-//! lists, the derived metrics of the rooflines (the details page gives them units of its
-//! own), the tensor roofline's unlabelled tables, the source counters' generated rows, and
-//! sections that print a note instead of metrics (NVLink). Written rows: every one of ncu's
-//! for `ncu_moe_dram` (its one section, "Command line profiler metrics"), 45% to 67% of
-//! ncu's for the `--set full` and roofline reports.
+//! lists, the source counters' generated rows, and sections that print a note instead of
+//! metrics (NVLink). Written rows: every one of ncu's, in ncu's order, for `ncu_moe_dram` and
+//! `ncu_graphs_roofline` (`--metrics`, `--set roofline`); 62% of ncu's for the `--set full`
+//! reports.
 
 use std::io::{self, Write};
 
@@ -31,9 +35,9 @@ use super::format::{base_float, base_integer};
 use super::raw::{fixed_cells, fixed_header};
 use super::{UnitMode, write_row};
 use crate::analysis::ncu::breakdown;
-use crate::analysis::ncu::units::{named_unit, scaled};
+use crate::analysis::ncu::units::{named_unit, roofline_derived_unit, scaled};
 use crate::trace::ncu::{
-    BodyItemKind, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload, ScalarValue,
+    BodyItem, BodyItemKind, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload, ScalarValue,
     SectionMetric,
 };
 
@@ -136,12 +140,13 @@ impl Writer<'_> {
         out: &mut dyn Write,
         w: &NcuWorkload,
         section: &NcuSection,
-        item_label: &str,
+        item: Option<&BodyItem>,
         m: &SectionMetric,
     ) -> io::Result<()> {
         let Some((name, label, value)) = shown(self.report, w, m) else {
             return Ok(());
         };
+        let item_label = item.map_or("", |i| i.label.as_str());
         if let Some(rows) = breakdown::rows(self.report, w, name, value, &m.label) {
             for row in rows {
                 let unit = named_unit(self.report, row.name);
@@ -150,10 +155,15 @@ impl Writer<'_> {
             }
             return Ok(());
         }
-        let unit = if m.unit.is_empty() {
-            named_unit(self.report, name)
-        } else {
+        let unit = if !m.unit.is_empty() {
             m.unit.clone()
+        } else if item.is_some_and(|i| i.kind == BodyItemKind::Roofline)
+            && name.starts_with("derived__")
+            && let Some(id) = self.report.metric_id(name)
+        {
+            roofline_derived_unit(self.report, id, name)
+        } else {
+            named_unit(self.report, name)
         };
         let entry = (name, label, value, m.show_instances);
         self.value_row(out, w, section, item_label, entry, unit)
@@ -294,6 +304,71 @@ fn with_instances(
     format!("{text} ({})", parts.join("; "))
 }
 
+/// A section's rooflines and achieved values as ncu prints them: each label once (the tensor
+/// roofline section draws the same rooflines in several charts), none the workload lacks a
+/// metric of (one for another architecture's operations: `Op:utchmma` on an H200); the
+/// rooflines before the achieved values, each group by the operation its label names in
+/// parentheses (`DRAM Roofline (Src:fp16)`), in the charts' order within an operation.
+fn roofline_items<'a>(
+    report: &NcuReport,
+    w: &NcuWorkload,
+    section: &'a NcuSection,
+) -> Vec<&'a BodyItem> {
+    let mut items: Vec<&BodyItem> = Vec::new();
+    let all = section.bodies.iter().flat_map(|b| &b.items);
+    for item in all.filter(|i| i.kind == BodyItemKind::Roofline) {
+        if !items.iter().any(|i| i.label == item.label)
+            && item.metrics.iter().all(|m| shown(report, w, m).is_some())
+        {
+            items.push(item);
+        }
+    }
+    let operation = |label: &'a str| {
+        label
+            .rsplit_once('(')
+            .and_then(|(_, op)| op.strip_suffix(')'))
+            .unwrap_or("")
+    };
+    items.sort_by(|a, b| (a.achieved, operation(&a.label)).cmp(&(b.achieved, operation(&b.label))));
+    items
+}
+
+/// Metrics in the order ncu prints a table's or a header's: by the name of the metric shown
+/// (the alternative chosen for the workload).
+fn by_name<'a>(
+    report: &NcuReport,
+    w: &NcuWorkload,
+    metrics: impl Iterator<Item = &'a SectionMetric>,
+) -> Vec<&'a SectionMetric> {
+    let mut named: Vec<(&str, &SectionMetric)> = metrics
+        .filter_map(|m| shown(report, w, m).map(|(name, _, _)| (name, m)))
+        .collect();
+    named.sort_by(|a, b| a.0.cmp(b.0));
+    named.into_iter().map(|(_, m)| m).collect()
+}
+
+/// The rows of a section's operation grids the workload has every metric of: each
+/// operation's once, in label order (ncu's tensor roofline lists an operation that several
+/// grids share once).
+fn operation_rows<'a>(
+    report: &NcuReport,
+    w: &NcuWorkload,
+    section: &'a NcuSection,
+) -> Vec<Vec<&'a SectionMetric>> {
+    let mut rows: Vec<Vec<&SectionMetric>> = Vec::new();
+    let items = section.bodies.iter().flat_map(|b| &b.items);
+    for item in items.filter(|i| i.kind == BodyItemKind::OperationGrid) {
+        for row in item.metrics.chunk_by(|a, b| a.label == b.label) {
+            let seen = rows.iter().any(|r| r[0].label == row[0].label);
+            if !seen && row.iter().all(|m| shown(report, w, m).is_some()) {
+                rows.push(row.iter().collect());
+            }
+        }
+    }
+    rows.sort_by(|a, b| a[0].label.cmp(&b[0].label));
+    rows
+}
+
 /// `x` with `digits` significant digits, trailing zeros dropped (C's `%.4g` for the
 /// magnitudes of a speedup).
 pub fn significant(x: f64, digits: i32) -> String {
@@ -342,39 +417,36 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
                 m.is_for_scope(w.scope) && !section.header.iter().any(|h| h.name == m.name)
             });
             let header = section.header.iter().filter(|m| m.is_for_scope(w.scope));
-            for m in header.chain(extra) {
-                writer.metric_row(out, w, section, "", m)?;
+            for m in by_name(report, w, header.chain(extra)) {
+                writer.metric_row(out, w, section, None, m)?;
             }
-            // The tensor roofline section draws the same rooflines in several charts; ncu
-            // prints each label's once.
-            let mut rooflines_done: Vec<&str> = Vec::new();
+            let mut rooflines = Some(roofline_items(report, w, section));
             for body in &section.bodies {
                 for item in &body.items {
-                    if item.kind == BodyItemKind::Roofline {
-                        // ncu leaves out a roofline a metric of which the workload lacks (one
-                        // for another architecture's operations: `Op:utchmma` on an H200).
-                        if rooflines_done.contains(&item.label.as_str())
-                            || item.metrics.iter().any(|m| shown(report, w, m).is_none())
-                        {
-                            continue;
+                    match item.kind {
+                        BodyItemKind::MemoryTable
+                        | BodyItemKind::MemoryChart
+                        | BodyItemKind::Other
+                        | BodyItemKind::OperationGrid => {}
+                        // The section's rooflines print together where the first is.
+                        BodyItemKind::Roofline => {
+                            for item in rooflines.take().into_iter().flatten() {
+                                for m in &item.metrics {
+                                    writer.metric_row(out, w, section, Some(item), m)?;
+                                }
+                            }
                         }
-                        rooflines_done.push(&item.label);
-                    }
-                    if matches!(
-                        item.kind,
-                        BodyItemKind::MemoryTable | BodyItemKind::MemoryChart | BodyItemKind::Other
-                    ) {
-                        continue;
-                    }
-                    for m in &item.metrics {
-                        // The details page gives derived metrics of a roofline units of its
-                        // own (`derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2`:
-                        // inst, where the raw page says thread): left out.
-                        if item.kind == BodyItemKind::Roofline && m.name.starts_with("derived__") {
-                            continue;
+                        _ => {
+                            for m in by_name(report, w, item.metrics.iter()) {
+                                writer.metric_row(out, w, section, Some(item), m)?;
+                            }
                         }
-                        writer.metric_row(out, w, section, &item.label, m)?;
                     }
+                }
+            }
+            for row in operation_rows(report, w, section) {
+                for m in row {
+                    writer.metric_row(out, w, section, None, m)?;
                 }
             }
             for (i, rule) in w.rules.iter().enumerate() {

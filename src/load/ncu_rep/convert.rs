@@ -300,11 +300,9 @@ fn body_items(i: &msg::SectionBodyItem) -> Vec<BodyItem> {
         return c.items.iter().flat_map(body_items).collect();
     }
     if let Some(chart) = &i.roofline_chart {
-        return chart
-            .rooflines
-            .iter()
-            .chain(&chart.achieved)
-            .map(roofline)
+        let rooflines = chart.rooflines.iter().map(|r| roofline(r, false));
+        return rooflines
+            .chain(chart.achieved.iter().map(|r| roofline(r, true)))
             .collect();
     }
     vec![body_item(i)]
@@ -312,7 +310,7 @@ fn body_items(i: &msg::SectionBodyItem) -> Vec<BodyItem> {
 
 /// A roofline's item: its work metrics, then its traffic metrics, each group in name order
 /// (the order ncu prints them).
-fn roofline(r: &msg::SectionRoofline) -> BodyItem {
+fn roofline(r: &msg::SectionRoofline, achieved: bool) -> BodyItem {
     let group = |q: &Option<msg::RooflineQuantity>| {
         let mut ms: Vec<SectionMetric> = q
             .iter()
@@ -338,6 +336,7 @@ fn roofline(r: &msg::SectionRoofline) -> BodyItem {
             .and_then(|o| o.label.clone())
             .unwrap_or_default(),
         metrics,
+        achieved,
         rows: 0,
         columns: 0,
     }
@@ -362,11 +361,30 @@ fn grid_metrics(g: &msg::SectionMetricGrid) -> Vec<SectionMetric> {
     out
 }
 
+/// An unlabelled grid's metrics: row by row, each row's counter with each column's suffix in
+/// name order, labelled with the row's label.
+fn operation_metrics(g: &msg::SectionMetricGrid) -> Vec<SectionMetric> {
+    let rows = g.rows.as_ref().map(|r| &r.metrics[..]).unwrap_or(&[]);
+    let columns = g.columns.as_ref().map(|c| &c.columns[..]).unwrap_or(&[]);
+    let mut out = Vec::with_capacity(rows.len() * columns.len());
+    for row in rows {
+        let start = out.len();
+        out.extend(columns.iter().map(|c| {
+            let mut m = metric(row);
+            m.name.push_str(c.suffix.as_deref().unwrap_or(""));
+            m
+        }));
+        out[start..].sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    out
+}
+
 fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
     let item = |kind, label: &Option<String>, metrics: Vec<SectionMetric>| BodyItem {
         kind,
         label: label.clone().unwrap_or_default(),
         metrics,
+        achieved: false,
         rows: 0,
         columns: 0,
     };
@@ -380,15 +398,19 @@ fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
     if let Some(c) = &i.bar_chart {
         return item(BodyItemKind::BarChart, &c.label, metrics(&c.metrics));
     }
-    // Unlabelled grids (the tensor roofline's tables of operations by data type) print
-    // otherwise on ncu's details page: not read as tables.
-    if let Some(g) = &i.metric_grid
-        && g.label.as_deref().is_some_and(|l| !l.is_empty())
-    {
+    // Unlabelled grids (the tensor roofline's tables of operations by data type) print a row
+    // per operation on ncu's details page, labelled with the operation.
+    if let Some(g) = &i.metric_grid {
+        let labelled = g.label.as_deref().is_some_and(|l| !l.is_empty());
+        let (kind, metrics) = if labelled {
+            (BodyItemKind::Table, grid_metrics(g))
+        } else {
+            (BodyItemKind::OperationGrid, operation_metrics(g))
+        };
         return BodyItem {
             rows: g.rows.as_ref().map_or(0, |r| r.metrics.len() as u32),
             columns: g.columns.as_ref().map_or(0, |c| c.columns.len() as u32),
-            ..item(BodyItemKind::Table, &g.label, grid_metrics(g))
+            ..item(kind, &g.label, metrics)
         };
     }
     if let Some(c) = &i.histogram_chart {

@@ -96,6 +96,7 @@ fn section_body(
                 BodyItemKind::Roofline => "roofline",
                 BodyItemKind::MemoryTable => "memory table",
                 BodyItemKind::MemoryChart => "memory chart",
+                BodyItemKind::OperationGrid => "operations",
                 BodyItemKind::Other => "chart",
             };
             let label = if item.label.is_empty() {
