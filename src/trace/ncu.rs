@@ -317,6 +317,16 @@ pub struct SectionBody {
     pub items: Vec<BodyItem>,
 }
 
+/// The order a section's item lists its metrics in: by metric name, or by value (a bar chart
+/// the section sorts `ByValue`; ties in name order).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum ItemOrder {
+    #[default]
+    ByName,
+    ValueAscending,
+    ValueDescending,
+}
+
 /// One item of a section's body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BodyItem {
@@ -325,6 +335,8 @@ pub struct BodyItem {
     pub metrics: Vec<SectionMetric>,
     /// Whether a roofline chart's item is an achieved value (not a roofline).
     pub achieved: bool,
+    /// The order the item lists its metrics in.
+    pub order: ItemOrder,
     /// A table's rows and columns, when it is one.
     pub rows: u32,
     pub columns: u32,
@@ -504,6 +516,18 @@ impl NcuReport {
 
     pub fn section(&self, id: SectionId) -> Option<&NcuSection> {
         self.sections.get(id as usize)
+    }
+
+    /// A workload's sections in the order ncu shows them: by the sections' `Order`, then by
+    /// name.
+    pub fn sections_in_order(&self, workload: &NcuWorkload) -> Vec<&NcuSection> {
+        let mut sections: Vec<&NcuSection> = workload
+            .sections
+            .iter()
+            .filter_map(|&id| self.section(id))
+            .collect();
+        sections.sort_by(|a, b| (a.order, &a.display_name).cmp(&(b.order, &b.display_name)));
+        sections
     }
 
     /// The process a workload ran in, when the report names it.

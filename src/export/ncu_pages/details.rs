@@ -37,8 +37,8 @@ use super::{UnitMode, write_row};
 use crate::analysis::ncu::breakdown;
 use crate::analysis::ncu::units::{named_unit, roofline_derived_unit, scaled};
 use crate::trace::ncu::{
-    BodyItem, BodyItemKind, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload, ScalarValue,
-    SectionMetric,
+    BodyItem, BodyItemKind, ItemOrder, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload,
+    ScalarValue, SectionMetric,
 };
 
 const COLUMNS: [&str; 10] = [
@@ -333,6 +333,34 @@ fn roofline_items<'a>(
     items
 }
 
+/// An item's metrics in the order ncu prints them: by name, then, where the item sorts by
+/// value, by the value as printed (`0.01` and `0.014` tie, and keep name order).
+fn in_order<'a>(
+    report: &NcuReport,
+    w: &NcuWorkload,
+    item: &'a BodyItem,
+    mode: UnitMode,
+) -> Vec<&'a SectionMetric> {
+    let mut metrics = by_name(report, w, item.metrics.iter());
+    let value = |m: &SectionMetric| {
+        let Some((name, _, v)) = shown(report, w, m) else {
+            return f64::NEG_INFINITY;
+        };
+        let (_, text) = value_text(v, &named_unit(report, name), mode);
+        text.replace(',', "")
+            .parse::<f64>()
+            .ok()
+            .or(v.as_f64())
+            .unwrap_or(f64::NEG_INFINITY)
+    };
+    match item.order {
+        ItemOrder::ByName => {}
+        ItemOrder::ValueAscending => metrics.sort_by(|a, b| value(a).total_cmp(&value(b))),
+        ItemOrder::ValueDescending => metrics.sort_by(|a, b| value(b).total_cmp(&value(a))),
+    }
+    metrics
+}
+
 /// Metrics in the order ncu prints a table's or a header's: by the name of the metric shown
 /// (the alternative chosen for the workload).
 fn by_name<'a>(
@@ -407,7 +435,7 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
             with_rules,
         };
         let mut rules_done = vec![false; w.rules.len()];
-        for section in w.sections.iter().filter_map(|&id| report.section(id)) {
+        for section in report.sections_in_order(w) {
             // The section's own metrics (field 6: collected, not drawn) print like the
             // header's, with no item label, when meant for the workload's collection scope
             // (SpeedOfLight's "Waves Per SM" is for kernel launches, not a graph-profiling
@@ -437,7 +465,7 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
                             }
                         }
                         _ => {
-                            for m in by_name(report, w, item.metrics.iter()) {
+                            for m in in_order(report, w, item, mode) {
                                 writer.metric_row(out, w, section, Some(item), m)?;
                             }
                         }

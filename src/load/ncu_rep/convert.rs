@@ -10,9 +10,9 @@ use prost::Message;
 
 use super::messages as msg;
 use crate::trace::ncu::{
-    BodyItem, BodyItemKind, InstanceList, MetricId, MetricValue, NcuNvtx, NcuProcess, NcuReport,
-    NcuRule, NcuSection, NcuSystem, NcuWorkload, NvtxDomainStack, RuleMessage, RuleSpeedup,
-    ScalarValue, SectionBody, SectionId, SectionMetric,
+    BodyItem, BodyItemKind, InstanceList, ItemOrder, MetricId, MetricValue, NcuNvtx, NcuProcess,
+    NcuReport, NcuRule, NcuSection, NcuSystem, NcuWorkload, NvtxDomainStack, RuleMessage,
+    RuleSpeedup, ScalarValue, SectionBody, SectionId, SectionMetric,
 };
 
 #[derive(Default)]
@@ -337,6 +337,7 @@ fn roofline(r: &msg::SectionRoofline, achieved: bool) -> BodyItem {
             .unwrap_or_default(),
         metrics,
         achieved,
+        order: ItemOrder::ByName,
         rows: 0,
         columns: 0,
     }
@@ -385,6 +386,7 @@ fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
         label: label.clone().unwrap_or_default(),
         metrics,
         achieved: false,
+        order: ItemOrder::ByName,
         rows: 0,
         columns: 0,
     };
@@ -396,7 +398,15 @@ fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
         };
     }
     if let Some(c) = &i.bar_chart {
-        return item(BodyItemKind::BarChart, &c.label, metrics(&c.metrics));
+        let order = match (c.sort_key, c.sort_direction) {
+            (Some(1), Some(2)) => ItemOrder::ValueDescending,
+            (Some(1), _) => ItemOrder::ValueAscending,
+            _ => ItemOrder::ByName,
+        };
+        return BodyItem {
+            order,
+            ..item(BodyItemKind::BarChart, &c.label, metrics(&c.metrics))
+        };
     }
     // Unlabelled grids (the tensor roofline's tables of operations by data type) print a row
     // per operation on ncu's details page, labelled with the operation.
@@ -418,7 +428,9 @@ fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
         return item(BodyItemKind::HistogramChart, &c.label, m);
     }
     if let Some(c) = &i.line_chart {
-        return item(BodyItemKind::LineChart, &c.label, metrics(&c.metrics));
+        let mut ms = metrics(&c.metrics);
+        ms.extend(c.highlight.iter().flat_map(|h| metrics(&h.metrics)));
+        return item(BodyItemKind::LineChart, &c.label, ms);
     }
     if let Some(t) = [
         &i.memory_shared_table,

@@ -270,6 +270,14 @@ pub struct SectionBarChart {
     pub label: Option<String>,
     #[prost(message, repeated, tag = "5")]
     pub metrics: Vec<SectionMetric>,
+    /// How the bars are sorted: 1 by value (a section file's `SortKey: ByValue`; absent: by
+    /// name), in direction 2 descending (`SortDirection: Descending`), else ascending. Read
+    /// from the shared reports, where the charts ncu prints by value carry 1 and 2 and the
+    /// others neither.
+    #[prost(uint32, optional, tag = "7")]
+    pub sort_key: Option<u32>,
+    #[prost(uint32, optional, tag = "8")]
+    pub sort_direction: Option<u32>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -286,6 +294,10 @@ pub struct SectionLineChart {
     pub label: Option<String>,
     #[prost(message, repeated, tag = "4")]
     pub metrics: Vec<SectionMetric>,
+    /// The metrics whose values the chart marks on its x axis (the occupancy charts: the
+    /// launch's registers per thread, block size, shared memory per block …).
+    #[prost(message, optional, tag = "5")]
+    pub highlight: Option<SectionMetrics>,
 }
 
 /// The memory tables and chart and other widgets: only their label is read.

@@ -31,12 +31,7 @@ pub fn workload_details(
     workload: &NcuWorkload,
     baseline: Option<BaselineRef<'_>>,
 ) {
-    let mut sections: Vec<&NcuSection> = workload
-        .sections
-        .iter()
-        .filter_map(|&id| report.section(id))
-        .collect();
-    sections.sort_by_key(|s| s.order);
+    let sections = report.sections_in_order(workload);
     if sections.is_empty() {
         ui.weak("This report has no sections for the kernel (made with --metrics only): see Raw.");
     }
