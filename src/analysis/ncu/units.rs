@@ -142,6 +142,20 @@ pub fn roofline_derived_unit(report: &NcuReport, id: MetricId, name: &str) -> St
     counter_unit(words).into()
 }
 
+/// The unit a section entry's metric shows in: the unit the section asks for, else a
+/// roofline's derived metric's ([`roofline_derived_unit`]), else the metric's ([`named_unit`]).
+pub fn entry_unit(report: &NcuReport, name: &str, asked: &str, in_roofline: bool) -> String {
+    if !asked.is_empty() {
+        return asked.to_string();
+    }
+    match report.metric_id(name) {
+        Some(id) if in_roofline && name.starts_with("derived__") => {
+            roofline_derived_unit(report, id, name)
+        }
+        _ => named_unit(report, name),
+    }
+}
+
 /// Names of ncu's section-scoped copies (`SM_A.TriageCompute.l1tex__…`) without that prefix.
 fn strip_unit_prefix(name: &str) -> &str {
     let mut it = name.splitn(3, '.');
@@ -337,21 +351,17 @@ pub fn format_number(v: f64) -> String {
     group_thousands(&format!("{v:.2}"))
 }
 
-/// A metric's value and unit as ncu-ui shows them. `unit_override` is the unit a section asks
-/// for or the report decides ([`metric_unit`]; empty: the one the name gives). Instanced metrics show their instance count.
-pub fn display(metric: &str, unit_override: &str, value: &MetricValue) -> (String, String) {
+/// A metric's value and unit as ncu-ui shows them, in `unit` (the metric's base unit, as
+/// [`metric_unit`] or [`entry_unit`] decide it; empty: none), scaled. Instanced metrics show
+/// their instance count.
+pub fn display(unit: &str, value: &MetricValue) -> (String, String) {
     match value {
         MetricValue::Str(s) => (s.clone(), String::new()),
         MetricValue::List(items) => (format!("{} instances", items.len()), String::new()),
         MetricValue::Unknown => ("?".to_string(), String::new()),
         MetricValue::U32(_) | MetricValue::U64(_) | MetricValue::F32(_) | MetricValue::F64(_) => {
             let v = value.as_f64().unwrap_or(0.0);
-            let unit = if unit_override.is_empty() {
-                base_unit(metric)
-            } else {
-                unit_override.to_string()
-            };
-            let (scaled, unit) = scale(v, &unit);
+            let (scaled, unit) = scale(v, unit);
             let integer = matches!(value, MetricValue::U32(_) | MetricValue::U64(_));
             let text = if integer && scaled == v {
                 group_thousands(&format!("{v:.0}"))
@@ -425,7 +435,7 @@ mod tests {
     #[test]
     fn values_scale_as_ncu_prints_them() {
         let show = |m: &str, v: MetricValue| {
-            let (t, u) = display(m, "", &v);
+            let (t, u) = display(&base_unit(m), &v);
             format!("{t} {u}")
         };
         assert_eq!(

@@ -35,7 +35,7 @@ use super::format::{base_float, base_integer};
 use super::raw::{fixed_cells, fixed_header};
 use super::{UnitMode, write_row};
 use crate::analysis::ncu::breakdown;
-use crate::analysis::ncu::units::{named_unit, roofline_derived_unit, scaled};
+use crate::analysis::ncu::units::{entry_unit, named_unit, scaled};
 use crate::trace::ncu::{
     BodyItem, BodyItemKind, ItemOrder, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload,
     ScalarValue, SectionMetric,
@@ -155,16 +155,8 @@ impl Writer<'_> {
             }
             return Ok(());
         }
-        let unit = if !m.unit.is_empty() {
-            m.unit.clone()
-        } else if item.is_some_and(|i| i.kind == BodyItemKind::Roofline)
-            && name.starts_with("derived__")
-            && let Some(id) = self.report.metric_id(name)
-        {
-            roofline_derived_unit(self.report, id, name)
-        } else {
-            named_unit(self.report, name)
-        };
+        let in_roofline = item.is_some_and(|i| i.kind == BodyItemKind::Roofline);
+        let unit = entry_unit(self.report, name, &m.unit, in_roofline);
         let entry = (name, label, value, m.show_instances);
         self.value_row(out, w, section, item_label, entry, unit)
     }

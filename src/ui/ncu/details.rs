@@ -67,14 +67,22 @@ fn section_body(
             workload,
             &section.header,
             baseline,
-            true,
+            (true, false),
         );
     }
     for body in &section.bodies {
+        // A roofline the kernel lacks a metric of (another architecture's operations: the
+        // tensor roofline's `Op:utchmma` on an H200) is left out, as ncu's details page does.
         let items: Vec<_> = body
             .items
             .iter()
             .filter(|i| !i.metrics.is_empty())
+            .filter(|i| {
+                i.kind != BodyItemKind::Roofline
+                    || i.metrics
+                        .iter()
+                        .all(|m| resolve(report, workload, m).is_some())
+            })
             .collect();
         if items.is_empty() {
             continue;
@@ -113,7 +121,7 @@ fn section_body(
                         workload,
                         &item.metrics,
                         baseline,
-                        false,
+                        (false, item.kind == BodyItemKind::Roofline),
                     );
                 },
             );
@@ -169,7 +177,12 @@ struct Line {
 
 /// The lines of one section entry: its metric's (the option meant for the kernel's
 /// architecture), or a line per metric of a throughput breakdown, largest first.
-fn lines_of(report: &NcuReport, workload: &NcuWorkload, m: &SectionMetric) -> Vec<Line> {
+fn lines_of(
+    report: &NcuReport,
+    workload: &NcuWorkload,
+    m: &SectionMetric,
+    in_roofline: bool,
+) -> Vec<Line> {
     let Some((name, label)) = resolve(report, workload, m) else {
         return vec![Line {
             label: if m.label.is_empty() {
@@ -189,7 +202,7 @@ fn lines_of(report: &NcuReport, workload: &NcuWorkload, m: &SectionMetric) -> Ve
             .into_iter()
             .map(|row| {
                 let unit = units::named_unit(report, row.name);
-                let (value, unit) = units::display(row.name, &unit, row.value);
+                let (value, unit) = units::display(&unit, row.value);
                 Line {
                     label: row.label,
                     metric: row.name.to_string(),
@@ -200,14 +213,8 @@ fn lines_of(report: &NcuReport, workload: &NcuWorkload, m: &SectionMetric) -> Ve
             })
             .collect();
     }
-    let unit = if m.unit.is_empty() {
-        units::named_unit(report, name)
-    } else {
-        m.unit.clone()
-    };
-    let (text, unit) = value
-        .map(|v| units::display(name, &unit, v))
-        .unwrap_or_default();
+    let unit = units::entry_unit(report, name, &m.unit, in_roofline);
+    let (text, unit) = value.map(|v| units::display(&unit, v)).unwrap_or_default();
     vec![Line {
         label: if label.is_empty() {
             m.name.clone()
@@ -221,8 +228,8 @@ fn lines_of(report: &NcuReport, workload: &NcuWorkload, m: &SectionMetric) -> Ve
     }]
 }
 
-/// A table of `metrics`: label, value and unit, in two columns of metrics (ncu's header
-/// layout) when `two_columns` and there is no baseline; one column with the baseline's value and
+/// A table of `metrics` (a roofline's when `in_roofline`): label, value and unit, in two
+/// columns of metrics (ncu's header layout) when `two_columns` and there is no baseline; one column with the baseline's value and
 /// the change otherwise.
 fn metric_table(
     ui: &mut Ui,
@@ -231,11 +238,11 @@ fn metric_table(
     workload: &NcuWorkload,
     metrics: &[SectionMetric],
     baseline: Option<BaselineRef<'_>>,
-    two_columns: bool,
+    (two_columns, in_roofline): (bool, bool),
 ) {
     let lines: Vec<Line> = metrics
         .iter()
-        .flat_map(|m| lines_of(report, workload, m))
+        .flat_map(|m| lines_of(report, workload, m, in_roofline))
         .collect();
     let columns = if two_columns && baseline.is_none() && lines.len() > 1 {
         2
@@ -279,7 +286,7 @@ fn metric_table(
 pub fn baseline_cells(ui: &mut Ui, b: BaselineRef<'_>, metric: &str, value: Option<f64>) {
     let base = b.report.value(b.workload, metric);
     let (text, unit) = base
-        .map(|v| units::display(metric, &units::named_unit(b.report, metric), v))
+        .map(|v| units::display(&units::named_unit(b.report, metric), v))
         .unwrap_or_default();
     ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
         ui.label(format!("{text} {unit}").trim().to_string());

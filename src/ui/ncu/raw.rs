@@ -51,7 +51,7 @@ pub fn raw_metrics(
                         };
                         let name = report.metric_name(*id);
                         let unit = units::metric_unit(report, *id, name);
-                        let (text, unit) = units::display(name, &unit, value);
+                        let (text, unit) = units::display(&unit, value);
                         ui.monospace(name);
                         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                             ui.label(text);
