@@ -353,6 +353,8 @@ pub enum BodyItemKind {
     /// ncu-ui's memory tables and chart, drawn from fixed metrics.
     MemoryTable,
     MemoryChart,
+    /// ncu-ui's drawing of the GPU's NVLink connections (from the `nvlink__…` metrics).
+    NvlinkTopology,
     /// An unlabelled metric grid (the tensor roofline's operations by data type): a row per
     /// operation, its metrics labelled with the row's label, a column's suffix each, in name
     /// order.

@@ -23,9 +23,10 @@
 //! workloads are kernel launches unless it says otherwise). An aggregate prints its instances
 //! only where the section asks for them.
 //!
+//! A GPU with no NVLink connections gets ncu's note in place of the NVLink topology.
+//!
 //! Not written (documented gaps): the memory tables and chart ncu-ui draws from fixed metric
-//! lists, the source counters' generated rows, and sections that print a note instead of
-//! metrics (NVLink). Written rows: every one of ncu's, in ncu's order, for `ncu_moe_dram` and
+//! lists, and the source counters' generated rows. Written rows: every one of ncu's, in ncu's order, for `ncu_moe_dram` and
 //! `ncu_graphs_roofline` (`--metrics`, `--set roofline`); 62% of ncu's for the `--set full`
 //! reports.
 
@@ -53,6 +54,9 @@ const COLUMNS: [&str; 10] = [
     "Estimated Speedup Type",
     "Estimated Speedup",
 ];
+
+/// What ncu prints for the NVLink topology of a GPU with no NVLink connections.
+const NO_NVLINK: &[u8] = b"    The system does not have any NVLink connections.\n\n";
 
 /// A number in a unit chosen for it alone (auto) or its base unit.
 fn number(x: f64, integer: Option<u64>, unit: &str, mode: UnitMode) -> (String, String) {
@@ -448,6 +452,13 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
                         | BodyItemKind::MemoryChart
                         | BodyItemKind::Other
                         | BodyItemKind::OperationGrid => {}
+                        // With no NVLink connections, the topology is a note on its own line
+                        // and a blank one.
+                        BodyItemKind::NvlinkTopology => {
+                            if report.number(w, "nvlink__count_logical") == Some(0.0) {
+                                out.write_all(NO_NVLINK)?;
+                            }
+                        }
                         // The section's rooflines print together where the first is.
                         BodyItemKind::Roofline => {
                             for item in rooflines.take().into_iter().flatten() {

@@ -447,6 +447,9 @@ fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
     if let Some(c) = &i.memory_chart {
         return item(BodyItemKind::MemoryChart, &c.label, Vec::new());
     }
+    if let Some(c) = &i.nvlink_topology {
+        return item(BodyItemKind::NvlinkTopology, &c.label, Vec::new());
+    }
     item(BodyItemKind::Other, &None, Vec::new())
 }
 

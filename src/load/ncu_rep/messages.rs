@@ -334,6 +334,8 @@ pub struct SectionBodyItem {
     pub memory_device_table: Option<SectionLabelled>,
     #[prost(message, optional, tag = "105")]
     pub memory_chart: Option<SectionLabelled>,
+    #[prost(message, optional, tag = "108")]
+    pub nvlink_topology: Option<SectionLabelled>,
 }
 
 /// A roofline chart: its rooflines (peak work and traffic) and achieved values, each a

@@ -100,6 +100,7 @@ fn section_body(
                 BodyItemKind::MemoryTable => "memory table",
                 BodyItemKind::MemoryChart => "memory chart",
                 BodyItemKind::OperationGrid => "operations",
+                BodyItemKind::NvlinkTopology => "NVLink topology",
                 BodyItemKind::Other => "chart",
             };
             let label = if item.label.is_empty() {
