@@ -70,18 +70,21 @@ fn section_body(
             (true, false),
         );
     }
+    let mut rooflines_shown = std::collections::HashSet::new();
     for body in &section.bodies {
         // A roofline the kernel lacks a metric of (another architecture's operations: the
-        // tensor roofline's `Op:utchmma` on an H200) is left out, as ncu's details page does.
+        // tensor roofline's `Op:utchmma` on an H200) is left out, and one drawn in several
+        // charts shows once, as on ncu's details page.
         let items: Vec<_> = body
             .items
             .iter()
             .filter(|i| !i.metrics.is_empty())
             .filter(|i| {
                 i.kind != BodyItemKind::Roofline
-                    || i.metrics
-                        .iter()
-                        .all(|m| resolve(report, workload, m).is_some())
+                    || (rooflines_shown.insert(i.label.as_str())
+                        && i.metrics
+                            .iter()
+                            .all(|m| resolve(report, workload, m).is_some()))
             })
             .collect();
         if items.is_empty() {
