@@ -165,6 +165,8 @@ fn a_dropped_report_shows_its_kernels_their_details_and_the_roofline() {
     h.get_by_label("20.16");
     // Launch Statistics' header, and the occupancy charts that mark the launch's value.
     assert!(h.query_all_by_label("Registers Per Thread").count() >= 2);
+    // The NVLink topology of an H200 with no NVLink connections: ncu's note.
+    h.get_by_label("The system does not have any NVLink connections.");
     // The throughput breakdowns: a line per metric with ncu's label (its details page prints
     // "SM: Issue Active"), never the label's template or the metric list itself.
     let csv = common::shared_traces()

@@ -19,3 +19,13 @@ pub mod rule_text;
 pub mod units;
 
 pub use join::{MatchOutcome, NcuJoin, WorkloadMatch, join};
+
+use crate::trace::ncu::{NcuReport, NcuWorkload};
+
+/// What ncu shows in place of the NVLink topology of a GPU with no NVLink connections.
+pub const NO_NVLINK: &str = "The system does not have any NVLink connections.";
+
+/// Whether the report says the workload's GPU has no NVLink connections (no logical links).
+pub fn has_no_nvlink(report: &NcuReport, w: &NcuWorkload) -> bool {
+    report.number(w, "nvlink__count_logical") == Some(0.0)
+}

@@ -55,9 +55,6 @@ const COLUMNS: [&str; 10] = [
     "Estimated Speedup",
 ];
 
-/// What ncu prints for the NVLink topology of a GPU with no NVLink connections.
-const NO_NVLINK: &[u8] = b"    The system does not have any NVLink connections.\n\n";
-
 /// A number in a unit chosen for it alone (auto) or its base unit.
 fn number(x: f64, integer: Option<u64>, unit: &str, mode: UnitMode) -> (String, String) {
     if mode == UnitMode::Base || unit.is_empty() {
@@ -455,8 +452,8 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
                         // With no NVLink connections, the topology is a note on its own line
                         // and a blank one.
                         BodyItemKind::NvlinkTopology => {
-                            if report.number(w, "nvlink__count_logical") == Some(0.0) {
-                                out.write_all(NO_NVLINK)?;
+                            if crate::analysis::ncu::has_no_nvlink(report, w) {
+                                writeln!(out, "    {}\n", crate::analysis::ncu::NO_NVLINK)?;
                             }
                         }
                         // The section's rooflines print together where the first is.

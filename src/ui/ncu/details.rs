@@ -70,6 +70,15 @@ fn section_body(
             (true, false),
         );
     }
+    let no_nvlink = section
+        .bodies
+        .iter()
+        .flat_map(|b| &b.items)
+        .any(|i| i.kind == BodyItemKind::NvlinkTopology)
+        && crate::analysis::ncu::has_no_nvlink(report, workload);
+    if no_nvlink {
+        ui.weak(crate::analysis::ncu::NO_NVLINK);
+    }
     let mut rooflines_shown = std::collections::HashSet::new();
     for body in &section.bodies {
         // A roofline the kernel lacks a metric of (another architecture's operations: the
