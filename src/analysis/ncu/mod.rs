@@ -1,8 +1,8 @@
 //! Pure computations over an Nsight Compute report ([`crate::trace::ncu::NcuReport`]): the
 //! kernel table's rows with their filters and sort ([`kernels`]), the FP32/FP64 roofline as
 //! ncu's `SpeedOfLight_RooflineChart` section computes it ([`roofline`]), throughput breakdowns
-//! ([`breakdown`]), metric values with the
-//! units ncu-ui prints them in ([`units`]); and, read beside a timeline of the same program,
+//! ([`breakdown`]), which metric a section entry shows for a kernel ([`shown`]), metric values
+//! with the units ncu-ui prints them in ([`units`]); and, read beside a timeline of the same program,
 //! which timeline kernel each profiled workload measured ([`join`]) and what that adds to the
 //! timeline's numbers ([`facts`]: per-kernel metrics, per-name averages, what is worth
 //! optimising, DRAM throughput weighted by timeline time); and two reports kernel by kernel
@@ -20,7 +20,7 @@ pub mod units;
 
 pub use join::{MatchOutcome, NcuJoin, WorkloadMatch, join};
 
-use crate::trace::ncu::{NcuReport, NcuWorkload};
+use crate::trace::ncu::{MetricValue, NcuReport, NcuWorkload, SectionMetric};
 
 /// What ncu shows in place of the NVLink topology of a GPU with no NVLink connections.
 pub const NO_NVLINK: &str = "The system does not have any NVLink connections.";
@@ -28,4 +28,39 @@ pub const NO_NVLINK: &str = "The system does not have any NVLink connections.";
 /// Whether the report says the workload's GPU has no NVLink connections (no logical links).
 pub fn has_no_nvlink(report: &NcuReport, w: &NcuWorkload) -> bool {
     report.number(w, "nvlink__count_logical") == Some(0.0)
+}
+
+/// The metric a section entry shows for a workload, with the label to print: the first of its
+/// options meant for the workload's architecture that the workload has (ncu 2025.3 shows
+/// `lrc__average_ilc_output_sector_compression_achieved_rate.pct`, an option for SM 9.0–10.0,
+/// as "L2 Compression Ratio" on an H200 though the entry's own metric was collected too), else
+/// itself when meant for the architecture, else the first of its other options the workload
+/// has. The one choice for the details page, the summary page and the window.
+pub fn shown<'a>(
+    report: &NcuReport,
+    w: &'a NcuWorkload,
+    m: &'a SectionMetric,
+) -> Option<(&'a str, String, &'a MetricValue)> {
+    let label = |l: &str, n: &str| if l.is_empty() { n } else { l }.to_string();
+    let arch = report.sm_version(w);
+    if let Some(arch) = arch
+        && let Some(found) = m.options_for(arch).find_map(|(name, l)| {
+            let v = report.value(w, name)?;
+            let l = if l.is_empty() { &m.label } else { l };
+            Some((name.as_str(), label(l, name), v))
+        })
+    {
+        return Some(found);
+    }
+    if !m.name.is_empty()
+        && arch.is_none_or(|a| m.is_for(a))
+        && let Some(v) = report.value(w, &m.name)
+    {
+        return Some((&m.name, label(&m.label, &m.name), v));
+    }
+    m.options.iter().find_map(|(name, l)| {
+        let v = report.value(w, name)?;
+        let l = if l.is_empty() { &m.label } else { l };
+        Some((name.as_str(), label(l, name), v))
+    })
 }

@@ -35,8 +35,8 @@ use std::io::{self, Write};
 use super::format::{base_float, base_integer};
 use super::raw::{fixed_cells, fixed_header};
 use super::{UnitMode, write_row};
-use crate::analysis::ncu::breakdown;
 use crate::analysis::ncu::units::{entry_unit, named_unit, scaled};
+use crate::analysis::ncu::{breakdown, shown};
 use crate::trace::ncu::{
     BodyItem, BodyItemKind, ItemOrder, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload,
     ScalarValue, SectionMetric,
@@ -91,41 +91,6 @@ pub fn value_text(v: &MetricValue, unit: &str, mode: UnitMode) -> (String, Strin
         }
         MetricValue::Unknown => (unit.to_string(), String::new()),
     }
-}
-
-/// The metric a section entry shows for a workload, with the label to print: the first of its
-/// options meant for the workload's architecture that the workload has (ncu 2025.3 shows
-/// `lrc__average_ilc_output_sector_compression_achieved_rate.pct`, an option for SM 9.0–10.0,
-/// as "L2 Compression Ratio" on an H200 though the entry's own metric was collected too), else
-/// itself when meant for the architecture, else the first of its other options the workload
-/// has.
-pub fn shown<'a>(
-    report: &NcuReport,
-    w: &'a NcuWorkload,
-    m: &'a SectionMetric,
-) -> Option<(&'a str, String, &'a MetricValue)> {
-    let label = |l: &str, n: &str| if l.is_empty() { n } else { l }.to_string();
-    let arch = report.sm_version(w);
-    if let Some(arch) = arch
-        && let Some(found) = m.options_for(arch).find_map(|(name, l)| {
-            let v = report.value(w, name)?;
-            let l = if l.is_empty() { &m.label } else { l };
-            Some((name.as_str(), label(l, name), v))
-        })
-    {
-        return Some(found);
-    }
-    if !m.name.is_empty()
-        && arch.is_none_or(|a| m.is_for(a))
-        && let Some(v) = report.value(w, &m.name)
-    {
-        return Some((&m.name, label(&m.label, &m.name), v));
-    }
-    m.options.iter().find_map(|(name, l)| {
-        let v = report.value(w, name)?;
-        let l = if l.is_empty() { &m.label } else { l };
-        Some((name.as_str(), label(l, name), v))
-    })
 }
 
 struct Writer<'a> {

@@ -6,11 +6,11 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use super::details::shown;
 use super::format::separated;
 use super::names::KernelNames;
 use super::raw::device_and_cc;
 use super::{UnitMode, write_row};
+use crate::analysis::ncu::shown;
 use crate::analysis::ncu::units::{named_unit, scaled};
 use crate::trace::ncu::{NcuReport, NcuSection, NcuWorkload};
 

@@ -9,7 +9,7 @@
 
 use egui::{Color32, RichText, Ui};
 
-use crate::analysis::ncu::{breakdown, rule_text, units};
+use crate::analysis::ncu::{breakdown, rule_text, shown, units};
 use crate::trace::ncu::{
     BodyItemKind, NcuReport, NcuRule, NcuSection, NcuWorkload, RuleMessage, SectionMetric,
 };
@@ -93,7 +93,7 @@ fn section_body(
                     || (rooflines_shown.insert(i.label.as_str())
                         && i.metrics
                             .iter()
-                            .all(|m| resolve(report, workload, m).is_some()))
+                            .all(|m| shown(report, workload, m).is_some()))
             })
             .collect();
         if items.is_empty() {
@@ -150,35 +150,6 @@ fn section_body(
     }
 }
 
-/// The value of a section's metric as ncu shows it: the first of its alternatives meant for
-/// the workload's architecture that the workload has, else its own (when meant for the
-/// architecture), else the first of its other alternatives the workload has; with the label
-/// the alternative gives, if any. The same choice as the details page's
-/// (`export::ncu_pages::details::shown`).
-fn resolve<'m>(
-    report: &NcuReport,
-    workload: &NcuWorkload,
-    metric: &'m SectionMetric,
-) -> Option<(&'m str, &'m str)> {
-    let arch = report.sm_version(workload);
-    let option = |(n, l): &'m (String, String)| {
-        let label = if l.is_empty() {
-            metric.label.as_str()
-        } else {
-            l.as_str()
-        };
-        (n.as_str(), label)
-    };
-    let own = arch
-        .is_none_or(|a| metric.is_for(a))
-        .then_some((metric.name.as_str(), metric.label.as_str()));
-    arch.into_iter()
-        .flat_map(|a| metric.options_for(a).map(option))
-        .chain(own)
-        .chain(metric.options.iter().map(option))
-        .find(|(name, _)| !name.is_empty() && report.value(workload, name).is_some())
-}
-
 /// One line of a metric table.
 struct Line {
     label: String,
@@ -196,7 +167,7 @@ fn lines_of(
     m: &SectionMetric,
     in_roofline: bool,
 ) -> Vec<Line> {
-    let Some((name, label)) = resolve(report, workload, m) else {
+    let Some((name, label, value)) = shown(report, workload, m) else {
         return vec![Line {
             label: if m.label.is_empty() {
                 m.name.clone()
@@ -209,8 +180,7 @@ fn lines_of(
             number: None,
         }];
     };
-    let value = report.value(workload, name);
-    if let Some(rows) = value.and_then(|v| breakdown::rows(report, workload, name, v, label)) {
+    if let Some(rows) = breakdown::rows(report, workload, name, value, &m.label) {
         return rows
             .into_iter()
             .map(|row| {
@@ -227,17 +197,13 @@ fn lines_of(
             .collect();
     }
     let unit = units::entry_unit(report, name, &m.unit, in_roofline);
-    let (text, unit) = value.map(|v| units::display(&unit, v)).unwrap_or_default();
+    let (text, unit) = units::display(&unit, value);
     vec![Line {
-        label: if label.is_empty() {
-            m.name.clone()
-        } else {
-            label.to_string()
-        },
+        label,
         metric: name.to_string(),
         value: text,
         unit,
-        number: value.and_then(|v| v.as_f64()),
+        number: value.as_f64(),
     }]
 }
 
