@@ -243,18 +243,15 @@ fn a_damaged_file_is_refused_or_read_never_a_panic() {
 #[test]
 fn every_report_is_the_same_through_pages_and_through_sqlite() {
     let run = |path: &Path, pages: &str, threads: &str| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
-            .args(["summary", "--report", "all", "--format", "csv"])
-            .arg(path)
-            .env("SIGHTLINE_SQLITE_PAGES", pages)
-            .env("RAYON_NUM_THREADS", threads)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let mut args: Vec<&std::ffi::OsStr> = ["summary", "--report", "all", "--format", "csv"]
+            .map(std::ffi::OsStr::new)
+            .to_vec();
+        args.push(path.as_os_str());
+        let env = [
+            ("SIGHTLINE_SQLITE_PAGES", pages),
+            ("RAYON_NUM_THREADS", threads),
+        ];
+        let out = common::sightline_ok(&args, &env);
         (out.stdout, out.stderr)
     };
     let names = ["stress", "moe", "cpu_side", "nccl/n25_moe_a2a_rank0"];

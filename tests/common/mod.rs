@@ -77,8 +77,19 @@ pub fn shared_traces() -> Option<PathBuf> {
 /// Runs the built `sightline` with `args`, fails the test unless it succeeds (showing its stderr),
 /// and returns its stdout.
 pub fn sightline_stdout(args: &[&str]) -> String {
+    let out = sightline_ok(args, &[]);
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// Runs the built `sightline` with `args` and the environment variables `env`, fails the test
+/// unless it succeeds (showing its stderr), and returns what it printed.
+pub fn sightline_ok<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
+    args: &[S],
+    env: &[(&str, &str)],
+) -> std::process::Output {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .expect("run sightline");
     assert!(
@@ -86,7 +97,7 @@ pub fn sightline_stdout(args: &[&str]) -> String {
         "sightline {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout).expect("utf-8")
+    out
 }
 
 /// A fresh empty directory under the system temp dir.

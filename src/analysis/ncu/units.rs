@@ -132,7 +132,7 @@ pub fn base_unit(name: &str) -> String {
 /// The unit the details page gives a roofline's derived metric (`derived__sm__sass_thread_inst_
 /// executed_op_ffma_pred_on_x2`: inst, where the raw page says thread): the unit of the counter
 /// its name derives from, none where the report makes the metric unitless.
-pub fn roofline_derived_unit(report: &NcuReport, id: MetricId, name: &str) -> String {
+fn roofline_derived_unit(report: &NcuReport, id: MetricId, name: &str) -> String {
     if report.unitless.contains(&id) {
         return String::new();
     }

@@ -26,9 +26,9 @@
 //! A GPU with no NVLink connections gets ncu's note in place of the NVLink topology.
 //!
 //! Not written (documented gaps): the memory tables and chart ncu-ui draws from fixed metric
-//! lists, and the source counters' generated rows. Written rows: every one of ncu's, in ncu's order, for `ncu_moe_dram` and
-//! `ncu_graphs_roofline` (`--metrics`, `--set roofline`); 62% of ncu's for the `--set full`
-//! reports.
+//! lists, and the source counters' generated rows. Written rows: every one of ncu's, in ncu's
+//! order, for `ncu_moe_dram` and `ncu_graphs_roofline` (`--metrics`, `--set roofline`); 62% of
+//! ncu's for the `--set full` reports.
 
 use std::io::{self, Write};
 
@@ -64,7 +64,7 @@ fn number(x: f64, integer: Option<u64>, unit: &str, mode: UnitMode) -> (String, 
     let (shown, factor) = scaled(unit, x.abs());
     let text = match integer {
         Some(i) if factor == 1.0 => base_integer(i),
-        _ => base_float(if factor == 1.0 { x } else { x / factor }),
+        _ => base_float(x / factor),
     };
     (shown, text)
 }
@@ -85,7 +85,7 @@ pub fn value_text(v: &MetricValue, unit: &str, mode: UnitMode) -> (String, Strin
                 UnitMode::Auto if !unit.is_empty() => scaled(unit, sum.abs()),
                 _ => (unit.to_string(), 1.0),
             };
-            let f = |x: f64| base_float(if factor == 1.0 { x } else { x / factor });
+            let f = |x: f64| base_float(x / factor);
             let parts: Vec<String> = values.iter().map(|&x| f(x)).collect();
             (shown, format!("{} ({})", f(sum), parts.join("; ")))
         }
@@ -254,9 +254,7 @@ fn with_instances(
         .iter()
         .filter_map(|i| match &i.value {
             ScalarValue::Str(s) => Some(s.clone()),
-            v => v
-                .as_f64()
-                .map(|x| base_float(if factor == 1.0 { x } else { x / factor })),
+            v => v.as_f64().map(|x| base_float(x / factor)),
         })
         .collect();
     format!("{text} ({})", parts.join("; "))
@@ -299,24 +297,26 @@ fn in_order<'a>(
     item: &'a BodyItem,
     mode: UnitMode,
 ) -> Vec<&'a SectionMetric> {
-    let mut metrics = by_name(report, w, item.metrics.iter());
-    let value = |m: &SectionMetric| {
-        let Some((name, _, v)) = shown(report, w, m) else {
-            return f64::NEG_INFINITY;
-        };
-        let (_, text) = value_text(v, &named_unit(report, name), mode);
-        text.replace(',', "")
-            .parse::<f64>()
-            .ok()
-            .or(v.as_f64())
-            .unwrap_or(f64::NEG_INFINITY)
-    };
-    match item.order {
-        ItemOrder::ByName => {}
-        ItemOrder::ValueAscending => metrics.sort_by(|a, b| value(a).total_cmp(&value(b))),
-        ItemOrder::ValueDescending => metrics.sort_by(|a, b| value(b).total_cmp(&value(a))),
+    let metrics = by_name(report, w, item.metrics.iter());
+    if item.order == ItemOrder::ByName {
+        return metrics;
     }
-    metrics
+    let printed = |m: &SectionMetric| {
+        let (name, _, v) = shown(report, w, m)?;
+        let (_, text) = value_text(v, &entry_unit(report, name, &m.unit, false), mode);
+        text.replace(',', "").parse::<f64>().ok().or(v.as_f64())
+    };
+    let mut keyed: Vec<(f64, &SectionMetric)> = metrics
+        .into_iter()
+        .map(|m| (printed(m).unwrap_or(f64::NEG_INFINITY), m))
+        .collect();
+    // Stable sorts: ties keep name order.
+    if item.order == ItemOrder::ValueDescending {
+        keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
+    } else {
+        keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    keyed.into_iter().map(|(_, m)| m).collect()
 }
 
 /// Metrics in the order ncu prints a table's or a header's: by the name of the metric shown

@@ -343,41 +343,36 @@ fn roofline(r: &msg::SectionRoofline, achieved: bool) -> BodyItem {
     }
 }
 
-/// A metric grid's metrics: each row's counter with each column's suffix, in name order (the
-/// order ncu prints them).
-fn grid_metrics(g: &msg::SectionMetricGrid) -> Vec<SectionMetric> {
+/// A metric grid's cells: for each row, its counter with each column's suffix, in name order.
+fn grid_rows(g: &msg::SectionMetricGrid) -> Vec<Vec<SectionMetric>> {
     let rows = g.rows.as_ref().map(|r| &r.metrics[..]).unwrap_or(&[]);
     let columns = g.columns.as_ref().map(|c| &c.columns[..]).unwrap_or(&[]);
-    let mut out: Vec<SectionMetric> = rows
-        .iter()
-        .flat_map(|row| {
-            columns.iter().map(move |c| {
-                let mut m = metric(row);
-                m.name.push_str(c.suffix.as_deref().unwrap_or(""));
-                m
-            })
+    rows.iter()
+        .map(|row| {
+            let mut cells: Vec<SectionMetric> = columns
+                .iter()
+                .map(|c| {
+                    let mut m = metric(row);
+                    m.name.push_str(c.suffix.as_deref().unwrap_or(""));
+                    m
+                })
+                .collect();
+            cells.sort_by(|a, b| a.name.cmp(&b.name));
+            cells
         })
-        .collect();
+        .collect()
+}
+
+/// A labelled grid's metrics, in name order (the order ncu prints them).
+fn grid_metrics(g: &msg::SectionMetricGrid) -> Vec<SectionMetric> {
+    let mut out: Vec<SectionMetric> = grid_rows(g).into_iter().flatten().collect();
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
 
-/// An unlabelled grid's metrics: row by row, each row's counter with each column's suffix in
-/// name order, labelled with the row's label.
+/// An unlabelled grid's metrics: row by row, each labelled with its row's label.
 fn operation_metrics(g: &msg::SectionMetricGrid) -> Vec<SectionMetric> {
-    let rows = g.rows.as_ref().map(|r| &r.metrics[..]).unwrap_or(&[]);
-    let columns = g.columns.as_ref().map(|c| &c.columns[..]).unwrap_or(&[]);
-    let mut out = Vec::with_capacity(rows.len() * columns.len());
-    for row in rows {
-        let start = out.len();
-        out.extend(columns.iter().map(|c| {
-            let mut m = metric(row);
-            m.name.push_str(c.suffix.as_deref().unwrap_or(""));
-            m
-        }));
-        out[start..].sort_by(|a, b| a.name.cmp(&b.name));
-    }
-    out
+    grid_rows(g).into_iter().flatten().collect()
 }
 
 fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
