@@ -181,3 +181,72 @@ fn run_level_tables_come_from_the_digests_with_the_traces_gone() {
     );
     let _ = std::fs::remove_dir_all(&scratch);
 }
+
+/// Several tasks writing one rank's digest at once (two windows opening one run, tests side by
+/// side, each thread of them) never leave a reader without it: once its folder is there, its
+/// summaries read on every try; and the cache keeps a current digest rather than replace it.
+#[test]
+fn a_digest_written_by_several_tasks_at_once_is_never_missing_to_a_reader() {
+    use sightline::digests::{cache::Cache, load_and_make, run_sql::summaries_in, store};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let out = common::scratch_dir("digest-writers");
+    let source = common::fixtures().join("nccl").join("n25_ddp_rank1.sqlite");
+    let pattern =
+        regex::Regex::new(sightline::analysis::ranks::collectives::DEFAULT_PATTERN).unwrap();
+    let never = AtomicBool::new(false);
+    let made = load_and_make(&source, (1, "rank1".into()), &pattern, &|_| {}, &never).unwrap();
+    store::write_rank(&out, &made.files()).unwrap();
+    let place = out.join("rank1");
+    let stop = AtomicBool::new(false);
+    let reads = std::thread::scope(|s| {
+        let reader = s.spawn(|| {
+            let mut reads = 0;
+            while !stop.load(Ordering::Relaxed) {
+                assert!(summaries_in(&place).is_some(), "read {reads}: no digest");
+                reads += 1;
+            }
+            reads
+        });
+        let writers: Vec<_> = (0..4)
+            .map(|_| {
+                s.spawn(|| {
+                    for _ in 0..8 {
+                        store::write_rank(&out, &made.files()).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        stop.store(true, Ordering::Relaxed);
+        reader.join().unwrap()
+    });
+    assert!(reads > 0);
+    let left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["rank1"], "no temporary folder is left");
+
+    let cache = Cache {
+        dir: out.join("cache"),
+        limit_bytes: u64::MAX,
+    };
+    let first = cache.store(&made).unwrap();
+    let entry = std::fs::read(first.join(store::ENTRY_FILE)).unwrap();
+    let mut other = store::read_entry(&first).unwrap();
+    other.index += 1;
+    let again = sightline::digests::Made {
+        entry: other,
+        ..made
+    };
+    assert_eq!(cache.store(&again).unwrap(), first);
+    assert_eq!(
+        std::fs::read(first.join(store::ENTRY_FILE)).unwrap(),
+        entry,
+        "the current digest in the cache is kept"
+    );
+}

@@ -85,6 +85,12 @@ impl Cache {
         let pattern = &made.entry.collectives_pattern;
         let folder = Self::folder_for(&made.entry.source, pattern)
             .ok_or_else(|| anyhow::anyhow!("{} cannot be read", made.entry.source.display()))?;
+        let place = self.dir.join(&folder);
+        if store::read_entry(&place).is_ok_and(|e| e.is_current(&made.entry.source, pattern)) {
+            // Another task (a second window, a test beside this one) cached the same digest
+            // meanwhile: it is kept, never replaced under a reader.
+            return Ok(place);
+        }
         fs::create_dir_all(&self.dir)?;
         let entry = Entry {
             folder,

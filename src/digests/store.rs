@@ -10,6 +10,7 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
@@ -172,12 +173,16 @@ pub struct RankFiles<'a> {
     pub entry: &'a Entry,
 }
 
-/// Writes a rank's folder `out/entry.folder` whole: into a hidden temporary folder first, then
-/// renamed into place (a folder already there is replaced).
+/// Writes a rank's folder `out/entry.folder` whole: into a hidden temporary folder first (one
+/// per write: threads of one process may write the same folder), then renamed into place. A
+/// folder already there with the same entry is kept (another task wrote the same digest; a
+/// reader of it never finds it missing); any other is replaced.
 pub fn write_rank(out: &Path, files: &RankFiles) -> Result<()> {
+    static WRITES: AtomicU64 = AtomicU64::new(0);
     let folder = &files.entry.folder;
     let pid = std::process::id();
-    let tmp = out.join(format!(".{folder}.tmp-{pid}"));
+    let n = WRITES.fetch_add(1, Ordering::Relaxed);
+    let tmp = out.join(format!(".{folder}.tmp-{pid}-{n}"));
     if tmp.exists() {
         fs::remove_dir_all(&tmp)?;
     }
@@ -201,15 +206,22 @@ pub fn write_rank(out: &Path, files: &RankFiles) -> Result<()> {
     let json = serde_json::to_vec_pretty(files.entry)?;
     fs::write(tmp.join(ENTRY_FILE), json)?;
     let place = out.join(folder);
-    if place.exists() {
-        let old = out.join(format!(".{folder}.old-{pid}"));
-        fs::rename(&place, &old)?;
-        fs::rename(&tmp, &place)?;
-        let _ = fs::remove_dir_all(&old);
-    } else {
-        fs::rename(&tmp, &place)
-            .with_context(|| format!("cannot move the digest into {}", place.display()))?;
+    if fs::rename(&tmp, &place).is_ok() {
+        return Ok(());
     }
+    if !place.exists() {
+        let _ = fs::remove_dir_all(&tmp);
+        bail!("cannot move the digest into {}", place.display());
+    }
+    if read_entry(&place).is_ok_and(|e| e == *files.entry) {
+        let _ = fs::remove_dir_all(&tmp);
+        return Ok(());
+    }
+    let old = out.join(format!(".{folder}.old-{pid}-{n}"));
+    fs::rename(&place, &old)?;
+    fs::rename(&tmp, &place)
+        .with_context(|| format!("cannot move the digest into {}", place.display()))?;
+    let _ = fs::remove_dir_all(&old);
     Ok(())
 }
 
