@@ -167,18 +167,44 @@ fn a_dropped_report_shows_its_kernels_their_details_and_the_roofline() {
     assert!(h.query_all_by_label("Registers Per Thread").count() >= 2);
     // The NVLink topology of an H200 with no NVLink connections: ncu's note.
     h.get_by_label("The system does not have any NVLink connections.");
-    // The throughput breakdowns: a line per metric with ncu's label (its details page prints
-    // "SM: Issue Active"), never the label's template or the metric list itself.
-    let csv = common::shared_traces()
+    // The memory tables and chart: a line per metric of their lists, as ncu's details page
+    // prints kernel 0's (`n/a` for a metric the H200 lacks); the NUMA table's GPU.
+    let details_csv = common::shared_traces()
         .unwrap()
         .join("ncu/oracle/ncu_moe_full.details.csv.gz");
-    let mut oracle_rows = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(csv).unwrap())
-        .read_to_string(&mut oracle_rows)
+    let mut details = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(details_csv).unwrap())
+        .read_to_string(&mut details)
         .unwrap();
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(details.as_bytes());
+    let memory: Vec<(String, String)> = reader
+        .records()
+        .map(|r| r.unwrap())
+        .filter(|r| r.len() > 15 && &r[0] == "0")
+        .filter(|r| r[11].starts_with("Memory Workload Analysis") && !r[12].is_empty())
+        .map(|r| (r[13].to_string(), r[15].to_string()))
+        .collect();
+    assert!(memory.len() > 500, "{} rows", memory.len());
+    for (metric, value) in &memory {
+        let shown = h.query_all_by_label(metric).next().is_some();
+        assert!(shown, "memory table row {metric}");
+        if value == "n/a" {
+            assert!(h.query_all_by_label("n/a").next().is_some());
+        }
+    }
+    assert!(memory.iter().any(|(_, v)| v == "n/a"));
     assert!(
-        oracle_rows
-            .contains("\"Compute Throughput Breakdown\",\"SM: Issue Active\",\"%\",\"10.71\""),
+        h.query_all_by_label("NUMA ID by Memory Affinity")
+            .next()
+            .is_some()
+    );
+    assert!(h.query_all_by_label("NVIDIA H200").next().is_some());
+    // The throughput breakdowns: a line per metric with ncu's label (its details page prints
+    // "SM: Issue Active"), never the label's template or the metric list itself.
+    assert!(
+        details.contains("\"Compute Throughput Breakdown\",\"SM: Issue Active\",\"%\",\"10.71\""),
         "the oracle has it"
     );
     // SM Throughput in the header, the chart and the breakdown.

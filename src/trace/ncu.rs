@@ -89,6 +89,11 @@ impl NcuProcess {
 /// ncu's collection scope of a kernel launch, the scope of a workload whose report names none.
 pub const LAUNCH_SCOPE: u32 = 1;
 
+/// The prefix of a metric group's name: a metric whose value lists, comma-separated, the
+/// metrics of a view its section does not name (`group:memory__shared_table`: ncu-ui's shared
+/// memory table; `group:smsp__pcsamp_warp_stall_reasons`: the sampled warp stall reasons).
+pub const GROUP_PREFIX: &str = "group:";
+
 /// One profiled workload (ncu's "result"; a kernel launch).
 #[derive(Debug, Default, Clone)]
 pub struct NcuWorkload {
@@ -355,6 +360,8 @@ pub enum BodyItemKind {
     MemoryChart,
     /// ncu-ui's drawing of the GPU's NVLink connections (from the `nvlink__…` metrics).
     NvlinkTopology,
+    /// ncu-ui's table of each GPU's NUMA affinities (from the `numa__…` metrics' instances).
+    NumaTable,
     /// An unlabelled metric grid (the tensor roofline's operations by data type): a row per
     /// operation, its metrics labelled with the row's label, a column's suffix each, in name
     /// order.

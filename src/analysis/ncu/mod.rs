@@ -1,18 +1,21 @@
 //! Pure computations over an Nsight Compute report ([`crate::trace::ncu::NcuReport`]): the
 //! kernel table's rows with their filters and sort ([`kernels`]), the FP32/FP64 roofline as
-//! ncu's `SpeedOfLight_RooflineChart` section computes it ([`roofline`]), throughput breakdowns
-//! ([`breakdown`]), which metric a section entry shows for a kernel ([`shown`]), metric values
-//! with the units ncu-ui prints them in ([`units`]); and, read beside a timeline of the same program,
-//! which timeline kernel each profiled workload measured ([`join`]) and what that adds to the
-//! timeline's numbers ([`facts`]: per-kernel metrics, per-name averages, what is worth
-//! optimising, DRAM throughput weighted by timeline time); and two reports kernel by kernel
-//! ([`diff`]). Nothing here knows about drawing.
+//! ncu's `SpeedOfLight_RooflineChart` section computes it ([`roofline`]), throughput
+//! breakdowns ([`breakdown`]), metric groups ([`groups`]), the NUMA table ([`numa`]), which
+//! metric a section entry shows for a kernel ([`shown`]), metric values with the units ncu-ui
+//! prints them in ([`units`]); and, read beside a timeline of the same program, which timeline
+//! kernel each profiled workload measured ([`join`]) and what that adds to the timeline's
+//! numbers ([`facts`]: per-kernel metrics, per-name averages, what is worth optimising, DRAM
+//! throughput weighted by timeline time); and two reports kernel by kernel ([`diff`]). Nothing
+//! here knows about drawing.
 
 pub mod breakdown;
 pub mod diff;
 pub mod facts;
+pub mod groups;
 pub mod join;
 pub mod kernels;
+pub mod numa;
 mod pairing;
 pub mod roofline;
 pub mod rule_text;

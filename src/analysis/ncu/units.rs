@@ -24,7 +24,7 @@
 //! counts cycles); those are listed as ncu 2025.3 prints them.
 
 use crate::export::text_table::group_thousands;
-use crate::trace::ncu::{MetricId, MetricValue, NcuReport};
+use crate::trace::ncu::{MetricId, MetricValue, NcuReport, ScalarValue};
 
 /// The base unit of a report's metric: none where the report says so, else [`base_unit`].
 pub fn metric_unit(report: &NcuReport, id: MetricId, name: &str) -> String {
@@ -142,11 +142,27 @@ fn roofline_derived_unit(report: &NcuReport, id: MetricId, name: &str) -> String
     counter_unit(words).into()
 }
 
-/// The unit a section entry's metric shows in: the unit the section asks for, else a
-/// roofline's derived metric's ([`roofline_derived_unit`]), else the metric's ([`named_unit`]).
+/// Metrics the details page (and ncu-ui) prints in another unit than the raw page, as ncu
+/// 2025.3.1 prints them (the report does not say): the membar warp stall samples and the
+/// Source Counters' excessive L2 sectors print as bytes there (`97.92 Kbyte` for 97,920).
+const DETAILS_UNITS: [(&str, &str); 3] = [
+    (
+        "derived__memory_l2_theoretical_sectors_global_excessive",
+        "byte",
+    ),
+    ("smsp__pcsamp_warps_issue_stalled_membar", "byte"),
+    ("smsp__pcsamp_warps_issue_stalled_membar_not_issued", "byte"),
+];
+
+/// The unit a section entry's metric shows in: the unit the section asks for, else the
+/// details page's own ([`DETAILS_UNITS`]), else a roofline's derived metric's
+/// ([`roofline_derived_unit`]), else the metric's ([`named_unit`]).
 pub fn entry_unit(report: &NcuReport, name: &str, asked: &str, in_roofline: bool) -> String {
     if !asked.is_empty() {
         return asked.to_string();
+    }
+    if let Some((_, unit)) = DETAILS_UNITS.iter().find(|(n, _)| *n == name) {
+        return (*unit).to_string();
     }
     match report.metric_id(name) {
         Some(id) if in_roofline && name.starts_with("derived__") => {
@@ -371,6 +387,20 @@ pub fn display(unit: &str, value: &MetricValue) -> (String, String) {
             (text, unit)
         }
     }
+}
+
+/// An instance's value as text, with no unit: a string as it is, a number as [`display`]
+/// writes it.
+pub fn scalar_text(value: &ScalarValue) -> String {
+    let v = match value {
+        ScalarValue::Str(s) => return s.clone(),
+        ScalarValue::Unknown => return String::new(),
+        ScalarValue::U32(i) => MetricValue::U32(*i),
+        ScalarValue::U64(i) => MetricValue::U64(*i),
+        ScalarValue::F32(x) => MetricValue::F32(*x),
+        ScalarValue::F64(x) => MetricValue::F64(*x),
+    };
+    display("", &v).0
 }
 
 /// The change from `baseline` to `value` in percent of the baseline (`None` when the baseline

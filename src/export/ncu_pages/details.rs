@@ -23,12 +23,14 @@
 //! workloads are kernel launches unless it says otherwise). An aggregate prints its instances
 //! only where the section asks for them.
 //!
-//! A GPU with no NVLink connections gets ncu's note in place of the NVLink topology.
+//! A GPU with no NVLink connections gets ncu's note in place of the NVLink topology; the NUMA
+//! table prints as a table of its own (ncu's header, a row per GPU). ncu-ui's memory tables and
+//! chart print a row per metric their metric group lists ([`groups`]), `n/a` for one the
+//! workload lacks; the Source Counters' source metrics print with the header's, a group among
+//! them a row per listed metric labelled `LABEL (METRIC)`.
 //!
-//! Not written (documented gaps): the memory tables and chart ncu-ui draws from fixed metric
-//! lists, and the source counters' generated rows. Written rows: every one of ncu's, in ncu's
-//! order, for `ncu_moe_dram` and `ncu_graphs_roofline` (`--metrics`, `--set roofline`); 62% of
-//! ncu's for the `--set full` reports.
+//! Measured: every row of ncu's, byte for byte, for the four shared reports (`--metrics`,
+//! `--set roofline`, `--set full` twice).
 
 use std::io::{self, Write};
 
@@ -36,7 +38,7 @@ use super::format::{base_float, base_integer};
 use super::raw::{fixed_cells, fixed_header};
 use super::{UnitMode, write_row};
 use crate::analysis::ncu::units::{entry_unit, named_unit, scaled};
-use crate::analysis::ncu::{breakdown, shown};
+use crate::analysis::ncu::{breakdown, groups, shown};
 use crate::trace::ncu::{
     BodyItem, BodyItemKind, ItemOrder, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload,
     ScalarValue, SectionMetric,
@@ -117,6 +119,24 @@ impl Writer<'_> {
             for row in rows {
                 let unit = named_unit(self.report, row.name);
                 let entry = (row.name, row.label, row.value, false);
+                self.value_row(out, w, section, item_label, entry, unit)?;
+            }
+            return Ok(());
+        }
+        if let Some(rows) = groups::rows(self.report, w, name, value) {
+            let missing = MetricValue::Str(groups::NOT_AVAILABLE.into());
+            for row in rows {
+                let (value, unit) = match row.value {
+                    Some(v) => (v, entry_unit(self.report, row.name, "", false)),
+                    None => (&missing, String::new()),
+                };
+                // An entry's label names its rows: `Warp Stall Sampling (All Samples) (METRIC)`.
+                let label = if m.label.is_empty() {
+                    row.name.to_string()
+                } else {
+                    format!("{} ({})", m.label, row.name)
+                };
+                let entry = (row.name, label, value, false);
                 self.value_row(out, w, section, item_label, entry, unit)?;
             }
             return Ok(());
@@ -258,6 +278,17 @@ fn with_instances(
         })
         .collect();
     format!("{text} ({})", parts.join("; "))
+}
+
+/// A cell of a table of its own (the NUMA table): text as it is, a number as the details page
+/// writes it in its base unit.
+fn cell_text(v: &ScalarValue) -> String {
+    match v {
+        ScalarValue::Str(s) => s.clone(),
+        ScalarValue::U32(i) => base_integer(u64::from(*i)),
+        ScalarValue::U64(i) => base_integer(*i),
+        v => v.as_f64().map(base_float).unwrap_or_default(),
+    }
 }
 
 /// A section's rooflines and achieved values as ncu prints them: each label once (the tensor
@@ -410,15 +441,23 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
             for body in &section.bodies {
                 for item in &body.items {
                     match item.kind {
-                        BodyItemKind::MemoryTable
-                        | BodyItemKind::MemoryChart
-                        | BodyItemKind::Other
-                        | BodyItemKind::OperationGrid => {}
+                        BodyItemKind::Other | BodyItemKind::OperationGrid => {}
                         // With no NVLink connections, the topology is a note on its own line
                         // and a blank one.
                         BodyItemKind::NvlinkTopology => {
                             if crate::analysis::ncu::has_no_nvlink(report, w) {
                                 writeln!(out, "    {}\n", crate::analysis::ncu::NO_NVLINK)?;
+                            }
+                        }
+                        // A table of its own: ncu's header, then a row per GPU.
+                        BodyItemKind::NumaTable => {
+                            let rows = crate::analysis::ncu::numa::rows(report, w)
+                                .map_err(|e| io::Error::other(e.to_string()))?;
+                            if !rows.is_empty() {
+                                write_row(out, &crate::analysis::ncu::numa::HEADER)?;
+                            }
+                            for row in rows {
+                                write_row(out, &row.map(|v| cell_text(&v)))?;
                             }
                         }
                         // The section's rooflines print together where the first is.

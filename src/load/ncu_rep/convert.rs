@@ -10,9 +10,9 @@ use prost::Message;
 
 use super::messages as msg;
 use crate::trace::ncu::{
-    BodyItem, BodyItemKind, InstanceList, ItemOrder, MetricId, MetricValue, NcuNvtx, NcuProcess,
-    NcuReport, NcuRule, NcuSection, NcuSystem, NcuWorkload, NvtxDomainStack, RuleMessage,
-    RuleSpeedup, ScalarValue, SectionBody, SectionId, SectionMetric,
+    BodyItem, BodyItemKind, GROUP_PREFIX, InstanceList, ItemOrder, MetricId, MetricValue, NcuNvtx,
+    NcuProcess, NcuReport, NcuRule, NcuSection, NcuSystem, NcuWorkload, NvtxDomainStack,
+    RuleMessage, RuleSpeedup, ScalarValue, SectionBody, SectionId, SectionMetric,
 };
 
 #[derive(Default)]
@@ -418,6 +418,10 @@ fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
             ..item(kind, &g.label, metrics)
         };
     }
+    if let Some(t) = &i.hotspot_table {
+        let m = t.metric.iter().map(metric).collect();
+        return item(BodyItemKind::Table, &t.label, m);
+    }
     if let Some(c) = &i.histogram_chart {
         let m = c.metric.iter().map(metric).collect();
         return item(BodyItemKind::HistogramChart, &c.label, m);
@@ -427,23 +431,41 @@ fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
         ms.extend(c.highlight.iter().flat_map(|h| metrics(&h.metrics)));
         return item(BodyItemKind::LineChart, &c.label, ms);
     }
-    if let Some(t) = [
-        &i.memory_shared_table,
-        &i.memory_l1_table,
-        &i.memory_l2_table,
-        &i.memory_device_table,
-    ]
-    .into_iter()
-    .flatten()
-    .next()
+    // ncu-ui's memory tables and chart: their metrics are listed by a metric of the workload
+    // (`group:memory__…`), not by the section.
+    let memory = [
+        (&i.memory_shared_table, "memory__shared_table"),
+        (&i.memory_l1_table, "memory__first_level_cache_table"),
+        (&i.memory_l1tex_table, "memory__first_level_cache_table"),
+        (&i.memory_l2_table, "memory__l2_cache_table"),
+        (&i.memory_l2_cache_table, "memory__l2_cache_table"),
+        (
+            &i.memory_l2_evict_table,
+            "memory__l2_cache_evict_policy_table",
+        ),
+        (&i.memory_device_table, "memory__dram_table"),
+        (&i.memory_chart, "memory__chart"),
+    ];
+    if let Some((t, group)) = memory
+        .into_iter()
+        .find_map(|(t, group)| t.as_ref().map(|t| (t, group)))
     {
-        return item(BodyItemKind::MemoryTable, &t.label, Vec::new());
-    }
-    if let Some(c) = &i.memory_chart {
-        return item(BodyItemKind::MemoryChart, &c.label, Vec::new());
+        let kind = if group == "memory__chart" {
+            BodyItemKind::MemoryChart
+        } else {
+            BodyItemKind::MemoryTable
+        };
+        let listed = SectionMetric {
+            name: format!("{GROUP_PREFIX}{group}"),
+            ..SectionMetric::default()
+        };
+        return item(kind, &t.label, vec![listed]);
     }
     if let Some(c) = &i.nvlink_topology {
         return item(BodyItemKind::NvlinkTopology, &c.label, Vec::new());
+    }
+    if let Some(c) = &i.numa_table {
+        return item(BodyItemKind::NumaTable, &c.label, Vec::new());
     }
     item(BodyItemKind::Other, &None, Vec::new())
 }
@@ -468,11 +490,12 @@ fn section_of(s: msg::Section) -> NcuSection {
                 items: b.items.iter().flat_map(body_items).collect(),
             })
             .collect(),
-        extra_metrics: s
-            .metrics
-            .as_ref()
-            .map(|m| metrics(&m.metrics))
-            .unwrap_or_default(),
+        // The source view's metrics (Source Counters) print with the section's own.
+        extra_metrics: [&s.metrics, &s.source_metrics]
+            .into_iter()
+            .flatten()
+            .flat_map(|m| metrics(&m.metrics))
+            .collect(),
     }
 }
 

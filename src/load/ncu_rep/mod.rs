@@ -18,6 +18,7 @@
 mod convert;
 mod instances;
 pub mod messages;
+mod section_messages;
 
 use std::io::{BufReader, Read};
 use std::path::Path;

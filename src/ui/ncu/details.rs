@@ -9,7 +9,7 @@
 
 use egui::{Color32, RichText, Ui};
 
-use crate::analysis::ncu::{breakdown, rule_text, shown, units};
+use crate::analysis::ncu::{breakdown, groups, numa, rule_text, shown, units};
 use crate::trace::ncu::{
     BodyItemKind, NcuReport, NcuRule, NcuSection, NcuWorkload, RuleMessage, SectionMetric,
 };
@@ -79,6 +79,14 @@ fn section_body(
     if no_nvlink {
         ui.weak(crate::analysis::ncu::NO_NVLINK);
     }
+    let has_numa = section
+        .bodies
+        .iter()
+        .flat_map(|b| &b.items)
+        .any(|i| i.kind == BodyItemKind::NumaTable);
+    if has_numa {
+        numa_table(ui, report, workload);
+    }
     let mut rooflines_shown = std::collections::HashSet::new();
     for body in &section.bodies {
         // A roofline the kernel lacks a metric of (another architecture's operations: the
@@ -113,6 +121,7 @@ fn section_body(
                 BodyItemKind::MemoryChart => "memory chart",
                 BodyItemKind::OperationGrid => "operations",
                 BodyItemKind::NvlinkTopology => "NVLink topology",
+                BodyItemKind::NumaTable => "NUMA table",
                 BodyItemKind::Other => "chart",
             };
             let label = if item.label.is_empty() {
@@ -148,6 +157,35 @@ fn section_body(
     for rule in rules {
         rule_result(ui, rule);
     }
+}
+
+/// The NUMA table: a row per GPU, as ncu prints it.
+fn numa_table(ui: &mut Ui, report: &NcuReport, workload: &NcuWorkload) {
+    let rows = match numa::rows(report, workload) {
+        Ok(rows) => rows,
+        Err(e) => {
+            ui.colored_label(Color32::LIGHT_RED, format!("NUMA table: {e}"));
+            return;
+        }
+    };
+    if rows.is_empty() {
+        return;
+    }
+    egui::Grid::new(("ncu_numa", workload.id))
+        .striped(true)
+        .spacing([16.0, 2.0])
+        .show(ui, |ui| {
+            for h in numa::HEADER {
+                ui.weak(h);
+            }
+            ui.end_row();
+            for row in &rows {
+                for v in row {
+                    ui.label(units::scalar_text(v));
+                }
+                ui.end_row();
+            }
+        });
 }
 
 /// One line of a metric table.
@@ -192,6 +230,24 @@ fn lines_of(
                     value,
                     unit,
                     number: row.value.as_f64(),
+                }
+            })
+            .collect();
+    }
+    if let Some(rows) = groups::rows(report, workload, name, value) {
+        return rows
+            .into_iter()
+            .map(|row| {
+                let (value, unit) = match row.value {
+                    Some(v) => units::display(&units::entry_unit(report, row.name, "", false), v),
+                    None => (groups::NOT_AVAILABLE.to_string(), String::new()),
+                };
+                Line {
+                    label: row.name.to_string(),
+                    metric: row.name.to_string(),
+                    value,
+                    unit,
+                    number: row.value.and_then(|v| v.as_f64()),
                 }
             })
             .collect();
