@@ -201,6 +201,43 @@ fn a_dropped_report_shows_its_kernels_their_details_and_the_roofline() {
             .is_some()
     );
     assert!(h.query_all_by_label("NVIDIA H200").next().is_some());
+    // The tensor roofline's operation tables: only the operations ncu prints for the kernel
+    // (none of another architecture's, which the kernel has no metrics of).
+    let printed: std::collections::HashSet<&str> = details
+        .lines()
+        .filter(|l| l.starts_with("\"0\"") && l.contains("(Tensor Core)\",\"\","))
+        .filter_map(|l| l.split("(Tensor Core)\",\"\",\"").nth(1))
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|l| l.starts_with("Op:") || l.starts_with("Src:"))
+        .collect();
+    let report = &view(&h).report;
+    let grid_labels: std::collections::BTreeSet<&str> = report
+        .sections
+        .iter()
+        .filter(|s| s.display_name.ends_with("(Tensor Core)"))
+        .flat_map(|s| &s.bodies)
+        .flat_map(|b| &b.items)
+        .filter(|i| i.kind == sightline::trace::ncu::BodyItemKind::OperationGrid)
+        .flat_map(|i| i.metrics.iter().map(|m| m.label.as_str()))
+        .filter(|l| l.starts_with("Op:") || l.starts_with("Src:"))
+        .collect();
+    let lacking: Vec<&&str> = grid_labels
+        .iter()
+        .filter(|l| !printed.contains(**l))
+        .collect();
+    assert!(
+        !printed.is_empty() && !lacking.is_empty(),
+        "{printed:?} {lacking:?}"
+    );
+    for label in &printed {
+        assert!(
+            h.query_all_by_label(label).next().is_some(),
+            "operation {label}"
+        );
+    }
+    for label in lacking {
+        assert!(h.query_by_label(label).is_none(), "operation {label} shown");
+    }
     // The throughput breakdowns: a line per metric with ncu's label (its details page prints
     // "SM: Issue Active"), never the label's template or the metric list itself.
     assert!(

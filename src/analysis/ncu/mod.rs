@@ -23,7 +23,7 @@ pub mod units;
 
 pub use join::{MatchOutcome, NcuJoin, WorkloadMatch, join};
 
-use crate::trace::ncu::{MetricValue, NcuReport, NcuWorkload, SectionMetric};
+use crate::trace::ncu::{BodyItem, MetricValue, NcuReport, NcuWorkload, SectionMetric};
 
 /// What ncu shows in place of the NVLink topology of a GPU with no NVLink connections.
 pub const NO_NVLINK: &str = "The system does not have any NVLink connections.";
@@ -66,4 +66,19 @@ pub fn shown<'a>(
         let l = if l.is_empty() { &m.label } else { l };
         Some((name.as_str(), label(l, name), v))
     })
+}
+
+/// The rows of an unlabelled metric grid (an operation each, its metrics labelled with it:
+/// the tensor roofline's operations by data type) that the workload has every metric of; a
+/// row of another architecture's operations (`Op:utchmma` on an H200) is left out, as ncu's
+/// details page leaves it out.
+pub fn operations_present<'a>(
+    report: &NcuReport,
+    w: &NcuWorkload,
+    item: &'a BodyItem,
+) -> Vec<&'a [SectionMetric]> {
+    item.metrics
+        .chunk_by(|a, b| a.label == b.label)
+        .filter(|row| row.iter().all(|m| shown(report, w, m).is_some()))
+        .collect()
 }

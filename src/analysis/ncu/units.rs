@@ -361,7 +361,9 @@ pub fn format_number(v: f64) -> String {
     if !v.is_finite() {
         return v.to_string();
     }
-    if v.fract() == 0.0 && v.abs() < 1e15 {
+    // Whole numbers print without decimals however large, as ncu prints them
+    // (`13,203,800,584,126,984` tensor operations).
+    if v.fract() == 0.0 {
         return group_thousands(&format!("{v:.0}"));
     }
     group_thousands(&format!("{v:.2}"))

@@ -38,7 +38,7 @@ use super::format::{base_float, base_integer};
 use super::raw::{fixed_cells, fixed_header};
 use super::{UnitMode, write_row};
 use crate::analysis::ncu::units::{entry_unit, named_unit, scaled};
-use crate::analysis::ncu::{breakdown, groups, shown};
+use crate::analysis::ncu::{breakdown, groups, operations_present, shown};
 use crate::trace::ncu::{
     BodyItem, BodyItemKind, ItemOrder, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload,
     ScalarValue, SectionMetric,
@@ -375,9 +375,8 @@ fn operation_rows<'a>(
     let mut rows: Vec<Vec<&SectionMetric>> = Vec::new();
     let items = section.bodies.iter().flat_map(|b| &b.items);
     for item in items.filter(|i| i.kind == BodyItemKind::OperationGrid) {
-        for row in item.metrics.chunk_by(|a, b| a.label == b.label) {
-            let seen = rows.iter().any(|r| r[0].label == row[0].label);
-            if !seen && row.iter().all(|m| shown(report, w, m).is_some()) {
+        for row in operations_present(report, w, item) {
+            if !rows.iter().any(|r| r[0].label == row[0].label) {
                 rows.push(row.iter().collect());
             }
         }

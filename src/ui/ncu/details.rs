@@ -9,9 +9,9 @@
 
 use egui::{Color32, RichText, Ui};
 
-use crate::analysis::ncu::{breakdown, groups, numa, rule_text, shown, units};
+use crate::analysis::ncu::{breakdown, groups, numa, operations_present, rule_text, shown, units};
 use crate::trace::ncu::{
-    BodyItemKind, NcuReport, NcuRule, NcuSection, NcuWorkload, RuleMessage, SectionMetric,
+    BodyItem, BodyItemKind, NcuReport, NcuRule, NcuSection, NcuWorkload, RuleMessage, SectionMetric,
 };
 
 /// The kernel the details compare with.
@@ -65,7 +65,7 @@ fn section_body(
             ("header", &section.identifier),
             report,
             workload,
-            &section.header,
+            section.header.iter().collect(),
             baseline,
             (true, false),
         );
@@ -95,7 +95,7 @@ fn section_body(
         let items: Vec<_> = body
             .items
             .iter()
-            .filter(|i| !i.metrics.is_empty())
+            .filter(|i| !item_metrics(report, workload, i).is_empty())
             .filter(|i| {
                 i.kind != BodyItemKind::Roofline
                     || (rooflines_shown.insert(i.label.as_str())
@@ -141,7 +141,7 @@ fn section_body(
                         ),
                         report,
                         workload,
-                        &item.metrics,
+                        item_metrics(report, workload, item),
                         baseline,
                         (false, item.kind == BodyItemKind::Roofline),
                     );
@@ -156,6 +156,23 @@ fn section_body(
         .collect();
     for rule in rules {
         rule_result(ui, rule);
+    }
+}
+
+/// An item's metrics as the details page prints them: an operation grid's rows of the
+/// operations the kernel has (not another architecture's), every other item's all.
+fn item_metrics<'a>(
+    report: &NcuReport,
+    workload: &NcuWorkload,
+    item: &'a BodyItem,
+) -> Vec<&'a SectionMetric> {
+    if item.kind == BodyItemKind::OperationGrid {
+        operations_present(report, workload, item)
+            .into_iter()
+            .flatten()
+            .collect()
+    } else {
+        item.metrics.iter().collect()
     }
 }
 
@@ -271,12 +288,12 @@ fn metric_table(
     id: (&str, &str),
     report: &NcuReport,
     workload: &NcuWorkload,
-    metrics: &[SectionMetric],
+    metrics: Vec<&SectionMetric>,
     baseline: Option<BaselineRef<'_>>,
     (two_columns, in_roofline): (bool, bool),
 ) {
     let lines: Vec<Line> = metrics
-        .iter()
+        .into_iter()
         .flat_map(|m| lines_of(report, workload, m, in_roofline))
         .collect();
     let columns = if two_columns && baseline.is_none() && lines.len() > 1 {
