@@ -10,7 +10,6 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
@@ -143,7 +142,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = path.with_file_name(format!(
         ".{}.tmp-{}",
         name.to_string_lossy(),
-        std::process::id()
+        crate::load::temporary_suffix()
     ));
     let mut f =
         fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
@@ -178,11 +177,9 @@ pub struct RankFiles<'a> {
 /// folder already there with the same entry is kept (another task wrote the same digest; a
 /// reader of it never finds it missing); any other is replaced.
 pub fn write_rank(out: &Path, files: &RankFiles) -> Result<()> {
-    static WRITES: AtomicU64 = AtomicU64::new(0);
     let folder = &files.entry.folder;
-    let pid = std::process::id();
-    let n = WRITES.fetch_add(1, Ordering::Relaxed);
-    let tmp = out.join(format!(".{folder}.tmp-{pid}-{n}"));
+    let suffix = crate::load::temporary_suffix();
+    let tmp = out.join(format!(".{folder}.tmp-{suffix}"));
     if tmp.exists() {
         fs::remove_dir_all(&tmp)?;
     }
@@ -217,7 +214,7 @@ pub fn write_rank(out: &Path, files: &RankFiles) -> Result<()> {
         let _ = fs::remove_dir_all(&tmp);
         return Ok(());
     }
-    let old = out.join(format!(".{folder}.old-{pid}-{n}"));
+    let old = out.join(format!(".{folder}.old-{suffix}"));
     fs::rename(&place, &old)?;
     fs::rename(&tmp, &place)
         .with_context(|| format!("cannot move the digest into {}", place.display()))?;

@@ -11,7 +11,7 @@ pub mod nsys_rep;
 pub mod nsys_sqlite;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::trace::{Needs, Trace};
 
@@ -118,6 +118,15 @@ fn file_kind(meta: &std::fs::Metadata) -> &'static str {
     }
     let _ = meta;
     "special file"
+}
+
+/// A suffix for a temporary file or folder that no other write uses at the same time, of
+/// this process (threads, tests side by side) or another: the process id and a count of the
+/// names this process has made.
+pub fn temporary_suffix() -> String {
+    static MADE: AtomicU64 = AtomicU64::new(0);
+    let n = MADE.fetch_add(1, Ordering::Relaxed);
+    format!("{}-{n}", std::process::id())
 }
 
 /// Loads a trace with no progress reporting.

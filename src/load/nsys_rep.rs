@@ -138,10 +138,11 @@ pub fn sqlite_for_report(report: &Path, control: &LoadControl) -> Result<PathBuf
         phase: CONVERTING_PHASE,
         fraction: 0.0,
     });
-    // nsys writes under a name of this process's own and the result is renamed into place only
-    // when it succeeded: a cancelled or failed export never leaves a file that looks newer than
-    // the report, and two processes converting at once do not write the same file.
-    let partial = out.with_extension(format!("partial-{}.sqlite", std::process::id()));
+    // nsys writes under a name of this conversion's own and the result is renamed into place
+    // only when it succeeded: a cancelled or failed export never leaves a file that looks newer
+    // than the report, and two conversions at once (two processes, two tabs) do not write the
+    // same file.
+    let partial = out.with_extension(format!("partial-{}.sqlite", super::temporary_suffix()));
     let result = run_nsys_export(&nsys, report, &partial, control);
     if let Err(e) = result {
         let _ = std::fs::remove_file(&partial);
