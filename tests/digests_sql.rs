@@ -182,12 +182,14 @@ fn run_level_tables_come_from_the_digests_with_the_traces_gone() {
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
-/// Several tasks writing one rank's digest at once (two windows opening one run, tests side by
-/// side, each thread of them) never leave a reader without it: once its folder is there, its
-/// summaries read on every try; and the cache keeps a current digest rather than replace it.
+/// Several tasks caching one rank's digest at once (two windows opening one run, tests side by
+/// side, each thread of them; the same trace at another place in each task's run) never leave
+/// a reader without it: once it is cached, its summaries read on every try. Tasks that replace
+/// a folder of digests at once (`sightline digest --force`) leave one whole digest of theirs.
+/// No temporary folder is left either way.
 #[test]
 fn a_digest_written_by_several_tasks_at_once_is_never_missing_to_a_reader() {
-    use sightline::digests::{cache::Cache, load_and_make, run_sql::summaries_in, store};
+    use sightline::digests::{Made, cache::Cache, load_and_make, run_sql::summaries_in, store};
     use std::sync::atomic::{AtomicBool, Ordering};
 
     let out = common::scratch_dir("digest-writers");
@@ -196,23 +198,47 @@ fn a_digest_written_by_several_tasks_at_once_is_never_missing_to_a_reader() {
         regex::Regex::new(sightline::analysis::ranks::collectives::DEFAULT_PATTERN).unwrap();
     let never = AtomicBool::new(false);
     let made = load_and_make(&source, (1, "rank1".into()), &pattern, &|_| {}, &never).unwrap();
-    store::write_rank(&out, &made.files()).unwrap();
-    let place = out.join("rank1");
+    // The same digest at place `index` of a run.
+    let at = |index: usize| Made {
+        entry: sightline::digests::Entry {
+            index,
+            ..made.entry.clone()
+        },
+        digest: made.digest.clone(),
+        kernels: made.kernels.clone(),
+        cuda_api: made.cuda_api.clone(),
+    };
+    let copies: Vec<Made> = (0..4).map(at).collect();
+    let cache = Cache {
+        dir: out.join("cache"),
+        limit_bytes: u64::MAX,
+    };
+    let folders = out.join("folders");
+    std::fs::create_dir_all(&folders).unwrap();
+    store::write_rank(&folders, &made.files(), &|_| false).unwrap();
+    let in_cache = cache
+        .dir
+        .join(Cache::folder_for(&made.entry.source, &made.entry.collectives_pattern).unwrap());
+    let place = folders.join("rank1");
     let stop = AtomicBool::new(false);
     let reads = std::thread::scope(|s| {
+        // From the moment the digest is first cached (the writers start at once, with none).
         let reader = s.spawn(|| {
             let mut reads = 0;
             while !stop.load(Ordering::Relaxed) {
-                assert!(summaries_in(&place).is_some(), "read {reads}: no digest");
-                reads += 1;
+                let found = summaries_in(&in_cache).is_some();
+                assert!(found || reads == 0, "read {reads}: none cached");
+                reads += usize::from(found);
             }
             reads
         });
-        let writers: Vec<_> = (0..4)
-            .map(|_| {
+        let writers: Vec<_> = copies
+            .iter()
+            .map(|copy| {
                 s.spawn(|| {
-                    for _ in 0..8 {
-                        store::write_rank(&out, &made.files()).unwrap();
+                    for _ in 0..6 {
+                        store::write_rank(&folders, &copy.files(), &|_| false).unwrap();
+                        assert_eq!(cache.store(copy).unwrap(), in_cache);
                     }
                 })
             })
@@ -224,29 +250,24 @@ fn a_digest_written_by_several_tasks_at_once_is_never_missing_to_a_reader() {
         reader.join().unwrap()
     });
     assert!(reads > 0);
-    let left: Vec<String> = std::fs::read_dir(&out)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(left, ["rank1"], "no temporary folder is left");
-
-    let cache = Cache {
-        dir: out.join("cache"),
-        limit_bytes: u64::MAX,
+    let left = |dir: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
     };
-    let first = cache.store(&made).unwrap();
-    let entry = std::fs::read(first.join(store::ENTRY_FILE)).unwrap();
-    let mut other = store::read_entry(&first).unwrap();
-    other.index += 1;
-    let again = sightline::digests::Made {
-        entry: other,
-        ..made
-    };
-    assert_eq!(cache.store(&again).unwrap(), first);
-    assert_eq!(
-        std::fs::read(first.join(store::ENTRY_FILE)).unwrap(),
-        entry,
-        "the current digest in the cache is kept"
-    );
+    assert_eq!(left(&folders), ["rank1"], "no temporary folder is left");
+    assert_eq!(left(&cache.dir).len(), 1, "no temporary folder is left");
+    // Replaced: the folder holds one writer's entry; kept: so does the cache (the first
+    // cached, whichever task that was).
+    for dir in [&place, &in_cache] {
+        let written = store::read_entry(dir).unwrap();
+        // (The cache names the folder by its key.)
+        let of = |c: &Made| sightline::digests::Entry {
+            folder: written.folder.clone(),
+            ..c.entry.clone()
+        };
+        assert!(copies.iter().any(|c| of(c) == written), "{}", dir.display());
+    }
 }

@@ -87,7 +87,9 @@ pub fn digest(args: &DigestArgs) -> Result<i32> {
         let mut made =
             digests::load_and_make(&files[i], (i, names[i].clone()), &pattern, &|_| {}, &cancel)?;
         made.entry.total = files.len();
-        store::write_rank(&args.out, &made.files())
+        // Written over whatever is there: the folder was found stale above, or `--force`
+        // asks for a fresh digest.
+        store::write_rank(&args.out, &made.files(), &|_| false)
             .with_context(|| format!("writing the digest {}", place.display()))?;
         let seconds = t.elapsed().as_secs_f64();
         eprintln!(

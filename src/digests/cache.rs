@@ -70,12 +70,7 @@ impl Cache {
         if !entry.is_current(source, pattern) {
             return None;
         }
-        if let Ok(f) = fs::File::options()
-            .write(true)
-            .open(dir.join(store::ENTRY_FILE))
-        {
-            let _ = f.set_modified(SystemTime::now());
-        }
+        touch(&dir);
         Some((entry, digest, dir))
     }
 
@@ -86,9 +81,13 @@ impl Cache {
         let folder = Self::folder_for(&made.entry.source, pattern)
             .ok_or_else(|| anyhow::anyhow!("{} cannot be read", made.entry.source.display()))?;
         let place = self.dir.join(&folder);
-        if store::read_entry(&place).is_ok_and(|e| e.is_current(&made.entry.source, pattern)) {
-            // Another task (a second window, a test beside this one) cached the same digest
-            // meanwhile: it is kept, never replaced under a reader.
+        // A current digest of the same trace (cached meanwhile by a second window, a test
+        // beside this one, the same trace at another place of another run) is kept, never
+        // replaced under a reader; keeping it counts as a use.
+        let source = &made.entry.source;
+        let current = |e: &Entry| e.is_current(source, pattern);
+        if store::read_entry(&place).is_ok_and(|e| current(&e)) {
+            touch(&place);
             return Ok(place);
         }
         fs::create_dir_all(&self.dir)?;
@@ -100,7 +99,7 @@ impl Cache {
             entry: &entry,
             ..made.files()
         };
-        store::write_rank(&self.dir, &files)?;
+        store::write_rank(&self.dir, &files, &current)?;
         Ok(self.dir.join(&entry.folder))
     }
 
@@ -142,6 +141,16 @@ impl Cache {
             }
         }
         dropped
+    }
+}
+
+/// Marks the digest in `dir` as used now (the cache drops the least recently used first).
+fn touch(dir: &Path) {
+    if let Ok(f) = fs::File::options()
+        .write(true)
+        .open(dir.join(store::ENTRY_FILE))
+    {
+        let _ = f.set_modified(SystemTime::now());
     }
 }
 

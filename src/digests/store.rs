@@ -151,8 +151,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Hidden temporary folders of `folder` left by a killed task (`.FOLDER.tmp-PID`,
-/// `.FOLDER.old-PID`), removed; only the task that owns `folder` calls this.
+/// Hidden temporary folders of `folder` left by a killed task (`.FOLDER.tmp-SUFFIX`,
+/// `.FOLDER.old-SUFFIX`, [`crate::load::temporary_suffix`]), removed; only the task that owns
+/// `folder` calls this.
 pub fn remove_leftovers(out: &Path, folder: &str) {
     let Ok(list) = fs::read_dir(out) else { return };
     let prefixes = [format!(".{folder}.tmp-"), format!(".{folder}.old-")];
@@ -173,17 +174,25 @@ pub struct RankFiles<'a> {
 }
 
 /// Writes a rank's folder `out/entry.folder` whole: into a hidden temporary folder first (one
-/// per write: threads of one process may write the same folder), then renamed into place. A
-/// folder already there with the same entry is kept (another task wrote the same digest; a
-/// reader of it never finds it missing); any other is replaced.
-pub fn write_rank(out: &Path, files: &RankFiles) -> Result<()> {
+/// per write: threads of one process and tasks of several hosts may write the same folder),
+/// then renamed into place. A folder already there is kept when `keep` says its entry is as good
+/// as this one (another task cached the same digest meanwhile: a reader of it never finds it
+/// missing); any other is replaced, and restored if the new one cannot take its place.
+pub fn write_rank(out: &Path, files: &RankFiles, keep: &dyn Fn(&Entry) -> bool) -> Result<()> {
     let folder = &files.entry.folder;
     let suffix = crate::load::temporary_suffix();
     let tmp = out.join(format!(".{folder}.tmp-{suffix}"));
-    if tmp.exists() {
-        fs::remove_dir_all(&tmp)?;
+    // A name no other write uses: never someone else's folder, so never removed here.
+    fs::create_dir(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+    let written = write_tables(&tmp, files).and_then(|()| place_rank(out, &tmp, files, keep));
+    if written.is_err() {
+        let _ = fs::remove_dir_all(&tmp);
     }
-    fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+    written
+}
+
+/// The tables and entry of a rank, into folder `dir`.
+fn write_tables(dir: &Path, files: &RankFiles) -> Result<()> {
     let d = files.digest;
     let tables: [(&str, Columns); 6] = [
         ("rank", tables::rank_table(d)),
@@ -194,32 +203,55 @@ pub fn write_rank(out: &Path, files: &RankFiles) -> Result<()> {
         ("cuda_api", tables::report_columns(files.cuda_api)),
     ];
     for (name, columns) in &tables {
-        let path = tmp.join(format!("{name}.parquet"));
+        let path = dir.join(format!("{name}.parquet"));
         let file = fs::File::create(&path)?;
         let mut w = std::io::BufWriter::new(file);
         columns::write(columns, &mut w).with_context(|| format!("writing {}", path.display()))?;
         w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     }
     let json = serde_json::to_vec_pretty(files.entry)?;
-    fs::write(tmp.join(ENTRY_FILE), json)?;
-    let place = out.join(folder);
-    if fs::rename(&tmp, &place).is_ok() {
-        return Ok(());
-    }
-    if !place.exists() {
-        let _ = fs::remove_dir_all(&tmp);
-        bail!("cannot move the digest into {}", place.display());
-    }
-    if read_entry(&place).is_ok_and(|e| e == *files.entry) {
-        let _ = fs::remove_dir_all(&tmp);
-        return Ok(());
-    }
-    let old = out.join(format!(".{folder}.old-{suffix}"));
-    fs::rename(&place, &old)?;
-    fs::rename(&tmp, &place)
-        .with_context(|| format!("cannot move the digest into {}", place.display()))?;
-    let _ = fs::remove_dir_all(&old);
+    fs::write(dir.join(ENTRY_FILE), json)?;
     Ok(())
+}
+
+/// Moves the written folder `tmp` into `out/entry.folder` (see [`write_rank`]). Another task
+/// may be replacing the same folder at the same moment: a step that finds the folder gone
+/// tries again, a few times.
+fn place_rank(
+    out: &Path,
+    tmp: &Path,
+    files: &RankFiles,
+    keep: &dyn Fn(&Entry) -> bool,
+) -> Result<()> {
+    let folder = &files.entry.folder;
+    let place = out.join(folder);
+    for _ in 0..4 {
+        if fs::rename(tmp, &place).is_ok() {
+            return Ok(());
+        }
+        if !place.exists() {
+            continue;
+        }
+        if read_entry(&place).is_ok_and(|e| keep(&e)) {
+            fs::remove_dir_all(tmp)?;
+            return Ok(());
+        }
+        let old = out.join(format!(".{folder}.old-{}", crate::load::temporary_suffix()));
+        if fs::rename(&place, &old).is_err() {
+            continue;
+        }
+        if let Err(e) = fs::rename(tmp, &place) {
+            let _ = fs::rename(&old, &place);
+            return Err(e)
+                .with_context(|| format!("cannot move the digest into {}", place.display()));
+        }
+        let _ = fs::remove_dir_all(&old);
+        return Ok(());
+    }
+    bail!(
+        "cannot move the digest into {}: other tasks keep replacing it",
+        place.display()
+    )
 }
 
 /// The entry of the rank folder `dir`.

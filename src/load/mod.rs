@@ -120,13 +120,26 @@ fn file_kind(meta: &std::fs::Metadata) -> &'static str {
     "special file"
 }
 
-/// A suffix for a temporary file or folder that no other write uses at the same time, of
-/// this process (threads, tests side by side) or another: the process id and a count of the
-/// names this process has made.
+/// A suffix for a temporary file or folder that no other write uses at the same time: not one
+/// of this process (threads, tests side by side, a count of the names it made), nor of another
+/// process, of this host or another sharing the folder (process ids repeat across containers:
+/// a random part, drawn once per process).
 pub fn temporary_suffix() -> String {
+    use std::hash::{BuildHasher, Hasher};
     static MADE: AtomicU64 = AtomicU64::new(0);
+    static RANDOM: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let random = *RANDOM.get_or_init(|| {
+        // The standard library seeds each `RandomState` from the system's randomness.
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        h.finish()
+    });
     let n = MADE.fetch_add(1, Ordering::Relaxed);
-    format!("{}-{n}", std::process::id())
+    format!("{}-{random:016x}-{n}", std::process::id())
 }
 
 /// Loads a trace with no progress reporting.
