@@ -200,7 +200,10 @@ fn a_dropped_report_shows_its_kernels_their_details_and_the_roofline() {
             .next()
             .is_some()
     );
+    // Its row for the H200, as ncu's page prints it: `"0","NVIDIA H200","0","0-15","0"`.
+    assert!(details.contains("\"0\",\"NVIDIA H200\",\"0\",\"0-15\",\"0\"\n"));
     assert!(h.query_all_by_label("NVIDIA H200").next().is_some());
+    assert!(h.query_all_by_label("0-15").next().is_some());
     // The tensor roofline's operation tables: only the operations ncu prints for the kernel
     // (none of another architecture's, which the kernel has no metrics of).
     let printed: std::collections::HashSet<&str> = details

@@ -312,7 +312,9 @@ pub struct NcuSection {
     /// Rows of the header table (ncu lays its metrics out in two columns).
     pub header_rows: u32,
     pub bodies: Vec<SectionBody>,
-    /// Metrics the section collects without showing them.
+    /// Metrics the section collects beside its header and body (its own metrics, and the Source
+    /// Counters' source-view metrics): ncu's details page prints them with the header's; ncu-ui
+    /// does not draw them in the section.
     pub extra_metrics: Vec<SectionMetric>,
 }
 
@@ -355,7 +357,8 @@ pub enum BodyItemKind {
     LineChart,
     /// One roofline or achieved value of a roofline chart (work metrics, then traffic).
     Roofline,
-    /// ncu-ui's memory tables and chart, drawn from fixed metrics.
+    /// ncu-ui's memory tables and chart: one entry each, the metric group that lists their
+    /// metrics (`group:memory__shared_table`, …; `analysis::ncu::groups`).
     MemoryTable,
     MemoryChart,
     /// ncu-ui's drawing of the GPU's NVLink connections (from the `nvlink__…` metrics).

@@ -2,7 +2,8 @@
 //! kernel table's rows with their filters and sort ([`kernels`]), the FP32/FP64 roofline as
 //! ncu's `SpeedOfLight_RooflineChart` section computes it ([`roofline`]), throughput
 //! breakdowns ([`breakdown`]), metric groups ([`groups`]), the NUMA table ([`numa`]), which
-//! metric a section entry shows for a kernel ([`shown`]), metric values with the units ncu-ui
+//! metric a section entry shows for a kernel ([`shown`]) and which operations of a grid
+//! ([`operation_rows`]), metric values with the units ncu-ui
 //! prints them in ([`units`]); and, read beside a timeline of the same program, which timeline
 //! kernel each profiled workload measured ([`join`]) and what that adds to the timeline's
 //! numbers ([`facts`]: per-kernel metrics, per-name averages, what is worth optimising, DRAM
@@ -23,7 +24,9 @@ pub mod units;
 
 pub use join::{MatchOutcome, NcuJoin, WorkloadMatch, join};
 
-use crate::trace::ncu::{BodyItem, MetricValue, NcuReport, NcuWorkload, SectionMetric};
+use crate::trace::ncu::{
+    BodyItemKind, MetricValue, NcuReport, NcuSection, NcuWorkload, SectionMetric,
+};
 
 /// What ncu shows in place of the NVLink topology of a GPU with no NVLink connections.
 pub const NO_NVLINK: &str = "The system does not have any NVLink connections.";
@@ -68,17 +71,26 @@ pub fn shown<'a>(
     })
 }
 
-/// The rows of an unlabelled metric grid (an operation each, its metrics labelled with it:
-/// the tensor roofline's operations by data type) that the workload has every metric of; a
-/// row of another architecture's operations (`Op:utchmma` on an H200) is left out, as ncu's
-/// details page leaves it out.
-pub fn operations_present<'a>(
+/// The rows of a section's unlabelled metric grids (an operation each, its metrics labelled
+/// with it: the tensor roofline's operations by data type) that the workload has every metric
+/// of, each operation once (several grids share some), in label order. A row of another
+/// architecture's operations (`Op:utchmma` on an H200) is left out, as ncu's details page leaves
+/// it out. The one choice for the details page and the window.
+pub fn operation_rows<'a>(
     report: &NcuReport,
     w: &NcuWorkload,
-    item: &'a BodyItem,
-) -> Vec<&'a [SectionMetric]> {
-    item.metrics
-        .chunk_by(|a, b| a.label == b.label)
-        .filter(|row| row.iter().all(|m| shown(report, w, m).is_some()))
-        .collect()
+    section: &'a NcuSection,
+) -> Vec<Vec<&'a SectionMetric>> {
+    let mut rows: Vec<Vec<&SectionMetric>> = Vec::new();
+    let items = section.bodies.iter().flat_map(|b| &b.items);
+    for item in items.filter(|i| i.kind == BodyItemKind::OperationGrid) {
+        for row in item.metrics.chunk_by(|a, b| a.label == b.label) {
+            let seen = rows.iter().any(|r| r[0].label == row[0].label);
+            if !seen && row.iter().all(|m| shown(report, w, m).is_some()) {
+                rows.push(row.iter().collect());
+            }
+        }
+    }
+    rows.sort_by(|a, b| a[0].label.cmp(&b[0].label));
+    rows
 }

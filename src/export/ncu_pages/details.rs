@@ -38,7 +38,7 @@ use super::format::{base_float, base_integer};
 use super::raw::{fixed_cells, fixed_header};
 use super::{UnitMode, write_row};
 use crate::analysis::ncu::units::{entry_unit, named_unit, scaled};
-use crate::analysis::ncu::{breakdown, groups, operations_present, shown};
+use crate::analysis::ncu::{breakdown, groups, operation_rows, shown};
 use crate::trace::ncu::{
     BodyItem, BodyItemKind, ItemOrder, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload,
     ScalarValue, SectionMetric,
@@ -123,20 +123,14 @@ impl Writer<'_> {
             }
             return Ok(());
         }
-        if let Some(rows) = groups::rows(self.report, w, name, value) {
+        if let Some(rows) = groups::rows(self.report, w, name, value, &m.label) {
             let missing = MetricValue::Str(groups::NOT_AVAILABLE.into());
             for row in rows {
                 let (value, unit) = match row.value {
                     Some(v) => (v, entry_unit(self.report, row.name, "", false)),
                     None => (&missing, String::new()),
                 };
-                // An entry's label names its rows: `Warp Stall Sampling (All Samples) (METRIC)`.
-                let label = if m.label.is_empty() {
-                    row.name.to_string()
-                } else {
-                    format!("{} ({})", m.label, row.name)
-                };
-                let entry = (row.name, label, value, false);
+                let entry = (row.name, row.label, value, false);
                 self.value_row(out, w, section, item_label, entry, unit)?;
             }
             return Ok(());
@@ -362,27 +356,6 @@ fn by_name<'a>(
         .collect();
     named.sort_by(|a, b| a.0.cmp(b.0));
     named.into_iter().map(|(_, m)| m).collect()
-}
-
-/// The rows of a section's operation grids the workload has every metric of: each
-/// operation's once, in label order (ncu's tensor roofline lists an operation that several
-/// grids share once).
-fn operation_rows<'a>(
-    report: &NcuReport,
-    w: &NcuWorkload,
-    section: &'a NcuSection,
-) -> Vec<Vec<&'a SectionMetric>> {
-    let mut rows: Vec<Vec<&SectionMetric>> = Vec::new();
-    let items = section.bodies.iter().flat_map(|b| &b.items);
-    for item in items.filter(|i| i.kind == BodyItemKind::OperationGrid) {
-        for row in operations_present(report, w, item) {
-            if !rows.iter().any(|r| r[0].label == row[0].label) {
-                rows.push(row.iter().collect());
-            }
-        }
-    }
-    rows.sort_by(|a, b| a[0].label.cmp(&b[0].label));
-    rows
 }
 
 /// `x` with `digits` significant digits, trailing zeros dropped (C's `%.4g` for the

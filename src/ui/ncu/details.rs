@@ -9,9 +9,10 @@
 
 use egui::{Color32, RichText, Ui};
 
-use crate::analysis::ncu::{breakdown, groups, numa, operations_present, rule_text, shown, units};
+use crate::analysis::ncu::{breakdown, groups, numa, operation_rows, rule_text, shown, units};
 use crate::trace::ncu::{
-    BodyItem, BodyItemKind, NcuReport, NcuRule, NcuSection, NcuWorkload, RuleMessage, SectionMetric,
+    BodyItem, BodyItemKind, GROUP_PREFIX, NcuReport, NcuRule, NcuSection, NcuWorkload, RuleMessage,
+    SectionMetric,
 };
 
 /// The kernel the details compare with.
@@ -95,6 +96,7 @@ fn section_body(
         let items: Vec<_> = body
             .items
             .iter()
+            .filter(|i| i.kind != BodyItemKind::OperationGrid)
             .filter(|i| !item_metrics(report, workload, i).is_empty())
             .filter(|i| {
                 i.kind != BodyItemKind::Roofline
@@ -149,6 +151,25 @@ fn section_body(
             );
         }
     }
+    // The operation grids' rows, each operation once, as on ncu's details page.
+    let operations: Vec<&SectionMetric> = operation_rows(report, workload, section)
+        .into_iter()
+        .flatten()
+        .collect();
+    if !operations.is_empty() {
+        ui.indent(("ncu_operations", &section.identifier), |ui| {
+            ui.weak("operations");
+            metric_table(
+                ui,
+                ("operations", &section.identifier),
+                report,
+                workload,
+                operations,
+                baseline,
+                (false, false),
+            );
+        });
+    }
     let rules: Vec<&NcuRule> = workload
         .rules
         .iter()
@@ -159,21 +180,17 @@ fn section_body(
     }
 }
 
-/// An item's metrics as the details page prints them: an operation grid's rows of the
-/// operations the kernel has (not another architecture's), every other item's all.
+/// An item's entries to show: all but a metric group the kernel's report lacks (a report of
+/// another ncu version: nothing to list).
 fn item_metrics<'a>(
     report: &NcuReport,
     workload: &NcuWorkload,
     item: &'a BodyItem,
 ) -> Vec<&'a SectionMetric> {
-    if item.kind == BodyItemKind::OperationGrid {
-        operations_present(report, workload, item)
-            .into_iter()
-            .flatten()
-            .collect()
-    } else {
-        item.metrics.iter().collect()
-    }
+    item.metrics
+        .iter()
+        .filter(|m| !m.name.starts_with(GROUP_PREFIX) || shown(report, workload, m).is_some())
+        .collect()
 }
 
 /// The NUMA table: a row per GPU, as ncu prints it.
@@ -251,7 +268,7 @@ fn lines_of(
             })
             .collect();
     }
-    if let Some(rows) = groups::rows(report, workload, name, value) {
+    if let Some(rows) = groups::rows(report, workload, name, value, &m.label) {
         return rows
             .into_iter()
             .map(|row| {
@@ -260,7 +277,7 @@ fn lines_of(
                     None => (groups::NOT_AVAILABLE.to_string(), String::new()),
                 };
                 Line {
-                    label: row.name.to_string(),
+                    label: row.label,
                     metric: row.name.to_string(),
                     value,
                     unit,
