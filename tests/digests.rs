@@ -393,6 +393,19 @@ fn shards_are_disjoint_and_complete() {
     f.set_modified(std::time::SystemTime::now()).expect("touch");
     let after_touch = digest(&traces, &out, &cache, &[], &["--shard", "0/3"]);
     assert_eq!(written(&after_touch), BTreeSet::from([names[3].clone()]));
+    // `--force` digests them again, and the folders hold the new digests (new files, not the
+    // current ones kept).
+    let entry_file = |name: &String| {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(out.join(name).join("digest.json"))
+            .expect("digest.json")
+            .ino()
+    };
+    let before: Vec<u64> = written(&after_touch).iter().map(entry_file).collect();
+    let forced = digest(&traces, &out, &cache, &[], &["--shard", "0/3", "--force"]);
+    assert_eq!(written(&forced).len(), 3, "--force digests the shard again");
+    let now: Vec<u64> = written(&after_touch).iter().map(entry_file).collect();
+    assert_ne!(before, now, "--force wrote new folders");
     println!(
         "7 traces in 3 shards (--shard, Slurm array, torchrun) and 2 (Kubernetes): disjoint, complete, ranks equal"
     );
