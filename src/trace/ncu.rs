@@ -318,6 +318,16 @@ pub struct NcuSection {
     pub extra_metrics: Vec<SectionMetric>,
 }
 
+impl NcuSection {
+    /// Whether one of the section's bodies has an item of `kind`.
+    pub fn has_item(&self, kind: BodyItemKind) -> bool {
+        self.bodies
+            .iter()
+            .flat_map(|b| &b.items)
+            .any(|i| i.kind == kind)
+    }
+}
+
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct SectionBody {
     pub display_name: String,

@@ -25,11 +25,7 @@ pub fn rows<'r>(
     value: &'r MetricValue,
     template: &str,
 ) -> Option<Vec<BreakdownRow<'r>>> {
-    let (Some(_), MetricValue::Str(list)) = (name.strip_prefix(BREAKDOWN), value) else {
-        return None;
-    };
-    let mut rows: Vec<(i64, BreakdownRow)> = list
-        .split(',')
+    let mut rows: Vec<(i64, BreakdownRow)> = super::listed(name, BREAKDOWN, value)?
         .filter_map(|metric| {
             let value = report.value(workload, metric)?;
             let x = value.as_f64()?;

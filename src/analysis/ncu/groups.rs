@@ -8,17 +8,19 @@
 //! `ctc__rx_bytes_data_user.sum` on an H200). The window shows the groups of body items (the
 //! memory tables and chart, the warp stall chart) the same way.
 
+use super::units::entry_unit;
 use crate::trace::ncu::{GROUP_PREFIX, MetricValue, NcuReport, NcuWorkload};
 
 /// What ncu prints for a listed metric the workload lacks.
 pub const NOT_AVAILABLE: &str = "n/a";
 
-/// One listed metric: the name its row shows, the metric's name, and its value where the
-/// workload has it.
+/// One listed metric: the name its row shows, the metric's name, and its value and unit where
+/// the workload has it (the unit the details page prints it in, [`entry_unit`]).
 pub struct GroupRow<'r> {
     pub label: String,
     pub name: &'r str,
     pub value: Option<&'r MetricValue>,
+    pub unit: String,
 }
 
 /// The rows of group `name` whose value is `list`, shown by an entry labelled `entry_label`, or
@@ -30,21 +32,21 @@ pub fn rows<'r>(
     value: &'r MetricValue,
     entry_label: &str,
 ) -> Option<Vec<GroupRow<'r>>> {
-    let (Some(_), MetricValue::Str(list)) = (name.strip_prefix(GROUP_PREFIX), value) else {
-        return None;
-    };
+    let listed = super::listed(name, GROUP_PREFIX, value)?;
     Some(
-        list.split(',')
-            .map(str::trim)
-            .filter(|m| !m.is_empty())
-            .map(|m| GroupRow {
-                label: if entry_label.is_empty() || entry_label == name {
-                    m.to_string()
-                } else {
-                    format!("{entry_label} ({m})")
-                },
-                name: m,
-                value: report.value(workload, m),
+        listed
+            .map(|m| {
+                let value = report.value(workload, m);
+                GroupRow {
+                    label: if entry_label.is_empty() || entry_label == name {
+                        m.to_string()
+                    } else {
+                        format!("{entry_label} ({m})")
+                    },
+                    name: m,
+                    value,
+                    unit: value.map_or_else(String::new, |_| entry_unit(report, m, "", false)),
+                }
             })
             .collect(),
     )

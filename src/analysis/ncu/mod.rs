@@ -28,6 +28,20 @@ use crate::trace::ncu::{
     BodyItemKind, MetricValue, NcuReport, NcuSection, NcuWorkload, SectionMetric,
 };
 
+/// The metrics a list-valued metric names (a throughput breakdown's `breakdown:…`, a metric
+/// group's `group:…`: its value lists them, comma-separated), when `name` has `prefix` and
+/// its value is text.
+fn listed<'v>(
+    name: &str,
+    prefix: &str,
+    value: &'v MetricValue,
+) -> Option<impl Iterator<Item = &'v str>> {
+    let (Some(_), MetricValue::Str(list)) = (name.strip_prefix(prefix), value) else {
+        return None;
+    };
+    Some(list.split(',').map(str::trim).filter(|m| !m.is_empty()))
+}
+
 /// What ncu shows in place of the NVLink topology of a GPU with no NVLink connections.
 pub const NO_NVLINK: &str = "The system does not have any NVLink connections.";
 

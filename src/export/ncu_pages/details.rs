@@ -126,12 +126,8 @@ impl Writer<'_> {
         if let Some(rows) = groups::rows(self.report, w, name, value, &m.label) {
             let missing = MetricValue::Str(groups::NOT_AVAILABLE.into());
             for row in rows {
-                let (value, unit) = match row.value {
-                    Some(v) => (v, entry_unit(self.report, row.name, "", false)),
-                    None => (&missing, String::new()),
-                };
-                let entry = (row.name, row.label, value, false);
-                self.value_row(out, w, section, item_label, entry, unit)?;
+                let entry = (row.name, row.label, row.value.unwrap_or(&missing), false);
+                self.value_row(out, w, section, item_label, entry, row.unit)?;
             }
             return Ok(());
         }

@@ -71,21 +71,12 @@ fn section_body(
             (true, false),
         );
     }
-    let no_nvlink = section
-        .bodies
-        .iter()
-        .flat_map(|b| &b.items)
-        .any(|i| i.kind == BodyItemKind::NvlinkTopology)
-        && crate::analysis::ncu::has_no_nvlink(report, workload);
-    if no_nvlink {
+    if section.has_item(BodyItemKind::NvlinkTopology)
+        && crate::analysis::ncu::has_no_nvlink(report, workload)
+    {
         ui.weak(crate::analysis::ncu::NO_NVLINK);
     }
-    let has_numa = section
-        .bodies
-        .iter()
-        .flat_map(|b| &b.items)
-        .any(|i| i.kind == BodyItemKind::NumaTable);
-    if has_numa {
+    if section.has_item(BodyItemKind::NumaTable) {
         numa_table(ui, report, workload);
     }
     let mut rooflines_shown = std::collections::HashSet::new();
@@ -93,12 +84,13 @@ fn section_body(
         // A roofline the kernel lacks a metric of (another architecture's operations: the
         // tensor roofline's `Op:utchmma` on an H200) is left out, and one drawn in several
         // charts shows once, as on ncu's details page.
-        let items: Vec<_> = body
+        let items: Vec<(&BodyItem, Vec<&SectionMetric>)> = body
             .items
             .iter()
             .filter(|i| i.kind != BodyItemKind::OperationGrid)
-            .filter(|i| !item_metrics(report, workload, i).is_empty())
-            .filter(|i| {
+            .map(|i| (i, item_metrics(report, workload, i)))
+            .filter(|(_, metrics)| !metrics.is_empty())
+            .filter(|(i, _)| {
                 i.kind != BodyItemKind::Roofline
                     || (rooflines_shown.insert(i.label.as_str())
                         && i.metrics
@@ -112,7 +104,7 @@ fn section_body(
         if !body.display_name.is_empty() {
             ui.label(RichText::new(&body.display_name).italics());
         }
-        for (k, item) in items.into_iter().enumerate() {
+        for (k, (item, metrics)) in items.into_iter().enumerate() {
             let kind = match item.kind {
                 BodyItemKind::Table => "table",
                 BodyItemKind::BarChart => "bar chart",
@@ -143,7 +135,7 @@ fn section_body(
                         ),
                         report,
                         workload,
-                        item_metrics(report, workload, item),
+                        metrics,
                         baseline,
                         (false, item.kind == BodyItemKind::Roofline),
                     );
@@ -273,7 +265,7 @@ fn lines_of(
             .into_iter()
             .map(|row| {
                 let (value, unit) = match row.value {
-                    Some(v) => units::display(&units::entry_unit(report, row.name, "", false), v),
+                    Some(v) => units::display(&row.unit, v),
                     None => (groups::NOT_AVAILABLE.to_string(), String::new()),
                 };
                 Line {
