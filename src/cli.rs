@@ -141,7 +141,8 @@ pub struct SummaryArgs {
     /// `iterations`: the family of repeated ranges to list — a family as the trace names it
     /// (`step_*`, `ProfilerStep*`), else a regex over the range text; the same as
     /// `iterations:family=REGEX`, without the `:`/`,` the spec splits on. Default: the
-    /// outermost repeated family.
+    /// outermost repeated family. An iteration's Kernels and GPU Time are the work launched by
+    /// any thread of its process (the autograd thread's backward pass included) while it ran.
     #[arg(long, value_name = "REGEX")]
     pub family: Option<String>,
     /// Print as this Nsight Systems release prints: `2023.4` or `2025.3` (NVTX range names,

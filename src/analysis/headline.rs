@@ -139,6 +139,29 @@ pub fn headline(trace: &Trace, filter: &Filter, iteration: Option<&Iteration>) -
         if let Some(m) = median(&d) {
             out.push(Figure::new(median_metric, m, Unit::Ns, Better::Lower));
         }
+        // The GPU time of each iteration: the work every thread of its process launched in it
+        // (the backward pass on PyTorch's autograd thread included), as the iterations report.
+        let steps = crate::analysis::iterations::iterations(
+            t,
+            filter.range,
+            &crate::analysis::iterations::FamilyChoice::Regex(it.regex.clone()),
+            filter.excluded,
+        );
+        let mut gpu: Vec<i64> = steps
+            .iterations
+            .iter()
+            .filter(|i| filter.excluded.is_none() || !i.warmup)
+            .map(|i| i.gpu_time_ns)
+            .collect();
+        gpu.sort_unstable();
+        if let Some(m) = median(&gpu) {
+            out.push(Figure::new(
+                format!("Iteration GPU time median: {} (ns)", it.label),
+                m,
+                Unit::Ns,
+                Better::Lower,
+            ));
+        }
         out.push(Figure::new(
             count_metric,
             d.len() as f64,

@@ -207,7 +207,7 @@ fn iteration_path(trace: &Trace, n: usize) -> Result<crate::analysis::critical_p
             }
         )
     })?;
-    let path = crate::analysis::critical_path::critical_paths(trace, &[(it.start_ns, it.end_ns)])
+    let path = crate::analysis::critical_path::step_paths(trace, std::slice::from_ref(it))
         .pop()
         .ok_or_else(|| anyhow::anyhow!("--critical-path {n}: no path"))?;
     eprintln!(

@@ -106,7 +106,7 @@ pub fn iterations_svg(its: &Iterations) -> Option<String> {
     }
     s.push_str(&format!(
         "<text x=\"{LEFT}\" y=\"{:.1}\" font-size=\"12\">iteration · bar: duration (blue steady, grey warm-up, red outlier) · \
-         dark inner bar: GPU time of its kernels · dashed: median of the steady ones</text></svg>",
+         dark inner bar: GPU time of the work its process launched in it (every thread) · dashed: median of the steady ones</text></svg>",
         TOP + PLOT_H + 36.0
     ));
     Some(s)

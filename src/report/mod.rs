@@ -128,12 +128,7 @@ fn run_report(
         &FamilyChoice::Default,
         input.exclusion.map(|e| &e.excluded),
     );
-    let ranges: Vec<(i64, i64)> = iterations
-        .iterations
-        .iter()
-        .map(|i| (i.start_ns, i.end_ns))
-        .collect();
-    let critical_paths = crate::analysis::critical_path::critical_paths(trace, &ranges);
+    let critical_paths = crate::analysis::critical_path::step_paths(trace, &iterations.iterations);
     // The critical path of the first steady iteration, drawn as `render --critical-path` draws it.
     if input.pictures
         && let Some((it, path)) = iterations

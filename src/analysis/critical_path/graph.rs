@@ -6,21 +6,39 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::prepare::{CallKind, OpTable, Prepared, SyncKind};
-use super::{CriticalPath, Part, PathRow, Segment};
+use super::threads::{CpuItem, ThreadChain, cpu_chain, follow_waits, is_blocking_os_call};
+use super::{CriticalPath, Part, PathRow, Scope, Segment};
 use crate::trace::{NO_INDEX, RangeKind, Trace, TraceFormat};
 
 /// What an edge's time is attributed to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ev {
+pub(super) enum Ev {
     Call(u32),
     Range(u32),
+    Osrt(u32),
     Op(u32),
+    /// A thread's time between its events, or a wait followed to another thread.
+    Untraced,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Row {
+pub(super) enum Row {
     Stream(u32),
     Thread(i64),
+}
+
+/// How an edge weighs in the longest path. Weights are twice the time for work, so that a
+/// thread's untraced time can weigh half as much.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Weigh {
+    /// Work, or a dependency wait the trace names (launch latency, GPU idle): its part.
+    Work(Part),
+    /// A thread's time between two of its top-level events: its CPU, at half the weight of work
+    /// (see [`super::threads`]).
+    Untraced,
+    /// A dependency that carries no time of its own (a host wait, a wait followed to another
+    /// thread): on the path its time is [`Part::Unattributed`].
+    Free,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -28,31 +46,34 @@ struct Edge {
     from: u32,
     to: u32,
     weight: i64,
-    /// `None` for a dependency that carries no time (between top-level events, a host wait).
-    part: Option<Part>,
+    part: Part,
     row: Row,
     ev: Ev,
 }
 
 #[derive(Default)]
-struct Graph {
-    time: Vec<i64>,
+pub(super) struct Graph {
+    pub time: Vec<i64>,
     edges: Vec<Edge>,
 }
 
 impl Graph {
-    fn node(&mut self, t: i64) -> u32 {
+    pub fn node(&mut self, t: i64) -> u32 {
         self.time.push(t);
         (self.time.len() - 1) as u32
     }
 
-    /// Adds an edge forward in time; a weighted one weighs the time between its nodes.
-    fn edge(&mut self, from: u32, to: u32, part: Option<Part>, row: Row, ev: Ev) {
+    /// Adds an edge forward in time, weighed by `weigh` (see [`Weigh`]).
+    pub fn edge(&mut self, from: u32, to: u32, weigh: Weigh, row: Row, ev: Ev) {
         let dt = self.time[to as usize] - self.time[from as usize];
         if dt < 0 || from == to {
             return;
         }
-        let weight = if part.is_some() { dt } else { 0 };
+        let (weight, part) = match weigh {
+            Weigh::Work(part) => (2 * dt, part),
+            Weigh::Untraced => (dt, Part::Cpu),
+            Weigh::Free => (0, Part::Unattributed),
+        };
         self.edges.push(Edge {
             from,
             to,
@@ -64,24 +85,28 @@ impl Graph {
     }
 }
 
-/// A CPU event of a thread: a CUDA call or a CPU range.
-#[derive(Debug, Clone, Copy)]
-struct CpuItem {
-    start: i64,
-    end: i64,
-    ev: Ev,
-}
-
-/// The longest path through the dependency graph of `[r0, r1]`.
-pub fn longest_path(trace: &Trace, prep: &Prepared, r0: i64, r1: i64) -> CriticalPath {
+/// The longest path through the dependency graph of `[r0, r1]` over the threads `scope` allows.
+pub fn longest_path(
+    trace: &Trace,
+    prep: &Prepared,
+    r0: i64,
+    r1: i64,
+    scope: Scope,
+) -> CriticalPath {
     let clip = |t: i64| t.clamp(r0, r1);
     let mut g = Graph::default();
     let api = &trace.api_calls;
 
-    // CPU events per thread, and the calls' nodes.
+    // CPU events per thread, and the calls' nodes. A thread with only OS-runtime calls (the
+    // profiler's, the CUDA driver's own threads) does none of the step's work.
     let mut threads: Vec<(i64, Vec<CpuItem>)> = Vec::new();
     let mut waits_by_thread: HashMap<i64, Vec<(i64, u32)>> = HashMap::new();
-    for t in trace.threads.iter().filter(|t| t.gpu_lane.is_none()) {
+    let in_scope = |t: &&crate::trace::ThreadTrack| {
+        t.gpu_lane.is_none()
+            && scope.pid.is_none_or(|p| t.pid == p)
+            && (!t.api_calls.is_empty() || t.nvtx_levels.iter().any(|l| !l.is_empty()))
+    };
+    for t in trace.threads.iter().filter(in_scope) {
         let mut items = Vec::new();
         for i in t.api_calls.overlapping(
             &api.spans.start_ns,
@@ -103,7 +128,25 @@ pub fn longest_path(trace: &Trace, prep: &Prepared, r0: i64, r1: i64) -> Critica
                 start: s,
                 end: e,
                 ev: Ev::Call(i as u32),
+                wait: false,
             });
+        }
+        let osrt = &trace.osrt;
+        for i in t
+            .osrt
+            .overlapping(&osrt.spans.start_ns, &osrt.spans.end_ns, r0, r1)
+        {
+            // A wait that began before the range (a thread idle since the last step) counts
+            // from the range's start: its end is where the thread took up the step's work.
+            let (s, e) = (osrt.spans.start_ns[i].max(r0), osrt.spans.end_ns[i]);
+            if s <= r1 && e > s {
+                items.push(CpuItem {
+                    start: s,
+                    end: e,
+                    ev: Ev::Osrt(i as u32),
+                    wait: is_blocking_os_call(trace.str(osrt.spans.name[i])),
+                });
+            }
         }
         let nvtx = &trace.nvtx;
         for (level, slice) in t.nvtx_levels.iter().enumerate() {
@@ -129,18 +172,21 @@ pub fn longest_path(trace: &Trace, prep: &Prepared, r0: i64, r1: i64) -> Critica
                         start: s,
                         end: e,
                         ev: Ev::Range(i as u32),
+                        wait: false,
                     });
                 }
             }
         }
         if !items.is_empty() {
-            // Outer first at equal starts; a range before a call of the same span.
+            // Outer first at equal starts; a range before a call, a call before an OS-runtime
+            // call of the same span.
             items.sort_by_key(|it| {
-                (
-                    it.start,
-                    std::cmp::Reverse(it.end),
-                    matches!(it.ev, Ev::Call(_)),
-                )
+                let inner = match it.ev {
+                    Ev::Range(_) => 0,
+                    Ev::Call(_) => 1,
+                    _ => 2,
+                };
+                (it.start, std::cmp::Reverse(it.end), inner)
             });
             threads.push((t.global_tid, items));
         }
@@ -267,9 +313,20 @@ pub fn longest_path(trace: &Trace, prep: &Prepared, r0: i64, r1: i64) -> Critica
         add_op(&mut g, d, &mut op_nodes);
     }
 
-    // CPU chains.
-    for (tid, items) in &threads {
-        cpu_chain(&mut g, *tid, items, &call_nodes, &waited, clip);
+    // CPU chains, and the waits by which the path follows one thread's work through another's
+    // wait; the home thread's own time before its first and after its last event.
+    let chains: Vec<ThreadChain> = threads
+        .iter()
+        .map(|(tid, items)| cpu_chain(&mut g, *tid, items, &call_nodes, &waited, clip))
+        .collect();
+    follow_waits(&mut g, &chains);
+    if let Some(home) = chains.iter().find(|c| Some(c.tid) == scope.home) {
+        let row = Row::Thread(home.tid);
+        if let (Some(first), Some(last)) = (home.first_node(), home.last_node()) {
+            let (start, end) = (g.node(r0), g.node(r1));
+            g.edge(start, first, Weigh::Untraced, row, Ev::Untraced);
+            g.edge(last, end, Weigh::Untraced, row, Ev::Untraced);
+        }
     }
 
     // GPU operations: their own time, launch, stream order, cross-stream.
@@ -279,7 +336,7 @@ pub fn longest_path(trace: &Trace, prep: &Prepared, r0: i64, r1: i64) -> Critica
         let o = &prep.ops[op as usize];
         let (s, e) = op_nodes[&op];
         let row = Row::Stream(o.stream);
-        g.edge(s, e, Some(o.part), row, Ev::Op(op));
+        g.edge(s, e, Weigh::Work(o.part), row, Ev::Op(op));
         let call = call_nodes.get(&o.call).copied();
         let call_start = (o.call != NO_INDEX).then(|| api.spans.start_ns[o.call as usize]);
         let prev = prep.prev_on_stream(op);
@@ -291,14 +348,20 @@ pub fn longest_path(trace: &Trace, prep: &Prepared, r0: i64, r1: i64) -> Critica
                 prev_end.is_none_or(|pe| pe <= cs) && dep_end.is_none_or(|de| de <= cs)
             });
         if let (true, Some((cs, _, _))) = (launch_ok, call) {
-            g.edge(cs, s, Some(Part::LaunchLatency), row, Ev::Op(op));
+            g.edge(cs, s, Weigh::Work(Part::LaunchLatency), row, Ev::Op(op));
         } else if let Some(p) = prev.filter(|p| op_nodes.contains_key(p))
             && dep_end.is_none_or(|de| prev_end.is_some_and(|pe| de < pe))
         {
-            g.edge(op_nodes[&p].1, s, Some(Part::GpuIdle), row, Ev::Op(op));
+            g.edge(
+                op_nodes[&p].1,
+                s,
+                Weigh::Work(Part::GpuIdle),
+                row,
+                Ev::Op(op),
+            );
         }
         if let Some(d) = dep.and_then(|d| op_nodes.get(&d)) {
-            g.edge(d.1, s, Some(Part::GpuIdle), row, Ev::Op(op));
+            g.edge(d.1, s, Weigh::Work(Part::GpuIdle), row, Ev::Op(op));
         }
     }
     // Host waits: the call returns after the work it waited for.
@@ -308,81 +371,19 @@ pub fn longest_path(trace: &Trace, prep: &Prepared, r0: i64, r1: i64) -> Critica
         };
         for o in ops {
             if let Some(&(_, oe)) = op_nodes.get(o) {
-                g.edge(oe, ce, None, Row::Thread(tid), Ev::Call(*c));
+                g.edge(oe, ce, Weigh::Free, Row::Thread(tid), Ev::Call(*c));
             }
         }
     }
 
-    let mut path = walk(trace, prep, &g);
+    let mut path = walk(trace, prep, &g, r0, r1);
     path.start_ns = r0;
     path.end_ns = r1;
     path
 }
 
-/// One thread's CPU chain (module comment of [`super`]).
-fn cpu_chain(
-    g: &mut Graph,
-    tid: i64,
-    items: &[CpuItem],
-    call_nodes: &HashMap<u32, (u32, u32, i64)>,
-    waited: &HashMap<u32, Vec<u32>>,
-    clip: impl Fn(i64) -> i64,
-) {
-    let row = Row::Thread(tid);
-    // Open items: (end time, end node, event, blocking).
-    let mut stack: Vec<(i64, u32, Ev, bool)> = Vec::new();
-    let mut last: Option<u32> = None;
-    let mut last_top_end: Option<u32> = None;
-    let exit = |g: &mut Graph,
-                stack: &mut Vec<(i64, u32, Ev, bool)>,
-                last: &mut Option<u32>,
-                last_top_end: &mut Option<u32>| {
-        let Some((_, end, ev, blocking)) = stack.pop() else {
-            return;
-        };
-        if let Some(l) = *last {
-            let part = (!blocking).then_some(Part::Cpu);
-            g.edge(l, end, part, row, ev);
-        }
-        if stack.is_empty() {
-            *last = None;
-            *last_top_end = Some(end);
-        } else {
-            *last = Some(end);
-        }
-    };
-    for it in items {
-        while stack.last().is_some_and(|top| top.0 <= it.start) {
-            exit(g, &mut stack, &mut last, &mut last_top_end);
-        }
-        // A partial overlap is cut at the enclosing event's end.
-        let end_t = stack.last().map_or(it.end, |top| it.end.min(top.0));
-        let (start, end, blocking) = match it.ev {
-            Ev::Call(c) => match call_nodes.get(&c) {
-                Some(&(s, e, _)) => (s, e, waited.contains_key(&c)),
-                None => continue,
-            },
-            _ => (g.node(clip(it.start)), g.node(clip(end_t)), false),
-        };
-        if stack.is_empty()
-            && let Some(t) = last_top_end
-        {
-            g.edge(t, start, None, row, it.ev);
-        }
-        if let Some(l) = last {
-            let parent = stack.last().map_or(it.ev, |top| top.2);
-            g.edge(l, start, Some(Part::Cpu), row, parent);
-        }
-        stack.push((end_t, end, it.ev, blocking));
-        last = Some(start);
-    }
-    while !stack.is_empty() {
-        exit(g, &mut stack, &mut last, &mut last_top_end);
-    }
-}
-
 /// The longest path (Kahn's order), as segments and a breakdown.
-fn walk(trace: &Trace, prep: &Prepared, g: &Graph) -> CriticalPath {
+fn walk(trace: &Trace, prep: &Prepared, g: &Graph, r0: i64, r1: i64) -> CriticalPath {
     let n = g.time.len();
     let mut out_start = vec![0u32; n + 1];
     for e in &g.edges {
@@ -421,27 +422,56 @@ fn walk(trace: &Trace, prep: &Prepared, g: &Graph) -> CriticalPath {
         }
     }
     let mut path = CriticalPath::default();
-    let Some(end) = (0..n).max_by_key(|&v| (dist[v], g.time[v])) else {
-        return path;
-    };
     let mut edges = Vec::new();
-    let mut v = end;
-    while pred[v] != u32::MAX && edges.len() <= g.edges.len() {
-        let e = g.edges[pred[v] as usize];
-        edges.push(e);
-        v = e.from as usize;
-    }
-    edges.reverse();
-    let mut cpu: HashMap<i64, i64> = HashMap::new();
-    for e in edges.iter().filter(|e| e.weight > 0) {
-        let Some(part) = e.part else { continue };
-        let i = Part::ALL.iter().position(|&p| p == part).unwrap_or(0);
-        path.parts_ns[i] += e.weight;
-        if let Row::Thread(t) = e.row {
-            *cpu.entry(t).or_default() += e.weight;
+    if let Some(end) = (0..n).max_by_key(|&v| (dist[v], g.time[v])) {
+        let mut v = end;
+        while pred[v] != u32::MAX && edges.len() <= g.edges.len() {
+            let e = g.edges[pred[v] as usize];
+            edges.push(e);
+            v = e.from as usize;
         }
-        let (start_ns, end_ns) = (g.time[e.from as usize], g.time[e.to as usize]);
-        let (row, event) = (path_row(trace, e.row), event_name(trace, prep, e.ev));
+        edges.reverse();
+    }
+    // The range's time before the path's first node and after its last is unattributed, on
+    // the row the path starts or ends on.
+    let first = edges.first().map_or(r1, |e| g.time[e.from as usize]);
+    let last = edges.last().map_or(r1, |e| g.time[e.to as usize]);
+    let mut stretches: Vec<(Part, Row, i64, i64, Option<Ev>)> = Vec::new();
+    if let Some(e) = edges.first() {
+        stretches.push((Part::Unattributed, e.row, r0, first, None));
+    }
+    stretches.extend(edges.iter().map(|e| {
+        (
+            e.part,
+            e.row,
+            g.time[e.from as usize],
+            g.time[e.to as usize],
+            Some(e.ev),
+        )
+    }));
+    if let Some(e) = edges.last() {
+        stretches.push((Part::Unattributed, e.row, last, r1, None));
+    }
+    let mut cpu: HashMap<i64, i64> = HashMap::new();
+    let unattributed: Arc<str> = Arc::from("(unattributed)");
+    let untraced: Arc<str> = Arc::from("(untraced)");
+    for (part, row, start_ns, end_ns, ev) in stretches {
+        let dt = end_ns - start_ns;
+        if dt <= 0 {
+            continue;
+        }
+        let i = Part::ALL.iter().position(|&p| p == part).unwrap_or(0);
+        path.parts_ns[i] += dt;
+        if let (Row::Thread(t), Part::Cpu) = (row, part) {
+            *cpu.entry(t).or_default() += dt;
+        }
+        let (row, event) = match (part, ev) {
+            (Part::Unattributed, _) | (_, None) => {
+                (path_row(trace, row), Arc::clone(&unattributed))
+            }
+            (_, Some(Ev::Untraced)) => (path_row(trace, row), Arc::clone(&untraced)),
+            (_, Some(ev)) => (path_row(trace, row), event_name(trace, prep, ev)),
+        };
         if let Some(last) = path.segments.last_mut()
             && last.part == part
             && last.end_ns == start_ns
@@ -458,6 +488,9 @@ fn walk(trace: &Trace, prep: &Prepared, g: &Graph) -> CriticalPath {
             end_ns,
             event,
         });
+    }
+    if edges.is_empty() && r1 > r0 {
+        path.parts_ns[Part::ALL.len() - 1] += r1 - r0;
     }
     path.cpu_by_thread = cpu.into_iter().collect();
     path.cpu_by_thread
@@ -476,6 +509,8 @@ fn event_name(trace: &Trace, prep: &Prepared, ev: Ev) -> Arc<str> {
     match ev {
         Ev::Call(c) => trace.shared_str(trace.api_calls.spans.name[c as usize]),
         Ev::Range(r) => trace.shared_str(trace.nvtx.spans.name[r as usize]),
+        Ev::Osrt(r) => trace.shared_str(trace.osrt.spans.name[r as usize]),
+        Ev::Untraced => Arc::from("(untraced)"),
         Ev::Op(o) => {
             let op = &prep.ops[o as usize];
             let i = op.index as usize;

@@ -1,15 +1,18 @@
 //! What bounds a step: the critical path of a time range — the chain of dependent work across CPU
-//! threads, CUDA streams, copies and synchronizations that sets the range's length — and its
-//! breakdown by what each part of the chain is.
+//! threads, CUDA streams, copies and synchronizations that runs from the range's start to its end
+//! — and its breakdown by what each part of the chain is.
 //!
 //! The graph follows HTA's `critical_path_analysis` (hta/analyzers/critical_path_analysis.py,
-//! 0.5) where it applies; nodes are the starts and ends of events, edges carry time:
-//! - **CPU**: on each thread, its CUDA calls and CPU ranges (PyTorch operators, as HTA; in an
-//!   nsys export, which has no operators, the NVTX ranges inside the range, the iteration's own
-//!   included, so that the thread's time between CUDA calls counts; not those around it) that
-//!   start in the range, walked in nesting order; the time between consecutive boundaries inside
-//!   a top-level event is CPU work of that thread, the time between two top-level events is free
-//!   (a zero-weight edge), as in HTA.
+//! 0.5) where it applies, and goes further where one thread waits for another; nodes are the
+//! starts and ends of events, edges carry time:
+//! - **CPU** ([`threads`]): on each thread of the step's process, its CUDA calls, CPU ranges
+//!   (PyTorch operators, as HTA; in an nsys export, which has no operators, the NVTX ranges inside
+//!   the range, the iteration's own included; not those around it) and OS-runtime calls, walked
+//!   in nesting order; the time between consecutive boundaries inside a top-level event is CPU
+//!   work of that thread. The time between two top-level events is the thread's untraced time
+//!   (counted as its CPU at half the weight); where the thread waits — there, in a blocking
+//!   OS-runtime call, in a host synchronization — the path may follow another thread's work and
+//!   come back when the wait ends (HTA keeps the path on one thread).
 //! - **Launch**: a GPU operation whose stream had nothing queued when its call began (the
 //!   operation before it on the stream had ended) depends on the call: the edge from the call's
 //!   start to the operation's start is launch latency. Otherwise it depends on the operation
@@ -29,19 +32,24 @@
 //! - **GPU work**: kernels, CUDA graph executions (as kernels), copies by direction and memsets
 //!   weigh their duration; NCCL and other collective kernels are communication.
 //!
-//! Where we differ from HTA: copies and memsets are parts of their own (HTA counts them as GPU
-//! compute); nsys exports are read too; cross-stream edges are inferred where the trace does not
-//! name the event record; every time is clipped to the range, so the path is never longer than the
-//! range and its parts sum to it.
+//! The path is the one with the most traced work; its time before its first event, after its
+//! last, and on edges that carry no time (a wait's hand-over to another thread, a sync's return)
+//! is [`Part::Unattributed`], so that its parts always sum to the range's length.
+//!
+//! Where we differ from HTA: the path spans the step across threads; copies and memsets are parts
+//! of their own (HTA counts them as GPU compute); nsys exports are read too; cross-stream edges are
+//! inferred where the trace does not name the event record; every time is clipped to the range.
 
 mod graph;
 pub mod prepare;
+mod threads;
 
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
 pub use prepare::Prepared;
+pub use threads::is_blocking_os_call;
 
 use crate::trace::{StreamKey, Trace, TraceFormat};
 
@@ -57,10 +65,11 @@ pub enum Part {
     Communication,
     LaunchLatency,
     GpuIdle,
+    Unattributed,
 }
 
 impl Part {
-    pub const ALL: [Part; 9] = [
+    pub const ALL: [Part; 10] = [
         Part::Cpu,
         Part::Kernels,
         Part::CopyH2D,
@@ -70,6 +79,7 @@ impl Part {
         Part::Communication,
         Part::LaunchLatency,
         Part::GpuIdle,
+        Part::Unattributed,
     ];
 
     pub fn label(self) -> &'static str {
@@ -83,12 +93,16 @@ impl Part {
             Part::Communication => "Communication",
             Part::LaunchLatency => "Launch Latency",
             Part::GpuIdle => "GPU Idle",
+            Part::Unattributed => "Unattributed",
         }
     }
 
-    /// Work that runs on the GPU (not CPU, latency or idle).
+    /// Work that runs on the GPU (not CPU, latency, idle or unattributed).
     pub fn is_gpu_work(self) -> bool {
-        !matches!(self, Part::Cpu | Part::LaunchLatency | Part::GpuIdle)
+        !matches!(
+            self,
+            Part::Cpu | Part::LaunchLatency | Part::GpuIdle | Part::Unattributed
+        )
     }
 }
 
@@ -118,8 +132,9 @@ pub struct CriticalPath {
     pub end_ns: i64,
     /// In path order; each starts at or after the end of the one before.
     pub segments: Vec<Segment>,
-    /// Time per part, in [`Part::ALL`] order; sums to [`CriticalPath::path_ns`].
-    pub parts_ns: [i64; 9],
+    /// Time per part, in [`Part::ALL`] order; sums to [`CriticalPath::path_ns`], which is the
+    /// range's length.
+    pub parts_ns: [i64; 10],
     /// CPU time per thread (`globalTid`, ns), largest first.
     pub cpu_by_thread: Vec<(i64, i64)>,
     /// What the trace could not tell (edges unknown, and what to record next time).
@@ -148,26 +163,70 @@ impl CriticalPath {
     }
 }
 
-/// The critical path of `[start_ns, end_ns]`.
+/// Whose work a path may run through.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Scope {
+    /// Only the threads of this process (a step's); `None`: every process.
+    pub pid: Option<u32>,
+    /// The thread the range is on (a step's range): its time from the range's start to its
+    /// first event and from its last event to the range's end is its own.
+    pub home: Option<i64>,
+}
+
+impl Scope {
+    /// The scope of a range of the trace's ranges (`trace.nvtx` index): its thread and process.
+    pub fn of_range(trace: &Trace, nvtx: usize) -> Self {
+        let home = trace.nvtx.global_tid.get(nvtx).copied();
+        Self {
+            pid: home.map(crate::trace::pid_of),
+            home,
+        }
+    }
+}
+
+/// The critical path of `[start_ns, end_ns]` over the threads of `scope`.
 pub fn critical_path(
     trace: &Trace,
     prepared: &Prepared,
     start_ns: i64,
     end_ns: i64,
+    scope: Scope,
 ) -> CriticalPath {
-    let mut path = graph::longest_path(trace, prepared, start_ns, end_ns);
+    let mut path = graph::longest_path(trace, prepared, start_ns, end_ns, scope);
     path.notes = notes(trace);
     path
 }
 
-/// The critical paths of many ranges, in parallel, in the order given.
+/// The critical paths of many ranges over every process (a selection), in parallel, in the
+/// order given.
 pub fn critical_paths(trace: &Trace, ranges: &[(i64, i64)]) -> Vec<CriticalPath> {
+    let scoped: Vec<(i64, i64, Scope)> = ranges
+        .iter()
+        .map(|&(s, e)| (s, e, Scope::default()))
+        .collect();
+    scoped_paths(trace, &scoped)
+}
+
+/// The critical path of each iteration, through every thread of its process, in parallel.
+pub fn step_paths(
+    trace: &Trace,
+    steps: &[crate::analysis::iterations::Iteration],
+) -> Vec<CriticalPath> {
+    let scoped: Vec<(i64, i64, Scope)> = steps
+        .iter()
+        .map(|it| (it.start_ns, it.end_ns, Scope::of_range(trace, it.nvtx)))
+        .collect();
+    scoped_paths(trace, &scoped)
+}
+
+/// The critical paths of ranges with their scopes, in parallel, in the order given.
+pub fn scoped_paths(trace: &Trace, ranges: &[(i64, i64, Scope)]) -> Vec<CriticalPath> {
     let prepared = Prepared::new(trace);
     let notes = notes(trace);
     ranges
         .par_iter()
-        .map(|&(s, e)| {
-            let mut path = graph::longest_path(trace, &prepared, s, e);
+        .map(|&(s, e, scope)| {
+            let mut path = graph::longest_path(trace, &prepared, s, e, scope);
             path.notes = notes.clone();
             path
         })

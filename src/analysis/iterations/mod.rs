@@ -10,11 +10,13 @@
 //!   default family is the first: the one least often inside another, then covering most time.
 //! - **An iteration** is an instance of the family not nested in another instance on its thread
 //!   (a range the family's regex matches inside a matching range is part of that one).
-//! - **Kernels and GPU time**: the kernels launched by CUDA calls that the iteration's range
-//!   encloses on its own thread — nsys's join of `nvtx_kern_sum` ([`Launches`]), one launch per
-//!   correlationId — and the union of their GPU spans. The issue asks for the range's own thread
-//!   (push/pop ranges are per thread); in a PyTorch trace the backward pass runs on an autograd
-//!   thread, so a `ProfilerStep#N` counts the kernels of its forward pass and optimizer only.
+//! - **Kernels and GPU time**: a step is everything its process does in it ([`process_work`]):
+//!   the GPU operations launched by CUDA calls (runtime or driver) of **any thread of the
+//!   range's process** that start in the iteration — in a PyTorch trace the backward pass, which
+//!   runs on the autograd thread, included. Kernels counts kernels and CUDA graph executions;
+//!   GPU Time is the union of the GPU spans of every such operation, copies and memsets
+//!   included. nsys's own reports (`nvtx_kern_sum`, `nvtx_gpu_proj_*`) keep nsys's per-thread
+//!   definition.
 //! - **Warm-up**: an iteration whose range the warm-up exclusion excludes (its start lies in a
 //!   chosen warm-up range of its process, or it is one of the first N iterations the rules name);
 //!   without an exclusion, the one [`ExclusionRule::WarmupNames`] makes (ranges named warmup).
@@ -23,6 +25,7 @@
 
 pub mod children;
 pub mod outliers;
+pub mod process_work;
 
 use std::sync::Arc;
 
@@ -30,14 +33,13 @@ use regex::Regex;
 
 use super::align::{self, PROFILER_STEP};
 use super::filter::{EventTable, Excluded, Filter};
-use super::intervals;
 use super::range::TimeRange;
-use super::reports::nvtx_projection::Launches;
 use super::reports::nvtx_tree::{RangeForest, RangeKinds};
 use super::warmup::{AttributionScope, ExclusionRule, exclude_warmup};
-use crate::trace::{NvtxStyle, RangeKind, Trace};
+use crate::trace::{NvtxStyle, RangeKind, Trace, pid_of};
 
 pub use children::{ChildKind, Children};
+pub use process_work::{ProcessWork, StepWork};
 
 /// Which ranges are the iterations.
 #[derive(Debug, Clone, Default)]
@@ -82,11 +84,12 @@ pub struct Iteration {
     pub name: Arc<str>,
     pub start_ns: i64,
     pub end_ns: i64,
-    /// The union on the GPU of the kernels it launched.
+    /// The union on the GPU of every operation its process launched in it (copies and memsets
+    /// included).
     pub gpu_time_ns: i64,
-    /// Kernels launched by calls inside it on its thread.
+    /// Kernels and CUDA graph executions its process launched in it.
     pub kernels: usize,
-    /// First start and last end of those kernels.
+    /// First start and last end of those operations.
     pub gpu_span: Option<(i64, i64)>,
     pub warmup: bool,
     /// Duration above the family's outlier threshold.
@@ -163,8 +166,7 @@ pub fn iterations(
     };
     // Every range and kernel counts: an iteration is a unit, whatever the selection cuts.
     let forest = RangeForest::build(trace, &Filter::all(), RangeKinds::SameThreadRanges);
-    let launches = Launches::build(trace, &Filter::all(), &[EventTable::Kernels]);
-    let calls_by_thread = launches.calls_by_forest_thread(&forest);
+    let process_work = ProcessWork::new(trace);
     let default_warmup;
     let warmup = match warmup {
         Some(w) => w,
@@ -179,7 +181,7 @@ pub fn iterations(
     };
 
     let mut found: Vec<(usize, Iteration, Vec<u32>)> = Vec::new();
-    for ((_, ranges), calls) in forest.threads.iter().zip(&calls_by_thread) {
+    for (tid, ranges) in &forest.threads {
         let mut instance_end = i64::MIN;
         for p in ranges.clone() {
             let i = forest.nvtx_index(p);
@@ -196,35 +198,7 @@ pub fn iterations(
             if !range.contains(start_ns) {
                 continue;
             }
-            let mut kernel_ops: Vec<u32> = Vec::new();
-            launches.for_each_enclosed_call_of_thread(
-                trace,
-                &forest,
-                p..p + 1,
-                calls.clone(),
-                |_, c| {
-                    let l = launches.launch_of_call[c] as usize;
-                    kernel_ops.extend(launches.ops_of(l).iter().map(|op| op.index));
-                },
-            );
-            // A runtime call and its driver call are one launch: count its kernels once.
-            kernel_ops.sort_unstable();
-            kernel_ops.dedup();
-            let spans: Vec<(i64, i64)> = kernel_ops
-                .iter()
-                .map(|&k| {
-                    let k = k as usize;
-                    (
-                        trace.kernels.spans.start_ns[k],
-                        trace.kernels.spans.end_ns[k],
-                    )
-                })
-                .collect();
-            let gpu_span = spans
-                .iter()
-                .map(|s| s.0)
-                .min()
-                .zip(spans.iter().map(|s| s.1).max());
+            let work = process_work.of_step(trace, pid_of(*tid), start_ns, forest.end_ns[p]);
             found.push((
                 p,
                 Iteration {
@@ -232,13 +206,13 @@ pub fn iterations(
                     name: trace.shared_str(trace.nvtx.spans.name[i]),
                     start_ns,
                     end_ns: forest.end_ns[p],
-                    gpu_time_ns: intervals::total_ns(&intervals::union(spans)),
-                    kernels: kernel_ops.len(),
-                    gpu_span,
+                    gpu_time_ns: work.gpu_time_ns,
+                    kernels: work.kernels.len() + work.graphs,
+                    gpu_span: work.gpu_span,
                     warmup: warmup.is_excluded(EventTable::Nvtx, i),
                     outlier: false,
                 },
-                kernel_ops,
+                work.kernels,
             ));
         }
     }

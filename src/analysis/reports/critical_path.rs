@@ -4,14 +4,15 @@
 //!
 //! `critical_path`: one row per iteration, `Iteration,Name,Start (ns),Duration (ns),Path (ns)`,
 //! then the path's time per part (CPU, kernels, copies by direction, memset, communication,
-//! launch latency, GPU idle); the parts sum to Path, and Path ≤ Duration.
+//! launch latency, GPU idle, unattributed); the parts sum to Path, which is the Duration: the
+//! path runs from the iteration's start to its end through every thread of its process.
 //! `critical_path_segments`: one row per stretch of each path, in path order:
 //! `Iteration,Part,Row,Start (ns),End (ns),Event`.
 
 use std::sync::Arc;
 
 use super::{ReportInput, ReportOptions, StatsReport};
-use crate::analysis::critical_path::{CriticalPath, Part, PathRow, critical_paths};
+use crate::analysis::critical_path::{CriticalPath, Part, PathRow, step_paths};
 use crate::analysis::iterations::{self, FamilyChoice, Iterations};
 use crate::analysis::table::{Cell, RowEvents, Table};
 use crate::trace::{Needs, Trace};
@@ -24,7 +25,7 @@ pub struct CriticalPathReport {
 pub const CRITICAL_PATH: CriticalPathReport = CriticalPathReport { segments: false };
 pub const CRITICAL_PATH_SEGMENTS: CriticalPathReport = CriticalPathReport { segments: true };
 
-pub const COLUMNS: [&str; 14] = [
+pub const COLUMNS: [&str; 15] = [
     "Iteration",
     "Name",
     "Start (ns)",
@@ -39,6 +40,7 @@ pub const COLUMNS: [&str; 14] = [
     "Communication (ns)",
     "Launch Latency (ns)",
     "GPU Idle (ns)",
+    "Unattributed (ns)",
 ];
 
 pub const SEGMENT_COLUMNS: [&str; 6] = [
@@ -58,12 +60,7 @@ pub fn iteration_paths(input: &ReportInput) -> Option<(Iterations, Vec<CriticalP
         None => FamilyChoice::Default,
     };
     let found = iterations::iterations(trace, input.filter.range, &choice, input.filter.excluded);
-    let ranges: Vec<(i64, i64)> = found
-        .iterations
-        .iter()
-        .map(|it| (it.start_ns, it.end_ns))
-        .collect();
-    let paths = critical_paths(trace, &ranges);
+    let paths = step_paths(trace, &found.iterations);
     Some((found, paths))
 }
 
@@ -101,6 +98,7 @@ fn needs() -> Needs {
         .union(Needs::API_CALLS)
         .union(Needs::GPU_LINKS)
         .union(Needs::SYNCS)
+        .union(Needs::OSRT)
 }
 
 impl StatsReport for CriticalPathReport {

@@ -1,7 +1,8 @@
 //! `iterations` (Sightline's own report, issue #23): the iterations of a family of repeated
 //! ranges side by side, one row each in start order ([`crate::analysis::iterations`]):
-//! its number, the range's own text, start, duration, the union of its kernels' GPU time and
-//! their count, and whether it is warm-up or an outlier. `family=` (or `--family`) chooses the
+//! its number, the range's own text, start, duration, the union of the GPU time of the work its
+//! process launched in it (every thread, copies and memsets included) and its kernel count, and
+//! whether it is warm-up or an outlier. `family=` (or `--family`) chooses the
 //! family: a name as the trace's families are listed (`step_*`, `ProfilerStep*`), else a regex
 //! over the range text; by default the outermost repeated one. Iterations starting in the range
 //! are listed; warm-up ones (those the exclusion in force drops, else those inside a range named

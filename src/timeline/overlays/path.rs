@@ -57,15 +57,18 @@ pub fn part_colour(part: Part) -> Color32 {
         Part::Communication => Color32::from_rgb(0xf2, 0x8e, 0x2b),
         Part::LaunchLatency => Color32::from_rgb(0xed, 0xc9, 0x48),
         Part::GpuIdle => Color32::from_rgb(0xd9, 0xd9, 0xd9),
+        Part::Unattributed => Color32::from_rgb(0xc5, 0xb0, 0xd5),
     }
 }
 
 impl PathOverlay {
     /// A critical path to draw: each segment in its part's colour, labelled with its part.
+    /// Unattributed stretches are not outlined: nothing in the trace stands for them.
     pub fn of(path: &CriticalPath) -> Self {
         let segments = path
             .segments
             .iter()
+            .filter(|s| s.part != Part::Unattributed)
             .map(|s| PathMark {
                 row: match s.row {
                     CpRow::Stream(k) => PathRow::Stream(k),

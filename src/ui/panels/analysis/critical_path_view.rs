@@ -52,14 +52,7 @@ impl AnalysisPanel {
             .paths
             .request(
                 &key,
-                move || {
-                    let ranges: Vec<(i64, i64)> = its
-                        .iterations
-                        .iter()
-                        .map(|i| (i.start_ns, i.end_ns))
-                        .collect();
-                    Arc::new(critical_path::critical_paths(&t, &ranges))
-                },
+                move || Arc::new(critical_path::step_paths(&t, &its.iterations)),
                 repaint,
             )
             .ready()

@@ -453,7 +453,7 @@ fn row_ui(
             }
             if c == 0 {
                 ui.label(format!(
-                    "GPU {} in {} kernels",
+                    "GPU {} in {} kernels (every thread of the process)",
                     format_duration(it.gpu_time_ns as f64),
                     it.kernels
                 ));
