@@ -282,7 +282,8 @@ fn pytorch_iterations_are_its_profiler_steps_and_the_kernels_they_launched() {
         .collect();
     assert!(steps.len() > 2);
     // GPU operations by correlation id: (is a kernel, span).
-    let mut ops: HashMap<i64, Vec<(bool, (i64, i64))>> = HashMap::new();
+    type Op = (bool, (i64, i64));
+    let mut ops: HashMap<i64, Vec<Op>> = HashMap::new();
     for e in events
         .iter()
         .filter(|e| matches!(cat(e).as_str(), "kernel" | "gpu_memcpy" | "gpu_memset"))
