@@ -20,8 +20,10 @@ use crate::analysis::ranks::digest::RankDigest;
 use crate::analysis::ranks::{RankHints, ranks_from_hints};
 use crate::analysis::table::Table;
 
-/// The version of the digest files; a digest of another version is not current.
-pub const VERSION: u32 = 1;
+/// The version of the digest files; a digest of another version is not current. 2: a PyTorch
+/// trace's collective kernels are also found by the operators their CUDA call was made inside
+/// (a version 1 digest of such a trace lacks them).
+pub const VERSION: u32 = 2;
 
 /// `digest.json`'s `format` field.
 pub const ENTRY_FORMAT: &str = "sightline-rank-digest";

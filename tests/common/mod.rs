@@ -261,15 +261,16 @@ pub fn load_ncu(path: &Path) -> sightline::trace::ncu::NcuReport {
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The PyTorch traces of `dir` (`../shared/traces/pytorch`) but the two ranks of one run
-/// (`kt_ranks_rank0/1`): eight programs recorded at different times, by name.
+/// The PyTorch traces of `dir` (`../shared/traces/pytorch`) but the ranks of runs (`rank` in
+/// the name: `kt_ranks_rank0/1`, HTA's `trace_filter__sampled_rank-0/1`): eight programs
+/// recorded at different times, by name.
 pub fn unrelated_pytorch_traces(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
         .unwrap_or_default();
     files.retain(|p| {
         let name = p.file_name().map(|n| n.to_string_lossy().to_string());
-        name.is_some_and(|n| n.ends_with(".json.gz") && !n.starts_with("kt_ranks_rank"))
+        name.is_some_and(|n| n.ends_with(".json.gz") && !n.contains("rank"))
     });
     files.sort();
     files

@@ -6,8 +6,9 @@
 //!
 //! A kernel is a collective's by the operator that launched it, joined through PyTorch's
 //! `External id`: `record_param_comms` (its `Collective name` and `Seq` name the call),
-//! `c10d::*` or `nccl:*`. Only a trace without operators (an nsys export) has its collective
-//! kernels found by name (`nccl` in it).
+//! `c10d::*` or `nccl:*`; where the kernel's id names no operator, by the operators its CUDA call
+//! was made inside on its thread ([`super::launchers`]). Only a trace without operators (an nsys
+//! export) has its collective kernels found by name (`nccl` in it).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -135,16 +136,22 @@ fn collective_kernels(trace: &Trace) -> Vec<Occurrence> {
             })
             .collect();
     }
-    // External id → the launching collective operator's name (the innermost wins: a kernel
-    // carries the id of the operator that launched it).
-    let mut launcher: HashMap<u64, &str> = HashMap::new();
+    // External id → the launching collective operator (the innermost wins: a kernel carries
+    // the id of the operator that launched it); every operator's id, to tell a kernel launched
+    // by another operator from one whose id names no operator.
+    let mut launcher: HashMap<u64, usize> = HashMap::new();
+    let mut operator_ids: Vec<u64> = Vec::new();
     for i in 0..n.spans.len() {
         let id = n.external_id.get(i).copied().unwrap_or(0);
-        let name = trace.str(n.spans.name[i]);
-        if id > 0 && n.kind_of(i) == RangeKind::Operator && is_collective_operator(name) {
-            launcher.insert(id, name);
+        if id == 0 || n.kind_of(i) != RangeKind::Operator {
+            continue;
+        }
+        operator_ids.push(id);
+        if is_collective_operator(trace.str(n.spans.name[i])) {
+            launcher.insert(id, i);
         }
     }
+    operator_ids.sort_unstable();
     let calls = trace
         .torch
         .as_ref()
@@ -153,18 +160,103 @@ fn collective_kernels(trace: &Trace) -> Vec<Occurrence> {
         let at = calls.partition_point(|c| c.external_id < id);
         calls[at..].iter().take_while(move |c| c.external_id == id)
     };
+    let by_id: Vec<Option<usize>> = (0..k.spans.len())
+        .map(|i| {
+            let id = launching_id(trace, i);
+            (id > 0).then(|| launcher.get(&id).copied()).flatten()
+        })
+        .collect();
+    let by_time = launched_inside(trace, &by_id, &operator_ids);
     (0..k.spans.len())
         .filter_map(|i| {
-            let id = launching_id(trace, i);
-            let op = launcher.get(&id).filter(|_| id > 0)?;
-            let collective = call(id)
+            // The operators of the call, innermost first.
+            let chain: Vec<usize> = match by_id[i] {
+                Some(op) => vec![op],
+                None => by_time.get(&i)?.clone(),
+            };
+            let ids: Vec<u64> = chain
+                .iter()
+                .map(|&r| n.external_id.get(r).copied().unwrap_or(0))
+                .collect();
+            let collective = ids
+                .iter()
+                .flat_map(|&id| call(id))
                 .map(|c| c.collective.as_str())
                 .find(|c| !c.is_empty())
-                .unwrap_or(op)
-                .to_string();
-            let seq = call(id).find_map(|c| c.seq.map(|s| (c.group.clone(), s)));
+                .map(str::to_string)
+                .or_else(|| operator_name(trace, &chain))?;
+            let seq = ids
+                .iter()
+                .flat_map(|&id| call(id))
+                .find_map(|c| c.seq.map(|s| (c.group.clone(), s)));
             Some(kernel(i, collective, seq))
         })
+        .collect()
+}
+
+/// The name of a collective call from its operators (innermost first) where PyTorch wrote no
+/// `Collective name`: the innermost but `record_param_comms`, which says nothing of the call.
+fn operator_name(trace: &Trace, chain: &[usize]) -> Option<String> {
+    let name = |&r: &usize| trace.str(trace.nvtx.spans.name[r]);
+    let first = chain.first().map(name)?;
+    let named = chain
+        .iter()
+        .map(name)
+        .find(|&s| s != "record_param_comms")
+        .unwrap_or(first);
+    Some(named.to_string())
+}
+
+/// The kernels an External id does not tie to an operator (`by_id`: the collective operator
+/// each one's id names; `operator_ids`: every operator's, sorted) that were launched inside
+/// collective operators on their CUDA call's thread ([`super::launchers`]): kernel → those
+/// operators, innermost first. A kernel whose id names another operator is that one's.
+fn launched_inside(
+    trace: &Trace,
+    by_id: &[Option<usize>],
+    operator_ids: &[u64],
+) -> HashMap<usize, Vec<usize>> {
+    let k = &trace.kernels;
+    let api = &trace.api_calls;
+    let n = &trace.nvtx;
+    let mut kernels = Vec::new();
+    let mut calls = Vec::new();
+    for (i, found) in by_id.iter().enumerate() {
+        let id = launching_id(trace, i);
+        if found.is_some() || (id > 0 && operator_ids.binary_search(&id).is_ok()) {
+            continue;
+        }
+        let Some(a) = k
+            .api_call
+            .get(i)
+            .filter(|&&a| a != crate::trace::NO_INDEX)
+            .map(|&a| a as usize)
+        else {
+            continue;
+        };
+        if let (Some(&tid), Some(&start)) = (api.global_tid.get(a), api.spans.start_ns.get(a)) {
+            kernels.push(i);
+            calls.push((tid, start));
+        }
+    }
+    if calls.is_empty() {
+        return HashMap::new();
+    }
+    let operators: Vec<usize> = (0..n.spans.len())
+        .filter(|&i| n.kind_of(i) == RangeKind::Operator)
+        .collect();
+    let ranges: Vec<(i64, i64, i64)> = operators
+        .iter()
+        .map(|&i| (n.global_tid[i], n.spans.start_ns[i], n.spans.end_ns[i]))
+        .collect();
+    let around = super::launchers::enclosing(&ranges, &calls, |r| {
+        is_collective_operator(trace.str(n.spans.name[operators[r]]))
+    });
+    kernels
+        .into_iter()
+        .zip(around)
+        .filter(|(_, chain)| !chain.is_empty())
+        .map(|(i, chain)| (i, chain.into_iter().map(|r| operators[r]).collect()))
         .collect()
 }
 

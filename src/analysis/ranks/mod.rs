@@ -5,6 +5,7 @@
 pub mod clock;
 pub mod collectives;
 pub mod digest;
+pub mod launchers;
 pub mod matching;
 pub mod steps;
 pub mod summary;
@@ -227,10 +228,11 @@ pub fn straggler_verdict(
     match c.straggler(ranks.len()) {
         Some((r, n)) => format!(
             "straggler: rank {} arrived last at {n} of {} collectives and kept the others waiting \
-             {:.1} ms in all ({basis}{left_out})",
+             {:.1} ms in all{} ({basis}{left_out})",
             ranks.get(r).copied().unwrap_or_default(),
             c.instances.len(),
-            c.wait_caused_ns(r) as f64 / 1e6
+            c.wait_caused_ns(r) as f64 / 1e6,
+            more_often(c, ranks, n)
         ),
         None if c.instances.is_empty() => {
             format!("no collective is shared by two ranks ({basis}{left_out})")
@@ -238,6 +240,23 @@ pub fn straggler_verdict(
         None => format!(
             "no straggler: no rank keeps the others waiting longer than the rest ({basis}{left_out})"
         ),
+    }
+}
+
+/// Where another rank arrived last more often than the straggler (`late`: the straggler's count)
+/// — the table's Late Arrivals show it — `; rank R arrived last more often (at M), costing X ms`:
+/// the straggler is who cost the others most, not who was last most often.
+fn more_often(c: &collectives::Collectives, ranks: &[u32], late: usize) -> String {
+    let most = (0..ranks.len())
+        .map(|r| (c.late_arrivals(r), r))
+        .max_by_key(|&(n, r)| (n, std::cmp::Reverse(r)));
+    match most {
+        Some((n, r)) if n > late => format!(
+            "; rank {} arrived last more often (at {n}), costing {:.1} ms",
+            ranks.get(r).copied().unwrap_or_default(),
+            c.wait_caused_ns(r) as f64 / 1e6
+        ),
+        _ => String::new(),
     }
 }
 

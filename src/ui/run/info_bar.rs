@@ -35,21 +35,30 @@ pub fn show(ui: &mut Ui, run: &mut RunTab) {
                     "How the ranks' times were put on one clock; shift a rank by hand in the panel",
                 );
             ui.separator();
+            // Occurrences no other rank shares are left out of the verdict: say how many.
+            let unmatched: usize = a.collectives.unmatched.iter().sum();
+            let left_out = if unmatched > 0 {
+                format!("; {unmatched} on one rank only, left out")
+            } else {
+                String::new()
+            };
             match a.straggler {
                 Some((k, n)) => ui.colored_label(
                     LATE,
                     format!(
-                        "Straggler: rank {} (last at {n} of {} collectives, matched by {})",
+                        "Straggler: rank {} (last at {n} of {} collectives, matched by {}{left_out})",
                         a.ranks.get(k).map_or(0, |r| r.rank),
                         a.instances().len(),
                         a.collectives.matching.label()
                     ),
                 )
                 .on_hover_text(&a.verdict),
-                None => ui.label(format!(
-                    "No straggler ({} collectives matched)",
-                    a.instances().len()
-                )),
+                None => ui
+                    .label(format!(
+                        "No straggler ({} collectives matched{left_out})",
+                        a.instances().len()
+                    ))
+                    .on_hover_text(&a.verdict),
             };
         }
         ui.separator();
