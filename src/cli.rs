@@ -119,7 +119,8 @@ pub struct SummaryArgs {
     pub traces: Vec<PathBuf>,
     /// Report(s), comma-separated, each `NAME[:OPTION…]` as nsys takes them
     /// (`cuda_gpu_kern_sum:base`), or `all` (every report the trace has data for, the row dumps
-    /// `*_trace` included); also `overlap` (copy/compute overlap per GPU; not part of `all`).
+    /// `*_trace` and `critical_path_segments` included); also `overlap` (copy/compute overlap
+    /// per GPU; not part of `all`).
     /// Default: every summary report, without the row dumps (as `nsys stats` leaves them out).
     /// `sightline summary --help-reports` lists them.
     #[arg(long)]

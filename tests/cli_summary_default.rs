@@ -1,5 +1,6 @@
-//! `sightline summary TRACE` with no `--report` (issue 36, item 5): as `nsys stats` does, the row
-//! dumps (`*_trace`, one line per event) are left out and named on stderr; `--report all` still
+//! `sightline summary TRACE` with no `--report` (issue 36, item 5; issue 44, item 5): as `nsys
+//! stats` does, the row dumps (`*_trace`, one line per event, and `critical_path_segments`, one
+//! line per stretch of each critical path) are left out and named on stderr; `--report all` still
 //! prints them. Checked on the moe fixture, whose row counts come from its own SQL.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
@@ -10,13 +11,18 @@ use std::process::{Command, Output};
 
 use common::{fixture, open_ro};
 
-const ROW_DUMPS: [&str; 5] = [
+const ROW_DUMPS: [&str; 6] = [
     "cuda_gpu_trace",
     "cuda_api_trace",
     "cuda_kern_exec_trace",
     "nvtx_gpu_proj_trace",
     "nvtx_pushpop_trace",
+    "critical_path_segments",
 ];
+
+/// What `summary moe.sqlite` may print without `--report` (8,146 lines while
+/// `critical_path_segments` was in the default set; 265 without it).
+const DEFAULT_LINES_AT_MOST: usize = 1_500;
 
 fn run(args: &[&str]) -> Output {
     let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
@@ -51,6 +57,13 @@ fn summary_without_report_leaves_the_row_dumps_out_and_names_them() {
         );
     }
     assert!(stderr.contains("--report all"), "{stderr}");
+    assert!(
+        stdout.lines().count() < DEFAULT_LINES_AT_MOST,
+        "summary moe.sqlite printed {} lines",
+        stdout.lines().count()
+    );
+    // The per-iteration summary of the path stays.
+    assert!(titled(&stdout, "critical_path"), "critical_path missing");
     // The summaries themselves are all still there.
     for name in [
         "cuda_api_sum",

@@ -55,8 +55,8 @@ pub fn parse_reports(text: &str) -> Result<Vec<ReportRequest>> {
     Ok(out)
 }
 
-/// `summary` with no `--report`: the row dumps (`*_trace`, one line per event: 189,143 lines for
-/// stress) are left out, as `nsys stats` leaves them out by default. Returns the names left out.
+/// `summary` with no `--report`: the row dumps ([`reports::is_row_dump`]: the `*_trace` reports,
+/// one line per event, 189,143 lines for stress; `critical_path_segments`) are left out, as `nsys stats` leaves them out by default. Returns the names left out.
 pub fn leave_out_row_dumps(requests: &mut Vec<ReportRequest>) -> Vec<&'static str> {
     let left_out = requests
         .iter()

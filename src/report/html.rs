@@ -40,7 +40,7 @@ td.name { max-width: 640px; overflow-wrap: anywhere; font-family: ui-monospace, 
 tr { break-inside: avoid; }
 .met { color: #fff; background: var(--ok); }
 .not_met { color: #fff; background: var(--bad); }
-.not_measurable, .no_target { color: #fff; background: var(--na); }
+.not_measurable, .no_target, .not_applicable { color: #fff; background: var(--na); }
 .badge { display: inline-block; border-radius: 3px; padding: 0 6px; font-size: 12px; font-weight: 600; white-space: nowrap; }
 .better { color: var(--ok); font-weight: 600; }
 .worse { color: var(--bad); font-weight: 600; }
@@ -178,7 +178,7 @@ const DEFINITIONS: &str = r#"<h2 id="definitions">How the figures are computed</
 <dt id="def-utilization">GPU utilisation (target &gt; 85 %)</dt>
 <dd>Busy time ÷ measured time of one GPU. Busy: the union over all its streams of kernels, memory copies, memsets and CUDA graph executions. Measured: that GPU's active span (first start to last end of its operations starting in the range), less warm-up time when excluded. The panel's Gaps tab and <code>sightline diff --report headline</code> read the same figure (<code>analysis::gpu_activity</code>).</dd>
 <dt id="def-overlap">Copy/compute overlap (target &gt; 60 %)</dt>
-<dd>|kernel union ∩ memory-op union| ÷ |memory-op union| on one GPU, inside its measured time: the share of copy and memset time hidden under kernels (<code>analysis::copy_compute_overlap</code>, <code>sightline summary --report overlap</code>).</dd>
+<dd>|kernel union ∩ memory-op union| ÷ |memory-op union| on one GPU, inside its measured time: the share of copy and memset time hidden under kernels (<code>analysis::copy_compute_overlap</code>, <code>sightline summary --report overlap</code>). The target applies where copies and memsets (their union) take at least 1 % of the GPU's active span; below that, hiding them all would shorten the run by less than 1 %, and the verdict is <i>n/a</i> with their share.</dd>
 <dt id="def-sync-wait">Synchronisation wait (target &lt; 10 %)</dt>
 <dd>For each host thread whose CUDA calls launched work on the GPU: the union of its synchronising calls (device/context/stream/event synchronize, synchronous cudaMemcpy/cudaMemset) ÷ the span from its first to its last CUDA call; per GPU, the threads that launched work on it summed (<code>analysis::sync_wait</code>).</dd>
 <dt id="def-exposed-comm">Exposed communication</dt>
@@ -186,7 +186,7 @@ const DEFINITIONS: &str = r#"<h2 id="definitions">How the figures are computed</
 <dt id="def-dram">Memory bandwidth (target &gt; 80 %)</dt>
 <dd>Average of the GPU metrics DRAM read + DRAM write throughput (% of peak) over the GPU's active span; only with <code>nsys profile --gpu-metrics-device</code>. Without them, with <code>--ncu REPORT</code> (an Nsight Compute report of the same program): the DRAM throughput ncu measured of each kernel it profiled and matched to the timeline (<code>dram__throughput</code> / <code>gpu__dram_throughput</code>, % of peak), weighted by the kernel's duration on the timeline.</dd>
 <dt id="def-pcie">PCIe throughput (target 50–70 %)</dt>
-<dd>Average of the GPU metrics PCIe RX and TX throughput (% of peak) over the GPU's active span, the larger judged; only with GPU metrics.</dd>
+<dd>Average of the GPU metrics PCIe RX and TX throughput (% of peak) over the GPU's active span, the larger judged; only with GPU metrics. Like copy/compute overlap, <i>n/a</i> where copies and memsets take less than 1 % of the active span.</dd>
 <dt id="def-sm-active">SM active</dt>
 <dd>Average of the GPU metric SM Active (% of cycles with at least one warp on an SM) over the GPU's active span; only with GPU metrics. No target in the guides.</dd>
 <dt id="def-gaps">Idle gaps and their causes</dt>
@@ -196,6 +196,6 @@ const DEFINITIONS: &str = r#"<h2 id="definitions">How the figures are computed</
 <dt id="def-iterations">Iterations</dt>
 <dd>The instances of the outermost repeated range family (<code>step_N</code>, <code>ProfilerStep#N</code>, <code>token_N</code>: names that differ only in their numbers), each with its duration, the kernels launched by CUDA calls that any thread of its process started in it (PyTorch's autograd thread, which runs the backward pass, included) and the union on the GPU of every operation those calls launched, copies and memsets included; warm-up iterations are those the warm-up exclusion covers (or ranges named warmup), outliers last longer than the median + 3 × MAD of the others (<code>sightline summary --report iterations</code>).</dd>
 <dt id="def-findings">Findings</dt>
-<dd>The <code>nsys analyze</code> rules (as the Findings tab runs them) and the gap causes, ranked by time lost: a rule's rows' durations (for GPU utilisation chunks, the part not in use), a cause's gaps' total.</dd>
+<dd>The <code>nsys analyze</code> rules (as the Findings tab runs them) and the gap causes, ranked by time lost: the GPU idle time (active span less busy time) each explains, every idle instant counted once, so the findings add up to no more than the GPUs' idle time. A finding explains the idle time of its GPU inside what its rows point at: a cause's gaps; a gap or low-utilisation region of <code>gpu_gaps</code> / <code>gpu_time_util</code> (only the idle time inside it, not its length); a synchronous or pageable copy or memset, its call and operation; a synchronising call of <code>cuda_api_sync</code>, the call, on the GPUs its thread launched work on. Where two explain the same time, the more specific keeps it: first the rules whose rows are calls, then the gap causes, then <code>gpu_gaps</code> and <code>gpu_time_util</code>. "N long in all" is what the rows themselves add up to, as <code>nsys analyze</code> lists them (<code>rows_ns</code> in the JSON).</dd>
 </dl>
 "#;

@@ -22,6 +22,9 @@ pub enum Verdict {
     NotMeasurable,
     /// Shown for context; the guides set no target.
     NoTarget,
+    /// The target does not apply to this run ([`Check::note`] says why): copies are too small a
+    /// part of it for their overlap or the bus to matter ([`COPY_TARGETS_APPLY_FROM_PCT`]).
+    NotApplicable,
 }
 
 impl Verdict {
@@ -31,6 +34,7 @@ impl Verdict {
             Verdict::NotMet => "not met",
             Verdict::NotMeasurable => "not measurable",
             Verdict::NoTarget => "no target",
+            Verdict::NotApplicable => "n/a",
         }
     }
 }
@@ -82,6 +86,44 @@ pub struct Check {
     pub value_pct: Option<f64>,
     pub target: &'static str,
     pub verdict: Verdict,
+    /// Why the target does not apply (with [`Verdict::NotApplicable`]), else `None`.
+    pub note: Option<String>,
+}
+
+/// The copy targets (copy/compute overlap, PCIe throughput) apply to a GPU whose copies and
+/// memsets (their union, `memory_ns`) take at least this share of its active span. Below it,
+/// hiding every copy under kernels, or moving them faster, would shorten the run by less than 1 %
+/// — within run-to-run noise — so a low overlap is no finding: kt_train's 0.9 ms of copies in a
+/// 267 ms span (0.3 %) say "n/a", not "not met".
+pub const COPY_TARGETS_APPLY_FROM_PCT: f64 = 1.0;
+
+/// Why the copy targets do not apply to `g`, or `None` where they do.
+fn copies_too_small(g: &GpuFigures) -> Option<String> {
+    if g.measured_ns <= 0 {
+        return None;
+    }
+    let share = g.memory_ns as f64 * 100.0 / g.measured_ns as f64;
+    (share < COPY_TARGETS_APPLY_FROM_PCT).then(|| {
+        if g.memory_ns == 0 {
+            "no copies or memsets".to_string()
+        } else {
+            format!("copies are {share:.1} % of the active span")
+        }
+    })
+}
+
+impl Check {
+    /// This check, marked as not applying for `reason` (when there is one).
+    fn unless_inapplicable(self, reason: Option<&String>) -> Check {
+        match reason {
+            Some(r) if self.verdict != Verdict::NoTarget => Check {
+                verdict: Verdict::NotApplicable,
+                note: Some(r.clone()),
+                ..self
+            },
+            _ => self,
+        }
+    }
 }
 
 /// A target as written ("> 85 %") and the test a value must pass.
@@ -106,11 +148,14 @@ fn check(
         value_pct,
         target: target_text,
         verdict,
+        note: None,
     }
 }
 
-/// The checks of one GPU's figures, in the order the page lists them.
+/// The checks of one GPU's figures, in the order the page lists them; the copy targets say "n/a"
+/// where copies are too small a part of the GPU's time ([`COPY_TARGETS_APPLY_FROM_PCT`]).
 pub fn checks_of(g: &GpuFigures) -> Vec<Check> {
+    let copies_minor = copies_too_small(g);
     let pcie = match (g.pcie_rx_pct, g.pcie_tx_pct) {
         (Some(r), Some(t)) => Some(r.max(t)),
         (r, t) => r.or(t),
@@ -127,7 +172,8 @@ pub fn checks_of(g: &GpuFigures) -> Vec<Check> {
             "Copy/compute overlap",
             g.copy_compute_overlap_pct,
             Some(("> 60 %", |v| v > 60.0)),
-        ),
+        )
+        .unless_inapplicable(copies_minor.as_ref()),
         check(
             "sync-wait",
             "Synchronisation wait",
@@ -151,7 +197,8 @@ pub fn checks_of(g: &GpuFigures) -> Vec<Check> {
             "PCIe throughput",
             pcie,
             Some(("50–70 %", |v| (50.0..=70.0).contains(&v))),
-        ),
+        )
+        .unless_inapplicable(copies_minor.as_ref()),
         check("sm-active", "SM active", g.sm_active_pct, None),
     ]
 }
@@ -250,5 +297,69 @@ mod tests {
         assert_eq!(util(Some(85.1)).verdict, Verdict::Met);
         assert_eq!(util(None).verdict, Verdict::NotMeasurable);
         assert_eq!(check("s", "S", Some(3.0), None).verdict, Verdict::NoTarget);
+    }
+
+    fn figures(measured_ns: i64, memory_ns: i64, overlap_pct: Option<f64>) -> GpuFigures {
+        GpuFigures {
+            device: 0,
+            name: String::new(),
+            window_start_ns: Some(0),
+            window_end_ns: Some(measured_ns),
+            measured_ns,
+            busy_ns: measured_ns / 2,
+            idle_ns: measured_ns - measured_ns / 2,
+            utilization_pct: Some(50.0),
+            kernel_ns: measured_ns / 2,
+            memory_ns,
+            overlap_ns: 0,
+            copy_compute_overlap_pct: overlap_pct,
+            sync_wait_pct: None,
+            comm_ns: 0,
+            exposed_comm_ns: 0,
+            exposed_comm_pct: None,
+            gaps: 0,
+            idle_in_gaps_ns: 0,
+            sm_active_pct: None,
+            dram_bandwidth_pct: None,
+            pcie_rx_pct: Some(2.0),
+            pcie_tx_pct: None,
+            checks: Vec::new(),
+        }
+    }
+
+    fn verdict(checks: &[Check], id: &str) -> (Verdict, Option<String>) {
+        let c = checks.iter().find(|c| c.id == id);
+        (
+            c.map_or(Verdict::NoTarget, |c| c.verdict),
+            c.and_then(|c| c.note.clone()),
+        )
+    }
+
+    #[test]
+    fn copy_targets_do_not_apply_below_one_percent_of_the_span() {
+        // 0.9 ms of copies in 267 ms, none hidden: kt_train.
+        let small = checks_of(&figures(267_000_000, 900_000, Some(0.0)));
+        assert_eq!(
+            verdict(&small, "overlap"),
+            (
+                Verdict::NotApplicable,
+                Some("copies are 0.3 % of the active span".to_string())
+            )
+        );
+        assert_eq!(verdict(&small, "pcie").0, Verdict::NotApplicable);
+        assert_eq!(verdict(&small, "utilization").0, Verdict::NotMet);
+        // 1 % and more: judged.
+        let big = checks_of(&figures(100_000_000, 1_000_000, Some(0.0)));
+        assert_eq!(verdict(&big, "overlap"), (Verdict::NotMet, None));
+        assert_eq!(verdict(&big, "pcie").0, Verdict::NotMet);
+        // No copies at all: nothing to overlap, so n/a rather than "not measurable".
+        let none = checks_of(&figures(100_000_000, 0, None));
+        assert_eq!(
+            verdict(&none, "overlap"),
+            (
+                Verdict::NotApplicable,
+                Some("no copies or memsets".to_string())
+            )
+        );
     }
 }

@@ -13,6 +13,7 @@ pub mod findings;
 pub mod html;
 pub mod iterations_chart;
 pub mod json;
+pub mod lost_time;
 pub mod metrics;
 pub mod ncu_dram;
 pub mod pictures;
@@ -153,7 +154,7 @@ fn run_report(
         critical_paths,
         iterations,
         config: Config::of(trace, input.range, input.exclusion),
-        findings: findings::findings(trace, &filter, &gaps, &causes),
+        findings: findings::findings(trace, &filter, &gaps, &causes, &threads),
         tops: tables::top_tables(trace, &filter, nsys_format),
         headline: headline::headline(trace, &filter, iteration),
         idle_by_cause: pictures::idle_by_cause(&totals),

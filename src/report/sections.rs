@@ -14,14 +14,18 @@ fn pct(v: Option<f64>) -> String {
     v.map_or("–".to_string(), |v| format!("{v:.1} %"))
 }
 
+/// The verdict, and why a target does not apply: `n/a — copies are 0.3 % of the active span`.
 fn badge(c: &Check) -> String {
     format!(
-        "<span class=\"badge {}\">{}</span>",
+        "<span class=\"badge {}\">{}</span>{}",
         serde_json::to_value(c.verdict)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default(),
-        c.verdict.label()
+        c.verdict.label(),
+        c.note
+            .as_ref()
+            .map_or(String::new(), |n| format!(" — {}", esc(n)))
     )
 }
 
@@ -208,7 +212,7 @@ pub fn key_metrics(report: &Report) -> String {
 /// The findings, costliest first.
 pub fn findings(run: &RunReport) -> String {
     let mut h = String::from(
-        "<h2 id=\"findings\">Findings, by time lost</h2>\n<p><a href=\"#def-findings\">How they are ranked</a></p>\n",
+        "<h2 id=\"findings\">Findings, by time lost</h2>\n<p>Time lost: the GPU idle time each explains, counted once (<a href=\"#def-findings\">how</a>).</p>\n",
     );
     if run.findings.is_empty() {
         h.push_str("<p>No rule found anything and no GPU gap of 100 µs or more.</p>\n");
@@ -225,8 +229,15 @@ pub fn findings(run: &RunReport) -> String {
             ),
             _ => String::new(),
         };
+        // What the rows add up to, where it is not the idle time they explain (a region's
+        // length, a call's, time another finding explained first).
+        let rows = if f.rows_ns == f.lost_ns {
+            String::new()
+        } else {
+            format!(" ({} long in all)", format_ns(f.rows_ns as f64))
+        };
         h.push_str(&format!(
-            "<div class=\"finding\"><div>{}. <b>{}</b> — <span class=\"lost\">{} lost</span> in {} {}</div>\
+            "<div class=\"finding\"><div>{}. <b>{}</b> — <span class=\"lost\">{} lost</span> in {} {}{rows}</div>\
              <div class=\"advice\">{}</div><div class=\"when\">{when} · <code>{}</code></div></div>\n",
             i + 1,
             esc(&f.title),

@@ -122,6 +122,11 @@ impl StatsReport for CriticalPathReport {
         "repeated NVTX ranges or PyTorch annotations"
     }
 
+    /// `critical_path_segments` has a row per stretch of each path (8,000 lines on moe).
+    fn row_dump(&self) -> bool {
+        self.segments
+    }
+
     fn options(&self) -> &'static [&'static str] {
         &["family"]
     }

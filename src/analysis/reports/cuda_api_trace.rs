@@ -43,6 +43,10 @@ impl StatsReport for CudaApiTrace {
         true
     }
 
+    fn row_dump(&self) -> bool {
+        true
+    }
+
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
         let api = &trace.api_calls;

@@ -97,6 +97,10 @@ impl StatsReport for CudaGpuTrace {
         true
     }
 
+    fn row_dump(&self) -> bool {
+        true
+    }
+
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
         // nsys 2023.4 names the device from TARGET_INFO_GPU and prints nothing without it

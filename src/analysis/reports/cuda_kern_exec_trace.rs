@@ -56,6 +56,10 @@ impl StatsReport for CudaKernExecTrace {
         true
     }
 
+    fn row_dump(&self) -> bool {
+        true
+    }
+
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
         let stream_of_kernel = stream_of_rows(trace, trace.kernels.spans.len(), |s| &s.kernels);

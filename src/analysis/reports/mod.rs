@@ -115,6 +115,12 @@ pub trait StatsReport: Sync {
     fn streams(&self) -> bool {
         false
     }
+    /// Whether it is a row dump: one row per event or per stretch of time (the `*_trace`
+    /// reports, `critical_path_segments`), thousands of lines on a real trace, which `summary`
+    /// prints only when asked for, as `nsys stats` prints its `*_trace` reports.
+    fn row_dump(&self) -> bool {
+        false
+    }
     /// Its rows depend on a threshold (`idle_causes:min=`), so [`has_data`] says whether the trace
     /// has the events it reads, and no rows is itself an answer ("no gap that long").
     fn rows_depend_on_threshold(&self) -> bool {
@@ -159,10 +165,10 @@ pub static REPORTS: &[&dyn StatsReport] = &[
     &nvtx_pushpop_trace::NvtxPushpopTrace,
 ];
 
-/// Whether the report is a row dump (one row per event, the `*_trace` reports), which
-/// `nsys stats` prints only when asked for by name.
+/// Whether the report is a row dump ([`StatsReport::row_dump`]), which `summary` prints only
+/// when asked for by name or by `all`.
 pub fn is_row_dump(report: &dyn StatsReport) -> bool {
-    report.name().ends_with("_trace")
+    report.row_dump()
 }
 
 /// The report named `name`.
@@ -344,6 +350,24 @@ mod tests {
         let before = names.len();
         names.dedup();
         assert_eq!(names.len(), before);
+    }
+
+    /// Row dumps say so themselves; the `*_trace` reports (nsys's row dumps) all do.
+    #[test]
+    fn row_dumps_are_the_trace_reports_and_the_path_segments() {
+        let dumps: Vec<&str> = REPORTS
+            .iter()
+            .filter(|r| is_row_dump(**r))
+            .map(|r| r.name())
+            .collect();
+        for r in REPORTS {
+            if r.name().ends_with("_trace") {
+                assert!(dumps.contains(&r.name()), "{}", r.name());
+            }
+        }
+        assert!(dumps.contains(&"critical_path_segments"));
+        assert!(!dumps.contains(&"critical_path"));
+        assert_eq!(dumps.len(), 6, "{dumps:?}");
     }
 
     #[test]

@@ -38,6 +38,10 @@ impl StatsReport for NvtxGpuProjTrace {
         true
     }
 
+    fn row_dump(&self) -> bool {
+        true
+    }
+
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
         // nsys needs NVTX and API data to run at all.

@@ -35,6 +35,10 @@ impl StatsReport for NvtxPushpopTrace {
         true
     }
 
+    fn row_dump(&self) -> bool {
+        true
+    }
+
     fn compute(&self, input: &ReportInput) -> Table {
         let trace = input.trace;
         let forest = RangeForest::build(trace, input.filter, RangeKinds::PushPop);
