@@ -82,7 +82,7 @@ fn median_shares(run: &RunReport) -> Vec<(Part, f64)> {
 /// The section, one table per run.
 pub fn section(report: &Report) -> String {
     let mut h = String::from(
-        "<h2 id=\"bounds\">What bounds each step</h2>\n<p>The critical path of each iteration: the chain of dependent CPU work, launches, GPU work, copies and waits that sets its length (<a href=\"#def-critical-path\">how it is found</a>; <code>sightline summary TRACE --report critical_path</code>).</p>\n",
+        "<h2 id=\"bounds\">What bounds each step</h2>\n<p>The critical path of each iteration: the chain of dependent CPU work, launches, GPU work, copies and waits from its start to its end, through every thread of its process (<a href=\"#def-critical-path\">how it is found</a>; <code>sightline summary TRACE --report critical_path</code>).</p>\n",
     );
     h.push_str(&legend());
     let runs: Vec<(&str, &RunReport)> = match &report.baseline {
@@ -111,7 +111,7 @@ pub fn section(report: &Report) -> String {
                 shares.join(", ")
             }
         ));
-        h.push_str("<table><tr><th>Iteration</th><th>Duration</th><th>Path</th><th>Bound by</th><th>Path by part</th></tr>\n");
+        h.push_str("<table><tr><th>Iteration</th><th>Duration</th><th>Path</th><th>Bound by</th><th>Path by part</th><th>CPU by thread</th></tr>\n");
         for (n, (it, path)) in run
             .iterations
             .iterations
@@ -127,13 +127,22 @@ pub fn section(report: &Report) -> String {
                     path.part_ns(p) as f64 * 100.0 / path.path_ns() as f64
                 )
             });
+            let threads: Vec<String> = path
+                .cpu_by_thread
+                .iter()
+                .map(|(t, ns)| {
+                    let label = run.path_threads.get(t).map_or("", String::as_str);
+                    format!("{} {}", esc(label), format_ns(*ns as f64))
+                })
+                .collect();
             h.push_str(&format!(
-                "<tr><td>{n} <code>{}</code>{}</td><td>{}</td><td>{}</td><td>{bound}</td><td>{}</td></tr>\n",
+                "<tr><td>{n} <code>{}</code>{}</td><td>{}</td><td>{}</td><td>{bound}</td><td>{}</td><td>{}</td></tr>\n",
                 esc(&it.name),
                 if it.warmup { " (warm-up)" } else { "" },
                 format_ns(it.duration_ns() as f64),
                 format_ns(path.path_ns() as f64),
                 bar(path, it.duration_ns()),
+                threads.join("<br>"),
             ));
         }
         h.push_str("</table>\n");

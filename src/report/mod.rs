@@ -70,6 +70,8 @@ pub struct RunReport {
     pub iterations: Iterations,
     /// The critical path of each of `iterations`, in their order.
     pub critical_paths: Vec<crate::analysis::critical_path::CriticalPath>,
+    /// The label of each thread with CPU time on a path (`Thread 578 (python3)`), by `globalTid`.
+    pub path_threads: std::collections::HashMap<i64, String>,
     /// Where times count from in the page (session start, a PyTorch trace's first event).
     pub time_origin_ns: i64,
 }
@@ -150,8 +152,17 @@ fn run_report(
             }),
         );
     }
+    let path_threads = critical_paths
+        .iter()
+        .flat_map(|p| p.cpu_by_thread.iter().map(|&(t, _)| t))
+        .map(|t| {
+            let row = crate::analysis::critical_path::PathRow::Thread(t);
+            (t, crate::analysis::reports::critical_path::row_label(trace, row))
+        })
+        .collect();
     RunReport {
         critical_paths,
+        path_threads,
         iterations,
         config: Config::of(trace, input.range, input.exclusion),
         findings: findings::findings(trace, &filter, &gaps, &causes, &threads),

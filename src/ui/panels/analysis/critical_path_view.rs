@@ -70,8 +70,10 @@ impl AnalysisPanel {
         }
         ui.label(
             RichText::new(
-                "The chain of dependent CPU work, launches, GPU work, copies and waits that sets \
-                 each iteration's length. Click a row to outline its path on the timeline.",
+                "The chain of dependent CPU work, launches, GPU work, copies and waits from each \
+                 iteration's start to its end, through every thread of its process (a waiting \
+                 thread hands over to the one that worked meanwhile). Hover a bar for the CPU per \
+                 thread; click a row to outline its path on the timeline.",
             )
             .weak(),
         );
