@@ -13,7 +13,7 @@ const WIDTH: f64 = 1100.0;
 const PLOT_H: f64 = 220.0;
 const LEFT: f64 = 70.0;
 const TOP: f64 = 10.0;
-const BOTTOM: f64 = 46.0;
+const BOTTOM: f64 = 62.0;
 
 /// The median duration of the steady (not warm-up) iterations.
 pub fn steady_median_ns(its: &Iterations) -> Option<f64> {
@@ -106,8 +106,10 @@ pub fn iterations_svg(its: &Iterations) -> Option<String> {
     }
     s.push_str(&format!(
         "<text x=\"{LEFT}\" y=\"{:.1}\" font-size=\"12\">iteration · bar: duration (blue steady, grey warm-up, red outlier) · \
-         dark inner bar: GPU time of the work its process launched in it (every thread) · dashed: median of the steady ones</text></svg>",
-        TOP + PLOT_H + 36.0
+         dashed: median of the steady ones</text><text x=\"{LEFT}\" y=\"{:.1}\" font-size=\"12\">dark inner bar: GPU time \
+         of the work its process launched in it, every thread (the backward pass on PyTorch's autograd thread included)</text></svg>",
+        TOP + PLOT_H + 36.0,
+        TOP + PLOT_H + 52.0
     ));
     Some(s)
 }
