@@ -157,7 +157,10 @@ fn run_report(
         .flat_map(|p| p.cpu_by_thread.iter().map(|&(t, _)| t))
         .map(|t| {
             let row = crate::analysis::critical_path::PathRow::Thread(t);
-            (t, crate::analysis::reports::critical_path::row_label(trace, row))
+            (
+                t,
+                crate::analysis::reports::critical_path::row_label(trace, row),
+            )
         })
         .collect();
     RunReport {

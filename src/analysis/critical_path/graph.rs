@@ -91,19 +91,20 @@ pub fn longest_path(
     prep: &Prepared,
     r0: i64,
     r1: i64,
-    scope: Scope,
+    scope: &Scope,
 ) -> CriticalPath {
     let clip = |t: i64| t.clamp(r0, r1);
     let mut g = Graph::default();
     let api = &trace.api_calls;
 
     // CPU events per thread, and the calls' nodes. A thread with only OS-runtime calls (the
-    // profiler's, the CUDA driver's own threads) does none of the step's work.
+    // profiler's, the CUDA driver's, a communication library's helper threads) launches none of
+    // the step's work; a thread that runs instances of its own is another step.
     let mut threads: Vec<(i64, Vec<CpuItem>)> = Vec::new();
     let mut waits_by_thread: HashMap<i64, Vec<(i64, u32)>> = HashMap::new();
     let in_scope = |t: &&crate::trace::ThreadTrack| {
         t.gpu_lane.is_none()
-            && scope.pid.is_none_or(|p| t.pid == p)
+            && scope.includes(t.pid, t.global_tid)
             && (!t.api_calls.is_empty() || t.nvtx_levels.iter().any(|l| !l.is_empty()))
     };
     for t in trace.threads.iter().filter(in_scope) {
@@ -115,7 +116,7 @@ pub fn longest_path(
             r1.saturating_add(1),
         ) {
             let (s, e) = (api.spans.start_ns[i], api.spans.end_ns[i]);
-            if s < r0 || s > r1 || e <= s {
+            if s < r0 || s >= r1 || e <= s {
                 continue;
             }
             if prep.kind_of_call(trace, i) == CallKind::StreamWait {
@@ -217,6 +218,17 @@ pub fn longest_path(
     calls.sort_unstable();
     for &c in &calls {
         for op in prep.ops_of_call(c) {
+            add_op(&mut g, op, &mut op_nodes);
+        }
+    }
+    // Work launched before the range and still running in it: a stream busy from the range's
+    // start (a GPU-bound step begins behind the previous one's work).
+    let streams: Vec<u32> = match scope.pid {
+        Some(pid) => prep.streams_of_pid.get(&pid).cloned().unwrap_or_default(),
+        None => (0..prep.stream_ops.len() as u32).collect(),
+    };
+    for st in streams {
+        for op in prep.queued_before(trace, st, r0, r1) {
             add_op(&mut g, op, &mut op_nodes);
         }
     }
@@ -371,19 +383,32 @@ pub fn longest_path(
         };
         for o in ops {
             if let Some(&(_, oe)) = op_nodes.get(o) {
-                g.edge(oe, ce, Weigh::Free, Row::Thread(tid), Ev::Call(*c));
+                // The call returns after the work it waited for: its own time, on its thread.
+                g.edge(
+                    oe,
+                    ce,
+                    Weigh::Work(Part::Cpu),
+                    Row::Thread(tid),
+                    Ev::Call(*c),
+                );
             }
         }
     }
 
-    let mut path = walk(trace, prep, &g, r0, r1);
+    let mut path = walk(trace, prep, &g, (r0, r1), scope.home);
     path.start_ns = r0;
     path.end_ns = r1;
     path
 }
 
 /// The longest path (Kahn's order), as segments and a breakdown.
-fn walk(trace: &Trace, prep: &Prepared, g: &Graph, r0: i64, r1: i64) -> CriticalPath {
+fn walk(
+    trace: &Trace,
+    prep: &Prepared,
+    g: &Graph,
+    (r0, r1): (i64, i64),
+    home: Option<i64>,
+) -> CriticalPath {
     let n = g.time.len();
     let mut out_start = vec![0u32; n + 1];
     for e in &g.edges {
@@ -437,8 +462,14 @@ fn walk(trace: &Trace, prep: &Prepared, g: &Graph, r0: i64, r1: i64) -> Critical
     let first = edges.first().map_or(r1, |e| g.time[e.from as usize]);
     let last = edges.last().map_or(r1, |e| g.time[e.to as usize]);
     let mut stretches: Vec<(Part, Row, i64, i64, Option<Ev>)> = Vec::new();
-    if let Some(e) = edges.first() {
-        stretches.push((Part::Unattributed, e.row, r0, first, None));
+    match edges.first() {
+        Some(e) => stretches.push((Part::Unattributed, e.row, r0, first, None)),
+        // Nothing in the range: all of it unattributed, on the range's own thread.
+        None => {
+            if let Some(t) = home {
+                stretches.push((Part::Unattributed, Row::Thread(t), r0, r1, None));
+            }
+        }
     }
     stretches.extend(edges.iter().map(|e| {
         (
@@ -465,13 +496,14 @@ fn walk(trace: &Trace, prep: &Prepared, g: &Graph, r0: i64, r1: i64) -> Critical
         if let (Row::Thread(t), Part::Cpu) = (row, part) {
             *cpu.entry(t).or_default() += dt;
         }
-        let (row, event) = match (part, ev) {
-            (Part::Unattributed, _) | (_, None) => {
-                (path_row(trace, row), Arc::clone(&unattributed))
-            }
-            (_, Some(Ev::Untraced)) => (path_row(trace, row), Arc::clone(&untraced)),
-            (_, Some(ev)) => (path_row(trace, row), event_name(trace, prep, ev)),
+        // An unattributed stretch inside a call keeps the call's name (the `pthread_cond_wait`
+        // a thread waited in); a hand-over between threads and the range's ends are just that.
+        let event = match ev {
+            None | Some(Ev::Untraced) if part == Part::Unattributed => Arc::clone(&unattributed),
+            None | Some(Ev::Untraced) => Arc::clone(&untraced),
+            Some(ev) => event_name(trace, prep, ev),
         };
+        let row = path_row(trace, row);
         if let Some(last) = path.segments.last_mut()
             && last.part == part
             && last.end_ns == start_ns
@@ -489,7 +521,7 @@ fn walk(trace: &Trace, prep: &Prepared, g: &Graph, r0: i64, r1: i64) -> Critical
             event,
         });
     }
-    if edges.is_empty() && r1 > r0 {
+    if edges.is_empty() && home.is_none() && r1 > r0 {
         path.parts_ns[Part::ALL.len() - 1] += r1 - r0;
     }
     path.cpu_by_thread = cpu.into_iter().collect();

@@ -153,24 +153,28 @@ impl CriticalPath {
     }
 
     /// The part holding most of the path, `None` for an empty path.
+    /// Unattributed time bounds nothing: it is what the trace cannot say.
     pub fn bound_by(&self) -> Option<Part> {
         Part::ALL
             .iter()
             .zip(self.parts_ns)
-            .filter(|&(_, ns)| ns > 0)
+            .filter(|&(&p, ns)| ns > 0 && p != Part::Unattributed)
             .max_by_key(|&(_, ns)| ns)
             .map(|(&p, _)| p)
     }
 }
 
 /// Whose work a path may run through.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Scope {
     /// Only the threads of this process (a step's); `None`: every process.
     pub pid: Option<u32>,
     /// The thread the range is on (a step's range): its time from the range's start to its
     /// first event and from its last event to the range's end is its own.
     pub home: Option<i64>,
+    /// Threads of the process left out: those that run steps of their own (one thread per GPU,
+    /// a server's workers), whose work is their steps', not this one's.
+    pub excluded: Arc<Vec<i64>>,
 }
 
 impl Scope {
@@ -180,7 +184,14 @@ impl Scope {
         Self {
             pid: home.map(crate::trace::pid_of),
             home,
+            excluded: Arc::default(),
         }
+    }
+
+    /// Does the path run through thread `global_tid` of process `pid`?
+    pub fn includes(&self, pid: u32, global_tid: i64) -> bool {
+        self.pid.is_none_or(|p| p == pid)
+            && (Some(global_tid) == self.home || !self.excluded.contains(&global_tid))
     }
 }
 
@@ -192,7 +203,7 @@ pub fn critical_path(
     end_ns: i64,
     scope: Scope,
 ) -> CriticalPath {
-    let mut path = graph::longest_path(trace, prepared, start_ns, end_ns, scope);
+    let mut path = graph::longest_path(trace, prepared, start_ns, end_ns, &scope);
     path.notes = notes(trace);
     path
 }
@@ -207,14 +218,26 @@ pub fn critical_paths(trace: &Trace, ranges: &[(i64, i64)]) -> Vec<CriticalPath>
     scoped_paths(trace, &scoped)
 }
 
-/// The critical path of each iteration, through every thread of its process, in parallel.
+/// The critical path of each iteration, through every thread of its process but those that run
+/// iterations of their own, in parallel.
 pub fn step_paths(
     trace: &Trace,
     steps: &[crate::analysis::iterations::Iteration],
 ) -> Vec<CriticalPath> {
+    let homes: Vec<i64> = steps
+        .iter()
+        .filter_map(|it| trace.nvtx.global_tid.get(it.nvtx).copied())
+        .collect();
+    let excluded = Arc::new(crate::analysis::iterations::instance_threads(&homes));
     let scoped: Vec<(i64, i64, Scope)> = steps
         .iter()
-        .map(|it| (it.start_ns, it.end_ns, Scope::of_range(trace, it.nvtx)))
+        .map(|it| {
+            let scope = Scope {
+                excluded: Arc::clone(&excluded),
+                ..Scope::of_range(trace, it.nvtx)
+            };
+            (it.start_ns, it.end_ns, scope)
+        })
         .collect();
     scoped_paths(trace, &scoped)
 }
@@ -225,8 +248,8 @@ pub fn scoped_paths(trace: &Trace, ranges: &[(i64, i64, Scope)]) -> Vec<Critical
     let notes = notes(trace);
     ranges
         .par_iter()
-        .map(|&(s, e, scope)| {
-            let mut path = graph::longest_path(trace, &prepared, s, e, scope);
+        .map(|(s, e, scope)| {
+            let mut path = graph::longest_path(trace, &prepared, *s, *e, scope);
             path.notes = notes.clone();
             path
         })

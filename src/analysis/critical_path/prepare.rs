@@ -219,6 +219,26 @@ impl Prepared {
             .map(|(i, _)| (range.start + i) as u32)
     }
 
+    /// The operations of stream `stream` running in `[r0, r1)` that were launched before `r0` (or
+    /// by no call in the trace): work queued ahead of the range.
+    pub fn queued_before(&self, trace: &Trace, stream: u32, r0: i64, r1: i64) -> Vec<u32> {
+        let Some(range) = self.stream_ops.get(stream as usize).cloned() else {
+            return Vec::new();
+        };
+        let ops = &self.ops[range.clone()];
+        // Ops of a stream run one after another: by start, their ends ascend too.
+        let from = ops.partition_point(|o| o.end_ns <= r0);
+        ops[from..]
+            .iter()
+            .enumerate()
+            .take_while(|(_, o)| o.start_ns < r1)
+            .filter(|(_, o)| {
+                o.call == NO_INDEX || trace.api_calls.spans.start_ns[o.call as usize] < r0
+            })
+            .map(|(i, _)| (range.start + from + i) as u32)
+            .collect()
+    }
+
     /// The operation that the record of `event` made before `before` waits for: the last one
     /// launched to the recorded stream before the record call.
     pub fn recorded_op(&self, trace: &Trace, event: u64, before: i64) -> Option<u32> {

@@ -4,18 +4,19 @@
 //!
 //! - **A thread's events** are its CUDA calls, its CPU ranges (PyTorch operators; NVTX ranges in
 //!   an nsys export) and its OS-runtime calls, walked in nesting order. The time between two
-//!   boundaries inside a top-level event is CPU work of that thread.
-//! - **Between two top-level events** the thread ran code the trace does not trace (Python, the
-//!   framework) or waited for something. That time counts as the thread's CPU ("untraced"), at
-//!   half the weight of traced work, so that where another thread works in that stretch the path
-//!   follows it instead.
+//!   boundaries inside a call, an operator or an NVTX range is CPU work of that thread.
+//! - **Untraced time**: between two top-level events the thread ran code the trace does not
+//!   trace (Python, the framework) or waited. That time counts as the thread's CPU
+//!   ("untraced"), at half the weight of traced work, so that where other work explains the
+//!   stretch the path follows it instead.
 //! - **Waits**: a stretch between top-level events, a blocking OS-runtime call
 //!   ([`is_blocking_os_call`]: `pthread_cond_wait`, `futex`, `poll`, `sem_wait`, …) and a host
-//!   synchronization that waited for GPU work carry no weight of their own. From the start of a
-//!   wait the path may go to any event boundary of another thread inside the wait, and from any
-//!   such boundary back to the wait's end: the thread resumed after the work it waited for — the
-//!   autograd thread during `backward`, the thread that launched the GPU work a sync waits on.
-//!   HTA 0.5 keeps the path on one thread (its inter-event edges are free), so it misses this.
+//!   synchronization that waited for GPU work. Inside a blocking call the thread does nothing:
+//!   no weight. From the start of a wait the path may go to the first event boundary of another
+//!   thread inside the wait, and from that thread's last boundary inside it back to the wait's
+//!   end: the thread resumed after the work it waited for — the autograd thread during
+//!   `backward`, the thread that launched the GPU work a sync waits on. HTA 0.5 keeps the path on
+//!   one thread (its inter-event edges are free), so it misses this.
 
 use super::graph::{Ev, Graph, Row, Weigh};
 use std::collections::HashMap;
@@ -51,31 +52,74 @@ impl ThreadChain {
     }
 }
 
+/// The POSIX and Linux calls a thread blocks in until something else happens (a signal, a
+/// child, a peer, a lock's holder, time): waiting for another thread, process or machine.
+const BLOCKING_CALLS: [&str; 49] = [
+    "pthread_cond_wait",
+    "pthread_cond_timedwait",
+    "pthread_cond_clockwait",
+    "pthread_join",
+    "pthread_timedjoin_np",
+    "pthread_clockjoin_np",
+    "pthread_mutex_lock",
+    "pthread_mutex_timedlock",
+    "pthread_mutex_clocklock",
+    "pthread_rwlock_rdlock",
+    "pthread_rwlock_wrlock",
+    "pthread_rwlock_timedrdlock",
+    "pthread_rwlock_timedwrlock",
+    "pthread_barrier_wait",
+    "sem_wait",
+    "sem_timedwait",
+    "sem_clockwait",
+    "futex",
+    "poll",
+    "ppoll",
+    "select",
+    "pselect",
+    "pselect6",
+    "epoll_wait",
+    "epoll_pwait",
+    "epoll_pwait2",
+    "wait",
+    "waitpid",
+    "waitid",
+    "wait3",
+    "wait4",
+    "sleep",
+    "usleep",
+    "nanosleep",
+    "clock_nanosleep",
+    "pause",
+    "sigsuspend",
+    "sigwait",
+    "sigwaitinfo",
+    "sigtimedwait",
+    "accept",
+    "accept4",
+    "recv",
+    "recvfrom",
+    "recvmsg",
+    "recvmmsg",
+    "msgrcv",
+    "mq_receive",
+    "mq_timedreceive",
+];
+
 /// Is an OS-runtime call (by its name as nsys records it: `pthread_cond_wait`, `__poll`,
-/// `sem_timedwait`, `epoll_wait`, `nanosleep`) one the thread blocks in until something else
-/// happens? `read`, `write`, `ioctl`, `mmap`, … are the thread's own work.
+/// `sem_timedwait64`, `epoll_wait`, `nanosleep`) one the thread blocks in until something else
+/// happens? `read`, `write`, `ioctl`, `mmap`, `sem_post`, `epoll_ctl`, … are the thread's own
+/// work. The name is compared whole, without leading underscores, a `64` suffix or glibc's
+/// `@VERSION`.
 pub fn is_blocking_os_call(name: &str) -> bool {
-    let n = name.trim_start_matches('_').to_ascii_lowercase();
-    const BLOCKING: [&str; 12] = [
-        "wait",
-        "sleep",
-        "poll",
-        "select",
-        "futex",
-        "join",
-        "mutex_lock",
-        "rdlock",
-        "wrlock",
-        "accept",
-        "recv",
-        "pause",
-    ];
-    BLOCKING.iter().any(|b| n.contains(b))
-        || n.starts_with("sem_")
-        || n.starts_with("sigsuspend")
-        || n.starts_with("flock")
-        || n.starts_with("lockf")
-        || n.starts_with("msgrcv")
+    let n = name
+        .split('@')
+        .next()
+        .unwrap_or(name)
+        .trim_start_matches('_');
+    let n = n.strip_suffix("_time64").unwrap_or(n);
+    let n = n.strip_suffix("64").unwrap_or(n);
+    BLOCKING_CALLS.contains(&n)
 }
 
 /// One thread's chain of CPU work (module comment). `items` are sorted outer first; calls take
@@ -105,12 +149,7 @@ pub(super) fn cpu_chain(
             return;
         };
         if let Some(l) = *last {
-            let weigh = if blocking {
-                Weigh::Free
-            } else {
-                Weigh::Work(super::Part::Cpu)
-            };
-            g.edge(l, end, weigh, row, ev);
+            g.edge(l, end, inside(ev, blocking), row, ev);
         }
         if stack.is_empty() {
             *last = None;
@@ -127,6 +166,10 @@ pub(super) fn cpu_chain(
         let end_t = stack.last().map_or(it.end, |top| it.end.min(top.0));
         let (start, end, blocking) = match it.ev {
             Ev::Call(c) => match call_nodes.get(&c) {
+                // A call that outlasts its parent ends, on this chain, where the parent does.
+                Some(&(s, _, _)) if end_t < it.end => {
+                    (s, g.node(clip(end_t)), waited.contains_key(&c))
+                }
                 Some(&(s, e, _)) => (s, e, waited.contains_key(&c)),
                 None => continue,
             },
@@ -144,13 +187,8 @@ pub(super) fn cpu_chain(
             chain.waits.push((t, start));
         }
         if let Some(l) = last {
-            let parent = stack.last().map_or(it.ev, |top| top.2);
-            let weigh = if stack.last().is_some_and(|top| top.3) {
-                Weigh::Free
-            } else {
-                Weigh::Work(super::Part::Cpu)
-            };
-            g.edge(l, start, weigh, row, parent);
+            let (parent, blocking) = stack.last().map_or((it.ev, false), |top| (top.2, top.3));
+            g.edge(l, start, inside(parent, blocking), row, parent);
         }
         stack.push((end_t, end, it.ev, blocking));
         last = Some(start);
@@ -163,9 +201,22 @@ pub(super) fn cpu_chain(
     chain
 }
 
+/// How the time between two boundaries inside event `ev` weighs: nothing in a blocking call, the
+/// thread's CPU inside a call, an operator or an NVTX range (a range the user put around work
+/// says the thread is doing it; its waits inside are OS-runtime calls of their own).
+fn inside(_ev: Ev, blocking: bool) -> Weigh {
+    if blocking {
+        Weigh::Free
+    } else {
+        Weigh::Work(super::Part::Cpu)
+    }
+}
+
 /// The edges by which the path follows, through a wait of one thread, the work of another
-/// (module comment): from the wait's start to each boundary of another thread strictly inside
-/// it, and from each such boundary to the wait's end. Every such edge moves forward in time.
+/// thread (module comment): from the wait's start to the first boundary of each other thread
+/// strictly inside it, and from that thread's last boundary inside it to the wait's end — two
+/// edges per wait and thread, whatever the other thread does in between. Every such edge moves
+/// forward in time.
 pub(super) fn follow_waits(g: &mut Graph, chains: &[ThreadChain]) {
     for (a, chain) in chains.iter().enumerate() {
         for &(from, to) in &chain.waits {
@@ -179,10 +230,18 @@ pub(super) fn follow_waits(g: &mut Graph, chains: &[ThreadChain]) {
                 }
                 let lo = other.nodes.partition_point(|&(t, _)| t <= t0);
                 let hi = other.nodes.partition_point(|&(t, _)| t < t1);
-                for &(_, x) in &other.nodes[lo..hi.max(lo)] {
-                    g.edge(from, x, Weigh::Free, Row::Thread(chain.tid), Ev::Untraced);
-                    g.edge(x, to, Weigh::Free, Row::Thread(chain.tid), Ev::Untraced);
+                if hi <= lo {
+                    continue;
                 }
+                let (first, last) = (other.nodes[lo].1, other.nodes[hi - 1].1);
+                g.edge(
+                    from,
+                    first,
+                    Weigh::Free,
+                    Row::Thread(chain.tid),
+                    Ev::Untraced,
+                );
+                g.edge(last, to, Weigh::Free, Row::Thread(chain.tid), Ev::Untraced);
             }
         }
     }
@@ -206,6 +265,8 @@ mod tests {
             "futex",
             "select",
             "recvmsg",
+            "sem_timedwait64",
+            "__pthread_cond_wait@GLIBC_2.3.2",
         ] {
             assert!(is_blocking_os_call(name), "{name}");
         }
@@ -217,6 +278,12 @@ mod tests {
             "open64",
             "fopen",
             "pthread_cond_signal",
+            "epoll_ctl",
+            "sem_post",
+            "sem_init",
+            "sem_getvalue",
+            "pthread_rwlock_tryrdlock",
+            "pthread_mutex_trylock",
         ] {
             assert!(!is_blocking_os_call(name), "{name}");
         }

@@ -16,7 +16,8 @@
 //!   runs on the autograd thread, included. Kernels counts kernels and CUDA graph executions;
 //!   GPU Time is the union of the GPU spans of every such operation, copies and memsets
 //!   included. nsys's own reports (`nvtx_kern_sum`, `nvtx_gpu_proj_*`) keep nsys's per-thread
-//!   definition.
+//!   definition. A thread of the process that runs instances of its own (one thread per GPU, a
+//!   server's workers) launches its own iterations' work, not this one's.
 //! - **Warm-up**: an iteration whose range the warm-up exclusion excludes (its start lies in a
 //!   chosen warm-up range of its process, or it is one of the first N iterations the rules name);
 //!   without an exclusion, the one [`ExclusionRule::WarmupNames`] makes (ranges named warmup).
@@ -180,7 +181,9 @@ pub fn iterations(
         }
     };
 
-    let mut found: Vec<(usize, Iteration, Vec<u32>)> = Vec::new();
+    // The instances: (forest position, range, thread, start), those starting in `range`.
+    let mut instances: Vec<(usize, usize, i64, i64)> = Vec::new();
+    let mut homes: Vec<i64> = Vec::new();
     for (tid, ranges) in &forest.threads {
         let mut instance_end = i64::MIN;
         for p in ranges.clone() {
@@ -195,26 +198,35 @@ pub fn iterations(
                 continue;
             }
             instance_end = forest.end_ns[p];
-            if !range.contains(start_ns) {
-                continue;
+            homes.push(*tid);
+            if range.contains(start_ns) {
+                instances.push((p, i, *tid, start_ns));
             }
-            let work = process_work.of_step(trace, pid_of(*tid), start_ns, forest.end_ns[p]);
-            found.push((
-                p,
-                Iteration {
-                    nvtx: i,
-                    name: trace.shared_str(trace.nvtx.spans.name[i]),
-                    start_ns,
-                    end_ns: forest.end_ns[p],
-                    gpu_time_ns: work.gpu_time_ns,
-                    kernels: work.kernels.len() + work.graphs,
-                    gpu_span: work.gpu_span,
-                    warmup: warmup.is_excluded(EventTable::Nvtx, i),
-                    outlier: false,
-                },
-                work.kernels,
-            ));
         }
+    }
+    // A thread that runs instances of its own (one thread per GPU) launches its steps' work,
+    // not another thread's.
+    let instance_threads = instance_threads(&homes);
+    let mut found: Vec<(usize, Iteration, Vec<u32>)> = Vec::with_capacity(instances.len());
+    for (p, i, tid, start_ns) in instances {
+        let work = process_work.of_step(trace, pid_of(tid), (start_ns, forest.end_ns[p]), |t| {
+            t == tid || instance_threads.binary_search(&t).is_err()
+        });
+        found.push((
+            p,
+            Iteration {
+                nvtx: i,
+                name: trace.shared_str(trace.nvtx.spans.name[i]),
+                start_ns,
+                end_ns: forest.end_ns[p],
+                gpu_time_ns: work.gpu_time_ns,
+                kernels: work.kernels.len() + work.graphs,
+                gpu_span: work.gpu_span,
+                warmup: warmup.is_excluded(EventTable::Nvtx, i),
+                outlier: false,
+            },
+            work.kernels,
+        ));
     }
     found.sort_by_key(|(p, it, _)| (it.start_ns, *p));
     let threshold = outliers::threshold_ns(
@@ -239,6 +251,15 @@ pub fn iterations(
         outlier_threshold_ns: threshold,
         children,
     }
+}
+
+/// The threads that run instances (`homes`: each instance's thread), sorted and distinct: each
+/// launches its own iterations' work.
+pub fn instance_threads(homes: &[i64]) -> Vec<i64> {
+    let mut v = homes.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// How a family is named to a person: `ProfilerStep*` stays as PyTorch prints it.

@@ -27,6 +27,8 @@ pub enum WorkTable {
 #[derive(Debug, Clone, Copy)]
 struct Launched {
     call_start_ns: i64,
+    /// The launching thread's `globalTid`.
+    thread: i64,
     table: WorkTable,
     index: u32,
 }
@@ -74,6 +76,7 @@ impl ProcessWork {
                     .or_default()
                     .push(Launched {
                         call_start_ns: api.spans.start_ns[c],
+                        thread: api.global_tid[c],
                         table,
                         index: i as u32,
                     });
@@ -85,8 +88,15 @@ impl ProcessWork {
         Self { by_pid }
     }
 
-    /// The work process `pid` launched by calls starting in `[start_ns, end_ns)`.
-    pub fn of_step(&self, trace: &Trace, pid: u32, start_ns: i64, end_ns: i64) -> StepWork {
+    /// The work the threads of process `pid` that `thread` keeps launched by calls starting in
+    /// `[start_ns, end_ns)`.
+    pub fn of_step(
+        &self,
+        trace: &Trace,
+        pid: u32,
+        (start_ns, end_ns): (i64, i64),
+        thread: impl Fn(i64) -> bool,
+    ) -> StepWork {
         let Some(all) = self.by_pid.get(&pid) else {
             return StepWork::default();
         };
@@ -94,7 +104,7 @@ impl ProcessWork {
         let to = all.partition_point(|l| l.call_start_ns < end_ns);
         let mut work = StepWork::default();
         let mut spans = Vec::with_capacity(to.saturating_sub(from));
-        for l in &all[from..to.max(from)] {
+        for l in all[from..to.max(from)].iter().filter(|l| thread(l.thread)) {
             let i = l.index as usize;
             let s = match l.table {
                 WorkTable::Kernel => {
@@ -161,15 +171,20 @@ mod tests {
         t.memcpys.api_call.push(NO_INDEX);
 
         let w = ProcessWork::new(&t);
-        let step = w.of_step(&t, 7, 0, 100);
+        let all = |_| true;
+        let step = w.of_step(&t, 7, (0, 100), all);
         assert_eq!(step.kernels, vec![0, 1]);
         assert_eq!(step.memcpys, 1);
         // [20, 30) and [45, 65): the copy extends the second kernel.
         assert_eq!(step.gpu_time_ns, 10 + 20);
         assert_eq!(step.gpu_span, Some((20, 65)));
         // The call at 100 is the next step's: [start, end).
-        assert_eq!(w.of_step(&t, 7, 100, 200).kernels, vec![3]);
-        assert_eq!(w.of_step(&t, 8, 0, 100).kernels, vec![2]);
-        assert_eq!(w.of_step(&t, 9, 0, 100), StepWork::default());
+        assert_eq!(w.of_step(&t, 7, (100, 200), all).kernels, vec![3]);
+        assert_eq!(w.of_step(&t, 8, (0, 100), all).kernels, vec![2]);
+        assert_eq!(w.of_step(&t, 9, (0, 100), all), StepWork::default());
+        // A thread left out (it runs steps of its own) does not count.
+        let step = w.of_step(&t, 7, (0, 100), |t| t != autograd);
+        assert_eq!(step.kernels, vec![0]);
+        assert_eq!(step.memcpys, 0);
     }
 }
