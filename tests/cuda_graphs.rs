@@ -156,11 +156,11 @@ fn graph_executions_are_the_graph_trace_rows_each_linked_to_its_cuda_graph_launc
     let conn = common::open_ro(&path);
     let expected = graph_rows_by_sql(&conn);
     let ours = graph_rows_of(&trace);
-    assert_eq!(expected.len(), 120, "the README's count");
+    assert_eq!(expected.len(), 120, "the guide's count (docs/window.md)");
     assert_eq!(
         expected.iter().map(|r| r.end - r.start).sum::<i64>(),
         29_109_915,
-        "the README's GPU time"
+        "the guide's GPU time"
     );
     assert_eq!(ours.len(), expected.len());
     for (o, e) in ours.iter().zip(&expected) {
@@ -577,7 +577,7 @@ fn node_level_graph_kernels_are_kernels_linked_to_their_launch() {
         expected.push((s, e, c));
     }
     expected.sort_unstable();
-    assert_eq!(expected.len(), 3840, "the README's count");
+    assert_eq!(expected.len(), 3840, "the guide's count (docs/window.md)");
     // In the trace: the kernels whose launching call is a cudaGraphLaunch are exactly those.
     let api = &trace.api_calls;
     let k = &trace.kernels;

@@ -543,7 +543,7 @@ fn views_help(trace: &Trace) -> String {
     s
 }
 
-/// The Examples menu: the README's worked examples.
+/// The Examples menu: the user guide's worked examples (docs/sql.md).
 pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "Kernel and memcpy totals",
