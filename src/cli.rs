@@ -38,12 +38,12 @@ pub use sql_command::SqlArgs;
 #[command(
     name = "sightline",
     version,
-    about = "A light, fast viewer for Nsight Systems traces (nsys export --type=sqlite)",
+    about = "A light, fast viewer for GPU traces: Nsight Systems exports (.sqlite, .nsys-rep), PyTorch profiler traces (.pt.trace.json[.gz]) and Nsight Compute reports (.ncu-rep)",
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
-    /// Traces to open in the window, one tab each (.sqlite export, or .nsys-rep when nsys is
-    /// on PATH).
+    /// Traces to open in the window, one tab each: .sqlite exports (or .nsys-rep when nsys is
+    /// on PATH), PyTorch profiler traces (.json, .json.gz), Nsight Compute reports (.ncu-rep).
     pub traces: Vec<PathBuf>,
     /// Open BASE and NEW and compare them: two timelines on one time axis, with their diff.
     #[arg(long, num_args = 2, value_names = ["BASE", "NEW"])]
@@ -114,7 +114,9 @@ pub enum Format {
 
 #[derive(clap::Args, Debug)]
 pub struct SummaryArgs {
-    /// The trace(s) (.sqlite exports or .nsys-rep reports); several are reported in turn.
+    /// The trace(s): .sqlite exports or .nsys-rep reports, PyTorch profiler traces (.json,
+    /// .json.gz), Nsight Compute reports (.ncu-rep, for the ncu_* pages); several are reported
+    /// in turn.
     #[arg(required = true, num_args = 1..)]
     pub traces: Vec<PathBuf>,
     /// Report(s), comma-separated, each `NAME[:OPTION…]` as nsys takes them
@@ -158,7 +160,8 @@ pub struct SummaryArgs {
     #[arg(long, value_name = "MODE", value_parser = crate::export::ncu_pages::UnitMode::parse, default_value = "auto")]
     pub print_units: crate::export::ncu_pages::UnitMode,
     /// An Nsight Compute report (.ncu-rep, .ncu-rep.gz) of the same program, for `ncu_join`:
-    /// each profiled kernel with the timeline kernel it measured.
+    /// each profiled kernel with the timeline kernel it measured. Without `--report`, `ncu_join`
+    /// is printed after the default reports.
     #[arg(long, value_name = "REPORT")]
     pub ncu: Option<PathBuf>,
     #[command(flatten)]
@@ -221,7 +224,16 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
     if let Some(pages) = ncu_commands::requested_pages(report_list)? {
         return ncu_commands::print_pages(&args.traces, &pages, args.print_units);
     }
-    let (ncu_join, reports) = ncu_join_command::take_ncu_join(report_list);
+    let (mut ncu_join, reports) = ncu_join_command::take_ncu_join(report_list);
+    // `--ncu` is read by `ncu_join` alone: with no `--report` it joins the default set; with a
+    // list that lacks it, nothing reads the report, and the user is told.
+    if args.ncu.is_some() && !ncu_join {
+        if args.report.is_none() {
+            ncu_join = true;
+        } else {
+            eprintln!("note: --ncu is read by --report ncu_join only; add ncu_join to --report");
+        }
+    }
     let (overlap, other_reports) = analysis_commands::take_overlap(&reports);
     let range = parse_range_arg(args.range.as_deref())?;
     let rules = args.exclusion.rules()?;
