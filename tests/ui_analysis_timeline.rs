@@ -437,15 +437,41 @@ fn rulers_snap_to_kernel_edges_coexist_stay_anchored_in_time_and_esc_clears_them
     assert_eq!(h.state().rulers(), rulers.as_slice());
     assert_eq!(h.state().tab().timeline.last_overlays_drawn.rulers, 2);
 
-    // Esc clears the rulers, the selection and ruler mode.
+    // Esc takes back the last thing placed, one at a time (issue 47, item 7): the range
+    // selection placed after the rulers first, then each ruler, the last first; ruler mode ends
+    // with the last one.
     h.state_mut().set_selection_range(Some((start_b, start_a)));
     assert_eq!(h.state().selection_range(), Some((start_a, start_b)));
+    h.step();
+    h.key_press(egui::Key::Escape);
+    h.step();
+    assert_eq!(h.state().selection_range(), None);
+    assert_eq!(h.state().rulers(), rulers.as_slice(), "the rulers stay");
+    h.key_press(egui::Key::Escape);
+    h.step();
+    assert_eq!(h.state().rulers(), &rulers[..1]);
+    assert!(h.state().ruler_active());
     h.key_press(egui::Key::Escape);
     h.step();
     assert!(h.state().rulers().is_empty());
-    assert_eq!(h.state().selection_range(), None);
     assert!(!h.state().ruler_active());
     assert_eq!(h.state().tab().timeline.last_overlays_drawn.rulers, 0);
+
+    // A ruler placed after the range selection goes first, and the selection stays.
+    h.state_mut().set_selection_range(Some((start_a, start_b)));
+    h.step();
+    h.key_press(egui::Key::R);
+    h.step();
+    click_at(&mut h, Pos2::new(x0, y));
+    click_at(&mut h, Pos2::new(x1, y));
+    assert_eq!(h.state().rulers().len(), 1);
+    h.key_press(egui::Key::Escape);
+    h.step();
+    assert!(h.state().rulers().is_empty());
+    assert_eq!(h.state().selection_range(), Some((start_a, start_b)));
+    h.key_press(egui::Key::Escape);
+    h.step();
+    assert_eq!(h.state().selection_range(), None);
 }
 
 #[test]

@@ -118,7 +118,7 @@ pub const HELP_KEYS: &[(&str, &str)] = &[
     ("Backspace or Alt+Left", "back to the previous view"),
     (
         "Esc",
-        "clear rulers, the range selection, the selected event and the gap mark",
+        "take back the last thing placed: a ruler, the range, the selection, the gap mark",
     ),
     ("Ctrl+O", "open a trace"),
     (

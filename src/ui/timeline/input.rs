@@ -129,7 +129,8 @@ pub(super) fn handle_navigation(
     }
 }
 
-/// W/S zoom, A/D pan, Home/0 show all, R ruler, Esc clear (marks and selection), Z or Enter zoom to the selected
+/// W/S zoom, A/D pan, Home/0 show all, R ruler, Esc take back the last thing placed (a ruler, the
+/// range selection, the selected event, the gap's mark: [`super::placed`]), Z or Enter zoom to the selected
 /// range, Backspace or Alt+Left back to the previous view, ? help. Returns whether help was
 /// toggled.
 pub(super) fn handle_keys(ui: &Ui, state: &mut TimelineState) -> bool {
@@ -139,11 +140,8 @@ pub(super) fn handle_keys(ui: &Ui, state: &mut TimelineState) -> bool {
         state.ruler.pending_ns = None;
     }
     if escape {
-        state.clear_marks();
-        // The selected event too (a new user expected Esc to deselect, as a click on empty
-        // timeline does).
-        state.selection = None;
-        state.sql_selection = None;
+        // One thing at a time: a user removing a ruler keeps the selection (issue 47, item 7).
+        super::placed::take_back_last(state);
     }
     let (zoom_in, zoom_out, left, right, home, help) = ui.input(|i| {
         (

@@ -12,6 +12,7 @@ pub mod event_menu;
 pub mod graph_facts;
 pub mod history;
 mod input;
+pub mod placed;
 pub mod reveal;
 mod tooltip;
 
@@ -84,6 +85,8 @@ pub struct TimelineState {
     pub sql_search_matches: std::sync::Arc<Vec<sql_tracks::SqlHit>>,
     /// A path drawn over the timeline (the critical path of an iteration or a selection).
     pub critical_path: Option<PathOverlay>,
+    /// When each ruler, the selections and the gap's mark were placed: what Esc takes back.
+    pub placed: placed::PlacedOrder,
 }
 
 impl Default for TimelineState {
@@ -111,6 +114,7 @@ impl Default for TimelineState {
             sql_selection: None,
             sql_search_matches: std::sync::Arc::default(),
             critical_path: None,
+            placed: placed::PlacedOrder::default(),
         }
     }
 }
@@ -206,6 +210,7 @@ pub fn show(
     let axis_response = ui.interact(axis_area, id.with("axis"), Sense::click_and_drag());
     let title_response = ui.interact(title_area, id.with("titles"), Sense::click());
 
+    placed::look(state);
     state.history.begin_frame(&state.view);
     let areas = input::Areas {
         events: &area_response,
