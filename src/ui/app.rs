@@ -256,6 +256,9 @@ impl SightlineApp {
     /// One frame.
     pub fn ui(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
+        // A splitter a person can grab: egui's 3 px each side of a panel's edge, half of it under
+        // the timeline, left a grab zone of about 2 px (issue 47, item 6).
+        ui.style_mut().interaction.resize_grab_radius_side = SPLITTER_GRAB_PX;
         for path in std::mem::take(&mut self.pending_open) {
             self.open(path, Some(&ctx));
         }
@@ -556,6 +559,9 @@ const LIVE_STATISTICS_MAX_EVENTS: usize = 2_000_000;
 /// Ctrl+Q (Cmd+Q on macOS): quit, saving the settings.
 pub const QUIT_SHORTCUT: egui::KeyboardShortcut =
     egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::Q);
+
+/// How far each side of a panel's edge a drag resizes the panel.
+pub const SPLITTER_GRAB_PX: f32 = 6.0;
 
 impl eframe::App for SightlineApp {
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {

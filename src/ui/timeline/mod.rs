@@ -206,7 +206,16 @@ pub fn show(
 
     // Relative to the enclosing ui, so two timelines (the compare view) do not clash.
     let id = ui.scope_id().with("sightline_timeline");
-    let area_response = ui.interact(event_area, id.with("events"), Sense::click_and_drag());
+    // The events take no drag at the panel splitter beside them: a drag there resizes the panel.
+    let grab = ui.style().interaction.resize_grab_radius_side;
+    let events_interact = Rect::from_min_max(
+        event_area.min,
+        egui::pos2(
+            (event_area.max.x - grab).max(event_area.min.x),
+            event_area.max.y,
+        ),
+    );
+    let area_response = ui.interact(events_interact, id.with("events"), Sense::click_and_drag());
     let axis_response = ui.interact(axis_area, id.with("axis"), Sense::click_and_drag());
     let title_response = ui.interact(title_area, id.with("titles"), Sense::click());
 
