@@ -238,11 +238,6 @@ impl SightlineApp {
         ruler.pending_ns = None;
     }
 
-    /// What Esc does: clears the rulers and the selected range.
-    pub fn clear_marks(&mut self) {
-        self.tab_mut().timeline.clear_marks();
-    }
-
     /// The selected time range, or the whole trace.
     pub fn selected_range(&self) -> TimeRange {
         self.tab().selected_range()

@@ -146,15 +146,6 @@ impl TimelineState {
         self.range_selection = range.map(|(a, b)| (a.min(b), a.max(b)));
     }
 
-    /// What Esc does: clears the rulers (and leaves ruler mode), the selected range and the
-    /// chosen gap's mark.
-    pub fn clear_marks(&mut self) {
-        self.ruler.clear();
-        self.ruler.active = false;
-        self.range_selection = None;
-        self.overlays.gap_link = None;
-    }
-
     /// Whether a Shift+drag is selecting a range right now.
     pub fn is_selecting_range(&self) -> bool {
         self.range_drag_from_ns.is_some()
