@@ -166,6 +166,8 @@ pub struct SummaryArgs {
     pub ncu: Option<PathBuf>,
     #[command(flatten)]
     pub exclusion: ExclusionArgs,
+    #[command(flatten)]
+    pub names: analysis_commands::NameFitArgs,
 }
 
 /// Runs a subcommand; returns the process exit code.
@@ -298,16 +300,26 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
             &trace,
             &requests,
             &filter,
-            args.format,
-            nsys_format,
-            several,
+            report_commands::Printing {
+                format: args.format,
+                nsys_format,
+                several,
+                fit: args.names.fit(),
+            },
             &mut out,
         )?);
         if overlap {
             analysis_commands::print_overlap(&trace, &filter, args.format, several, &mut out)?;
         }
         if let (true, Some(report)) = (ncu_join, &ncu_report) {
-            ncu_join_command::print_ncu_join(&trace, report, args.format, several, &mut out)?;
+            ncu_join_command::print_ncu_join(
+                &trace,
+                report,
+                args.format,
+                several,
+                args.names.fit(),
+                &mut out,
+            )?;
         }
         out.flush()?;
         report_commands::say_critical_path_notes(&trace, &requests);

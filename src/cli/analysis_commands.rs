@@ -1,6 +1,7 @@
 //! The analysis subcommands beside `summary`: warm-up exclusion flags (shared by every
 //! subcommand that filters), the copy/compute `overlap` report, `gaps` and `export`.
 
+use crate::export::fit_width::Fit;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -13,6 +14,24 @@ use crate::analysis::{
 };
 use crate::export::{events_csv, text_table};
 use crate::trace::{Needs, Trace};
+
+/// How wide a terminal table's names are: cut so that a line fits 200 characters by default.
+#[derive(clap::Args, Debug, Default, Clone, Copy)]
+pub struct NameFitArgs {
+    /// Print names (kernels, ranges, operators) whole in terminal tables; by default they are
+    /// cut so that a line fits 200 characters (`--format csv` always prints them whole).
+    #[arg(long)]
+    pub wide: bool,
+    /// Cut names in terminal tables to at most N characters (instead of fitting 200 columns).
+    #[arg(long, value_name = "N", conflicts_with = "wide")]
+    pub name_width: Option<usize>,
+}
+
+impl NameFitArgs {
+    pub fn fit(&self) -> crate::export::fit_width::Fit {
+        crate::export::fit_width::Fit::of_args(self.wide, self.name_width)
+    }
+}
 
 /// Warm-up exclusion: drop everything attributed to chosen NVTX ranges (a GPU op by the CPU
 /// start of its launching call, in the same process).
@@ -162,6 +181,7 @@ pub fn print_overlap(
         format,
         titled.then_some("overlap"),
         "Copy/Compute Overlap",
+        Fit::Whole,
         out,
     )
 }
@@ -172,6 +192,7 @@ pub(super) fn write_rows(
     format: Format,
     id: Option<&str>,
     title: &str,
+    fit: Fit,
     out: &mut impl Write,
 ) -> Result<()> {
     match format {
@@ -191,7 +212,7 @@ pub(super) fn write_rows(
                 Some(id) => writeln!(out, "\n {title} ({id}):\n")?,
                 None => writeln!(out, "\n {title}:\n")?,
             }
-            out.write_all(text_table::render(header, rows).as_bytes())?;
+            out.write_all(text_table::render_fit(header, rows, fit).as_bytes())?;
         }
     }
     Ok(())
@@ -409,7 +430,16 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
         if args.per_stream { " per stream" } else { "" },
         human_ns(min_ns)
     );
-    write_rows(&columns, &rows, args.format, None, &title, &mut out)?;
+    // The gaps table fits its own width above (two name columns, 120 characters).
+    write_rows(
+        &columns,
+        &rows,
+        args.format,
+        None,
+        &title,
+        Fit::Whole,
+        &mut out,
+    )?;
     if args.format == Format::Table {
         let width = if args.wide {
             usize::MAX

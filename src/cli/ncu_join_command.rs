@@ -103,6 +103,7 @@ pub fn print_ncu_join(
     report: &NcuReport,
     format: Format,
     titled: bool,
+    fit: crate::export::fit_width::Fit,
     out: &mut impl Write,
 ) -> Result<()> {
     let join = ncu::join(trace, report);
@@ -130,6 +131,7 @@ pub fn print_ncu_join(
         format,
         titled.then_some(REPORT_NAME),
         "Nsight Compute kernels on the timeline",
+        fit,
         out,
     )
 }

@@ -38,6 +38,8 @@ pub struct RanksArgs {
     /// `collective` (that collective's end, even where a recorded clock exists).
     #[arg(long, value_enum, default_value_t = AlignArg::Recorded)]
     pub align: AlignArg,
+    #[command(flatten)]
+    pub names: super::analysis_commands::NameFitArgs,
 }
 
 /// `--align`'s values.
@@ -101,6 +103,7 @@ pub fn ranks(args: &RanksArgs) -> Result<i32> {
         "ranks",
         args.format,
         several,
+        args.names.fit(),
         &mut out,
     )?;
     if args.instances {
@@ -110,6 +113,7 @@ pub fn ranks(args: &RanksArgs) -> Result<i32> {
             "collectives",
             args.format,
             several,
+            args.names.fit(),
             &mut out,
         )?;
     }

@@ -13,8 +13,9 @@ use super::output_pipes::{OutputPipes, PipeWriter};
 use super::{Format, parse_range_arg};
 use crate::analysis::reports::{self, ReportOptions, StatsReport};
 use crate::analysis::rules::{self, Rule, RuleInput};
-use crate::analysis::table::{RowSink, SharedSink};
+use crate::analysis::table::{Cell, RowSink, SharedSink};
 use crate::analysis::{Filter, NsysFormat, ReportInput, Table, TimeRange, unreadable};
+use crate::export::fit_width::Fit;
 use crate::export::{nsys_csv, text_table};
 use crate::trace::{Needs, Trace};
 
@@ -138,6 +139,16 @@ pub fn set_group_by_input_shape(requests: &mut [ReportRequest]) {
     }
 }
 
+/// How [`print_reports`] prints: the format, the nsys release printed as, whether several
+/// reports are printed (each CSV then after `# NAME`), and how terminal tables fit their names.
+#[derive(Clone, Copy, Debug)]
+pub struct Printing {
+    pub format: Format,
+    pub nsys_format: NsysFormat,
+    pub several: bool,
+    pub fit: Fit,
+}
+
 /// Computes and prints each request; returns the exit code (0). Reports are computed and
 /// written out as text on worker threads, as many at once as there are cores, and printed in the
 /// order asked: a row dump takes as long to write as to compute, and the reports are independent.
@@ -149,11 +160,15 @@ pub fn print_reports(
     trace: &Trace,
     requests: &[ReportRequest],
     filter: &Filter,
-    format: Format,
-    nsys_format: NsysFormat,
-    several: bool,
+    printing: Printing,
     out: &mut impl Write,
 ) -> Result<i32> {
+    let Printing {
+        format,
+        nsys_format,
+        several,
+        fit,
+    } = printing;
     let workers = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .clamp(1, requests.len().max(1));
@@ -192,17 +207,32 @@ pub fn print_reports(
                 return Ok(None);
             }
             // Rows kept rather than streamed (a report that fills its table another way).
-            write_table(&table, "", id, format, several, &mut text)?;
+            write_table(&table, "", id, format, several, Fit::Whole, &mut text)?;
             text.flush()?;
             return Ok(Some(()));
         }
-        let table = compute(trace, request, filter, nsys_format, None);
+        let mut table = compute(trace, request, filter, nsys_format, None);
         if table.is_empty() {
             return Ok(None);
         }
+        let origin = trace.time_origin_ns();
+        let shifted = format == Format::Table && count_from(&mut table, origin);
         let title = format!("{} ({id}):", request.report.title());
         let mut text = text;
-        write_table(&table, &title, id, format, several, &mut text)?;
+        // A row dump is a list of events, not a table of names: its rows are never held.
+        let fit = if request.report.row_dump() {
+            Fit::Whole
+        } else {
+            fit
+        };
+        write_table(&table, &title, id, format, several, fit, &mut text)?;
+        if shifted {
+            writeln!(
+                text,
+                "\n Times count from the trace's first event, {origin} ns on its own clock \
+                 (--format csv prints that clock)."
+            )?;
+        }
         text.flush()?;
         Ok(Some(()))
     };
@@ -266,6 +296,27 @@ fn compute(
     })
 }
 
+/// Makes the times of `table`'s `Start (ns)` and `End (ns)` columns count from `origin` (a
+/// PyTorch trace's first event: its clock counts from an epoch), as the window and the HTML
+/// report count; returns whether any moved.
+fn count_from(table: &mut Table, origin: i64) -> bool {
+    let times: Vec<usize> = ["Start (ns)", "End (ns)"]
+        .iter()
+        .filter_map(|name| table.column(name))
+        .collect();
+    if origin == 0 || times.is_empty() {
+        return false;
+    }
+    for row in &mut table.rows {
+        for &c in &times {
+            if let Some(Cell::Int(t)) = row.cells.get_mut(c) {
+                *t -= origin;
+            }
+        }
+    }
+    true
+}
+
 /// Says on stderr why a report printed nothing: rows there but unreadable are worth a word even
 /// in `--report all`; a report asked for by name (or alone) says what the trace lacks.
 fn say_empty(trace: &Trace, request: &ReportRequest, filter: &Filter, several: bool) {
@@ -292,6 +343,7 @@ pub fn write_table(
     id: &str,
     format: Format,
     several: bool,
+    fit: Fit,
     out: &mut dyn Write,
 ) -> Result<()> {
     match format {
@@ -304,7 +356,7 @@ pub fn write_table(
         Format::Table => {
             writeln!(out, "\n {title}\n")?;
             let header: Vec<&str> = table.columns.iter().map(String::as_str).collect();
-            text_table::write_table(&header, table, out)?;
+            text_table::write_table_fit(&header, table, fit, out)?;
         }
     }
     Ok(())
@@ -329,6 +381,8 @@ pub struct AnalyzeArgs {
     /// wrote the export (2023.4 when unknown).
     #[arg(long, value_name = "RELEASE", value_parser = NsysFormat::parse)]
     pub nsys_format: Option<NsysFormat>,
+    #[command(flatten)]
+    pub names: super::analysis_commands::NameFitArgs,
 }
 
 /// `sightline analyze`.
@@ -394,7 +448,15 @@ pub fn analyze(args: &AnalyzeArgs) -> Result<i32> {
             Format::Table => format!("{} ({}):\n\n {}", rule.title(), rule.name(), rule.advice()),
             Format::Csv => String::new(),
         };
-        write_table(&table, &title, rule.name(), args.format, several, &mut out)?;
+        write_table(
+            &table,
+            &title,
+            rule.name(),
+            args.format,
+            several,
+            args.names.fit(),
+            &mut out,
+        )?;
     }
     // The process ends here: its memory goes back with it, sooner than by freeing every column
     // of the model one by one (as `summary` does).

@@ -381,15 +381,28 @@ pub struct ManifestRank {
     pub entry: Entry,
 }
 
-/// Rewrites `out/manifest.json` from the rank folders present, under a lock on `out/.lock`
-/// (tasks of other shards ending at the same time wait their turn).
-pub fn merge_manifest(out: &Path) -> Result<Manifest> {
-    let lock = fs::OpenOptions::new()
+/// What [`merge_manifest`] locks: the folder itself where the system opens a folder as a file
+/// (Linux, macOS: `flock` on it), so that nothing is left in it; else a `.lock` file in it
+/// (Windows), kept, since removing a lock file others may be waiting on would let two tasks
+/// in at once.
+fn folder_lock(out: &Path) -> Result<fs::File> {
+    if let Ok(dir) = fs::File::open(out)
+        && dir.metadata().is_ok_and(|m| m.is_dir())
+    {
+        return Ok(dir);
+    }
+    fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(out.join(".lock"))
-        .with_context(|| format!("cannot lock {}", out.display()))?;
+        .with_context(|| format!("cannot lock {}", out.display()))
+}
+
+/// Rewrites `out/manifest.json` from the rank folders present, under a lock on the folder
+/// (tasks of other shards ending at the same time wait their turn).
+pub fn merge_manifest(out: &Path) -> Result<Manifest> {
+    let lock = folder_lock(out)?;
     lock.lock()?;
     let mut ranks = rank_folders(out)?
         .iter()

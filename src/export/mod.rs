@@ -4,6 +4,7 @@
 
 pub mod elide;
 pub mod events_csv;
+pub mod fit_width;
 pub mod folded;
 pub mod ncu_pages;
 pub mod nsys_csv;

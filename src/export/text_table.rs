@@ -39,6 +39,44 @@ pub fn write_table(header: &[&str], table: &Table, out: &mut dyn Write) -> std::
     layout(header, table.rows.len(), cell, None, out)
 }
 
+/// Writes a report's table as [`write_table`] does, its name columns cut as `fit` says
+/// ([`super::fit_width`]). A fitted table holds its cells' text (a summary's rows, one per
+/// name); [`Fit::Whole`] streams as [`write_table`] does.
+pub fn write_table_fit(
+    header: &[&str],
+    table: &Table,
+    fit: Fit,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    if fit == Fit::Whole {
+        return write_table(header, table, out);
+    }
+    let mut rows: Vec<Vec<String>> = table
+        .rows
+        .iter()
+        .map(|r| r.cells.iter().map(shown).collect())
+        .collect();
+    fit_rows(header, &mut rows, fit);
+    let cell = |r: usize, c: usize| rows[r].get(c).cloned();
+    layout(header, rows.len(), cell, None, out)
+}
+
+/// Renders `header` and `rows` as [`render`] does, their name columns cut as `fit` says.
+pub fn render_fit(header: &[&str], rows: &[Vec<String>], fit: Fit) -> String {
+    if fit == Fit::Whole {
+        return render(header, rows);
+    }
+    let mut shown: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|v| capped(group_thousands(v))).collect())
+        .collect();
+    fit_rows(header, &mut shown, fit);
+    let cell = |r: usize, c: usize| shown[r].get(c).cloned();
+    let mut out = Vec::new();
+    let _ = layout(header, shown.len(), cell, None, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// A cell as a terminal table shows it: thousands grouped, cut to [`MAX_CELL_CHARS`].
 fn shown(cell: &Cell) -> String {
     match cell {
@@ -129,11 +167,7 @@ fn capped_chars(mut chars: impl Iterator<Item = char>) -> String {
     cut
 }
 
-fn looks_numeric(v: &str) -> bool {
-    !v.is_empty()
-        && v.chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | 'e' | '+'))
-}
+use super::fit_width::{Fit, fit_rows, looks_numeric};
 
 /// `1234567.5` → `1,234,567.5`; text that is not a plain number is returned unchanged.
 pub fn group_thousands(v: &str) -> String {

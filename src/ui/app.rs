@@ -479,15 +479,25 @@ impl SightlineApp {
         }
     }
 
-    fn update_title(&mut self, ctx: &egui::Context) {
-        let title = match (self.shown_compare(), self.tab().document.as_ref()) {
+    /// The window's title: what the shown tab holds (a trace, a comparison, a run, an Nsight
+    /// Compute report), or just the program's name on the start tab.
+    pub fn window_title(&self) -> String {
+        let tab = self.tab();
+        match (self.shown_compare(), tab.document.as_ref()) {
             (Some(cv), _) => {
                 let name = |id| self.tab_by_id(id).map_or_else(String::new, TraceTab::title);
                 format!("Sightline — {} vs {}", name(cv.base), name(cv.new))
             }
             (None, Some(d)) => format!("Sightline — {}", file_name(&d.trace.path)),
+            (None, None) if tab.run.is_some() || tab.ncu.is_some() => {
+                format!("Sightline — {}", tab.title())
+            }
             (None, None) => "Sightline".to_string(),
-        };
+        }
+    }
+
+    fn update_title(&mut self, ctx: &egui::Context) {
+        let title = self.window_title();
         if self.title_shown.as_ref() != Some(&title) {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.title_shown = Some(title);

@@ -21,6 +21,21 @@ pub(super) struct Browser {
     new_folder: new_folder::NewFolder,
     /// Open run…: several traces ticked at once.
     run: Option<super::run_pick::RunPick>,
+    /// The entry of this listing clicked last: the second click of a double click counts only
+    /// on the entry its first click was on (a double click on a folder opens it with its first
+    /// click; its second lands on the new listing and must not tick or open what is there).
+    last_click: Option<String>,
+}
+
+/// Whether a click on entry `name` counts: any click but the second of a double click whose
+/// first was elsewhere (on a folder this listing replaced). Remembers the entry clicked.
+fn counts(last_click: &mut Option<String>, r: &egui::Response, name: &str) -> bool {
+    if !r.clicked() {
+        return false;
+    }
+    let stray = r.double_clicked() && last_click.as_deref() != Some(name);
+    *last_click = (!stray).then(|| name.to_string());
+    !stray
 }
 
 struct Entry {
@@ -66,6 +81,7 @@ impl Browser {
             problem: None,
             new_folder: new_folder::NewFolder::default(),
             run: matches!(request, Request::OpenRun).then(Default::default),
+            last_click: None,
         };
         browser.enter(dir);
         browser
@@ -86,6 +102,7 @@ impl Browser {
         self.dir_edit = dir.display().to_string();
         self.dir = dir;
         self.problem = None;
+        self.last_click = None;
         if let Some(run) = &mut self.run {
             run.listing(&self.dir);
         }
@@ -187,27 +204,24 @@ impl Browser {
                     if let Some(run) = &mut self.run {
                         run.poll(ui.ctx(), &files);
                     }
+                    let last_click = &mut self.last_click;
                     for entry in entries {
+                        let name = entry.name.as_str();
                         if let (Some(run), false) = (&mut self.run, entry.is_dir) {
-                            run.entry(ui, &entry.name, &files);
+                            run.entry(ui, name, &files, |r| counts(last_click, r, name));
                         } else if entry.is_dir {
                             // Folders open with one click, as in a path bar.
-                            if ui
-                                .selectable_label(false, format!("{}/", entry.name))
-                                .clicked()
-                            {
-                                go_to = Some(self.dir.join(&entry.name));
+                            let r = ui.selectable_label(false, format!("{name}/"));
+                            if counts(last_click, &r, name) {
+                                go_to = Some(self.dir.join(name));
                             }
                         } else {
                             let on = self.file_name == entry.name;
-                            let r = ui.selectable_label(on, &entry.name);
-                            if r.clicked() {
+                            let r = ui.selectable_label(on, name);
+                            if counts(last_click, &r, name) {
                                 self.file_name.clone_from(&entry.name);
                                 self.problem = None;
-                            }
-                            if r.double_clicked() {
-                                self.file_name.clone_from(&entry.name);
-                                chosen_by_double_click = true;
+                                chosen_by_double_click |= r.double_clicked();
                             }
                         }
                     }

@@ -104,10 +104,19 @@ impl RunPick {
         self.prober.as_ref().is_some_and(Prober::done)
     }
 
-    /// A file of the list (`files`: every file listed), with its tick.
-    pub(super) fn entry(&mut self, ui: &mut egui::Ui, name: &str, files: &[&str]) {
-        let mut on = self.picked.contains(name);
-        if ui.checkbox(&mut on, name).changed() {
+    /// A file of the list (`files`: every file listed), with its tick; a click on it ticks or
+    /// unticks it where `counts` says the click counts.
+    pub(super) fn entry(
+        &mut self,
+        ui: &mut egui::Ui,
+        name: &str,
+        files: &[&str],
+        counts: impl FnOnce(&egui::Response) -> bool,
+    ) {
+        let was = self.picked.contains(name);
+        let mut on = was;
+        let r = ui.checkbox(&mut on, name);
+        if counts(&r) && on != was {
             self.set(name, on, files);
         }
     }
