@@ -272,7 +272,8 @@ fn gaps_causes_fit_120_columns_and_wide_keeps_the_host_split() {
                 "Sync (ns)",
                 "CUDA API (ns)",
                 "OS Runtime (ns)",
-                "Untraced (ns)"
+                "Untraced (ns)",
+                "Host Inside"
             ]
         );
         for (row, c) in rows.iter().zip(&csv) {

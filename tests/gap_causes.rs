@@ -277,7 +277,8 @@ fn listed_causes(path: &Path, min_ns: i64) -> Vec<Expected> {
             "Sync (ns)",
             "CUDA API (ns)",
             "OS Runtime (ns)",
-            "Untraced (ns)"
+            "Untraced (ns)",
+            "Host Inside"
         ]
     );
     let mut out: Vec<Expected> = reader
@@ -390,4 +391,78 @@ fn every_cause_on_real_exports_matches_its_definition() {
     ] {
         assert!(seen.get(cause).is_some_and(|&n| n > 0), "no {cause} gap");
     }
+}
+
+/// Issue 47 item 10: a gap names where the launching thread was — the NVTX ranges open on it.
+/// For every launch-late gap of `moe.sqlite` (`gaps --causes --format csv`), SQL finds the call
+/// that launched the work ending the gap (process and correlationId), and the NVTX ranges of
+/// its thread open at the middle of the time before that call (`[g0, min(L.start, g1))`); the
+/// `Host Inside` cell names the outermost and the innermost of them. The long gaps say
+/// `Token_Preparation`, which only the timeline showed before.
+#[test]
+fn a_late_launch_names_the_ranges_its_thread_was_inside() {
+    let path = common::fixture("moe");
+    let text = common::sightline_stdout(&[
+        "gaps",
+        path.to_str().unwrap(),
+        "--causes",
+        "--format",
+        "csv",
+    ]);
+    let conn = common::open_ro(&path);
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let mut checked = 0;
+    let mut token_preparation = 0;
+    for r in reader.records() {
+        let r = r.unwrap();
+        if &r[7] != "launch-late" {
+            continue;
+        }
+        let (g0, g1): (i64, i64) = (r[2].parse().unwrap(), r[3].parse().unwrap());
+        // The launching call of the operation starting at g1 (the earliest call when several).
+        let (tid, l_start): (i64, i64) = conn
+            .query_row(
+                "SELECT c.globalTid, c.start FROM (
+                   SELECT start, correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL
+                   UNION ALL SELECT start, correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_MEMCPY
+                   UNION ALL SELECT start, correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_MEMSET) o
+                 JOIN CUPTI_ACTIVITY_KIND_RUNTIME c ON c.correlationId = o.correlationId
+                   AND c.globalTid / 16777216 = o.globalPid / 16777216
+                 WHERE o.start = ?1 ORDER BY c.start LIMIT 1",
+                [g1],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .unwrap();
+        let end = l_start.min(g1);
+        let mid = if end > g0 {
+            g0 + (end - g0) / 2
+        } else {
+            g0 + (g1 - g0) / 2
+        };
+        let names: Vec<String> = conn
+            .prepare(
+                "SELECT coalesce(n.text, s.value) FROM NVTX_EVENTS n
+                 LEFT JOIN StringIds s ON s.id = n.textId
+                 WHERE n.globalTid = ?1 AND n.start <= ?2 AND n.end > ?2 AND n.end IS NOT NULL
+                 ORDER BY n.start, n.end DESC",
+            )
+            .unwrap()
+            .query_map([tid, mid], |row| row.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let expected = match (names.first(), names.last()) {
+            (Some(a), Some(_)) if names.len() == 1 => a.clone(),
+            (Some(a), Some(b)) => format!("{a} > {b}"),
+            _ => String::new(),
+        };
+        assert_eq!(&r[12], expected, "gap at {g0}");
+        token_preparation += usize::from(r[12].contains("Token_Preparation"));
+        checked += 1;
+    }
+    assert!(checked >= 12, "{checked}");
+    assert!(token_preparation >= 10, "{token_preparation}");
+    eprintln!(
+        "checked {checked} late launches of moe.sqlite ({token_preparation} inside Token_Preparation)"
+    );
 }

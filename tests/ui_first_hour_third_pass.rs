@@ -104,3 +104,22 @@ fn a_double_click_on_a_folder_neither_ticks_nor_opens_what_lands_under_it() {
         assert!(h.state().tab().path.is_none(), "{purpose}: a tab opened");
     }
 }
+
+/// Item 10: a gap's tooltip (the Gaps tab's row, the timeline's hatching) names where the
+/// launching thread was: moe's second-longest gap said "untraced 2.855 ms" and nothing of the
+/// `Token_Preparation` range its thread was in.
+#[test]
+fn a_gaps_tooltip_names_the_ranges_the_launching_thread_was_inside() {
+    use sightline::analysis::{Filter, GapOptions, TimeRange, gap_causes, gpu_idle_gaps};
+    let trace = sightline::load::load_file(&common::fixture("moe")).unwrap();
+    let filter = Filter::range(TimeRange::ALL);
+    let mut gaps = gpu_idle_gaps(&trace, &filter, &GapOptions::default());
+    gaps.sort_by_key(|g| std::cmp::Reverse(g.duration_ns()));
+    let causes = gap_causes::gap_causes(&trace, &gaps[..2]);
+    let text = sightline::ui::gap_tooltip::cause_text(&trace, &causes[1]);
+    assert!(
+        text.contains("the launching thread was inside Complete_MoE_Workflow > Token_Preparation"),
+        "{text}"
+    );
+    assert!(text.contains("untraced"), "{text}");
+}

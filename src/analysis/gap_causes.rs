@@ -32,6 +32,7 @@ use std::sync::LazyLock;
 use rayon::prelude::*;
 use regex::Regex;
 
+use super::gap_host_ranges::HostRanges;
 use super::gaps::{GpuOpKind, GpuOpRef, IdleGap};
 use super::intervals::{self, Interval};
 use crate::trace::{NO_INDEX, Needs, Slice, Spans, StrId, Trace, pid_of};
@@ -112,6 +113,28 @@ pub struct GapCauseInfo {
     /// Index into `trace.api_calls` of the `cudaGraphLaunch*` with no GPU work that makes the gap
     /// [`GapCause::UntracedGraph`] (the earliest, when several do).
     pub graph_launch: Option<usize>,
+    /// Where the launching thread was ([`super::gap_host_ranges`]): the outermost and the
+    /// innermost range (indices into `trace.nvtx`) open on it; `None` outside any, or without a
+    /// launching call.
+    pub inside: Option<(usize, usize)>,
+}
+
+impl GapCauseInfo {
+    /// [`Self::inside`] as one line: `workload > Token_Preparation`, or the one name when the
+    /// outermost range is the innermost; empty outside any range.
+    pub fn inside_line(&self, trace: &Trace) -> String {
+        match self.inside {
+            Some((outer, inner)) if outer == inner => {
+                trace.str(trace.nvtx.spans.name[outer]).to_string()
+            }
+            Some((outer, inner)) => format!(
+                "{} > {}",
+                trace.str(trace.nvtx.spans.name[outer]),
+                trace.str(trace.nvtx.spans.name[inner])
+            ),
+            None => String::new(),
+        }
+    }
 }
 
 // A constant pattern, checked by the unit test below: it cannot fail on a user's input.
@@ -137,6 +160,8 @@ pub struct CauseContext<'t> {
     untraced_graphs: HashMap<u32, UntracedLaunches>,
     /// Per device, the processes with work on it.
     processes_of_device: HashMap<u32, Vec<u32>>,
+    /// Each thread's ranges, for where a launching thread was.
+    host_ranges: HostRanges<'t>,
 }
 
 /// One process's graph launches with no GPU work: by start, with the running maximum of their ends
@@ -223,6 +248,7 @@ impl<'t> CauseContext<'t> {
             thread_of_tid,
             untraced_graphs,
             processes_of_device,
+            host_ranges: HostRanges::new(trace),
         }
     }
 
@@ -260,6 +286,7 @@ impl<'t> CauseContext<'t> {
                 launch_call: call,
                 host: None,
                 graph_launch,
+                inside: None,
             };
         }
         let Some(l) = call else {
@@ -269,6 +296,7 @@ impl<'t> CauseContext<'t> {
                 launch_call: None,
                 host: None,
                 graph_launch: None,
+                inside: None,
             };
         };
         let spans = &trace.api_calls.spans;
@@ -284,13 +312,17 @@ impl<'t> CauseContext<'t> {
         let host = (cause == GapCause::LaunchLate).then(|| {
             self.host_breakdown(trace.api_calls.global_tid[l], g0, l_start.min(gap.end_ns))
         });
-        GapCauseInfo {
+        let mut info = GapCauseInfo {
             cause,
             next,
             launch_call: call,
             host,
             graph_launch: None,
-        }
+            inside: None,
+        };
+        let open = self.host_ranges.of_gap(gap, &info);
+        info.inside = open.first().zip(open.last()).map(|(&a, &b)| (a, b));
+        info
     }
 
     /// Causes of many gaps, in their order, in parallel.
@@ -376,7 +408,7 @@ impl<'t> CauseContext<'t> {
 /// The causes of `gaps`, in their order (a [`CauseContext`] built for the call).
 /// What gaps and their causes read: the GPU work, the calls that launched it and the host calls
 /// around a gap.
-pub const NEEDS: Needs = Needs::GPU_LINKS.union(Needs::OSRT);
+pub const NEEDS: Needs = Needs::GPU_LINKS.union(Needs::OSRT).union(Needs::NVTX);
 
 pub fn gap_causes(trace: &Trace, gaps: &[IdleGap]) -> Vec<GapCauseInfo> {
     CauseContext::new(trace).causes(gaps)

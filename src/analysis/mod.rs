@@ -10,6 +10,7 @@ pub mod demangled;
 pub mod diff;
 pub mod filter;
 pub mod gap_causes;
+pub mod gap_host_ranges;
 pub mod gaps;
 pub mod headline;
 pub mod intervals;

@@ -230,7 +230,8 @@ pub struct GapsArgs {
     pub per_stream: bool,
     /// Add why each gap happened (launch-late, launch-overhead, dependency, graph-untraced,
     /// unknown); with --wide (or --format csv), also where a late launch's thread spent the gap:
-    /// in sync calls, other CUDA calls, OS-runtime calls, untraced.
+    /// in sync calls, other CUDA calls, OS-runtime calls, untraced; and the ranges it was inside
+    /// (NVTX, or a PyTorch trace's annotations and operators: outermost > innermost).
     #[arg(long)]
     pub causes: bool,
     /// The table in full: names up to 60 characters and, with --causes, the host-time split.
@@ -260,12 +261,13 @@ pub const GAP_COLUMNS: [&str; 7] = [
 ];
 
 /// Columns `gaps --causes` adds.
-pub const CAUSE_COLUMNS: [&str; 5] = [
+pub const CAUSE_COLUMNS: [&str; 6] = [
     "Cause",
     "Sync (ns)",
     "CUDA API (ns)",
     "OS Runtime (ns)",
     "Untraced (ns)",
+    "Host Inside",
 ];
 
 /// `12.5 ms`, `830 µs`, `1.204 s`.
@@ -408,6 +410,7 @@ pub fn gaps(args: &GapsArgs) -> Result<i32> {
                     ),
                     None => row.extend(std::iter::repeat_n(String::new(), 4)),
                 }
+                row.push(c.inside_line(&trace));
             }
             row
         })

@@ -111,6 +111,10 @@ pub fn cause_summary(trace: &Trace, c: &GapCauseInfo) -> String {
             format_duration(spans.start_ns[call] as f64)
         ));
     }
+    let inside = c.inside_line(trace);
+    if !inside.is_empty() {
+        text.push_str(&format!("the launching thread was inside {inside}\n"));
+    }
     if let Some(call) = c.graph_launch.filter(|&i| i < spans.len()) {
         text.push_str(&format!(
             "{} at {} launched a graph with no GPU work in this export\n",
