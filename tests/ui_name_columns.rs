@@ -223,3 +223,55 @@ fn kernels_sharing_a_long_start_are_cut_where_they_differ() {
         assert!(s.starts_with("sm80"), "{s}");
     }
 }
+
+#[test]
+fn copies_sharing_their_end_are_told_apart() {
+    // Issue 47 item 5: moe's "MemOps by Size" table cut `[CUDA memcpy Host-to-Device]` and
+    // `[CUDA memcpy Device-to-Device]` both to `[…to-Device]`: only a hover told them apart.
+    // Operations from nsys's own report of the export; at the default window and narrower.
+    let text =
+        std::fs::read_to_string(common::fixtures().join("golden/moe/cuda_gpu_mem_size_sum.csv"))
+            .unwrap();
+    let mut csv = csv::Reader::from_reader(text.as_bytes());
+    let columns: Vec<String> = csv.headers().unwrap().iter().map(String::from).collect();
+    let k = columns.iter().position(|c| c == "Operation").unwrap();
+    let operations: Vec<String> = csv
+        .records()
+        .map(|r| r.unwrap().get(k).unwrap().to_string())
+        .collect();
+    assert!(operations.len() >= 3, "{operations:?}");
+    let mut cut = 0;
+    // The Operation column as a person narrows it by dragging its header's edge.
+    for width in [200.0, 140.0, 110.0, 90.0, 70.0] {
+        let mut h = app_with_size(vec![common::fixture("moe")], DEFAULT_WINDOW);
+        let mut set = sightline::ui::columns::ColumnWidths::default();
+        set.0.insert("Operation".to_string(), width);
+        set.store(&h.ctx, "stats:cuda_gpu_mem_size_sum");
+        h.state_mut().tab_mut().analysis.report = "cuda_gpu_mem_size_sum";
+        settle_all(&mut h);
+        h.run();
+        let shown: Vec<String> = operations
+            .iter()
+            .map(|op| h.get_by_label(op).value().unwrap_or_default())
+            .collect();
+        eprintln!("{width} px: {shown:?}");
+        cut += usize::from(shown.iter().zip(&operations).any(|(s, o)| s != o));
+        let mut distinct = shown.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(
+            distinct.len(),
+            shown.len(),
+            "{width} px: rows read the same: {shown:?}"
+        );
+        // A copy's whole direction stays readable.
+        for (s, op) in shown.iter().zip(&operations) {
+            let direction = op.trim_matches(['[', ']']).rsplit(' ').next().unwrap();
+            assert!(
+                s.contains(direction),
+                "{width} px: '{s}' hides '{direction}'"
+            );
+        }
+    }
+    assert!(cut >= 1, "no width cut the names");
+}

@@ -2,6 +2,7 @@
 //! column's right edge, see [`crate::ui::columns`]), the rows on screen with names cut to their
 //! column where the column's names agree, and the widths of the columns.
 
+use crate::export::elide::{MIN_TAIL_CHARS, elide_keeping_end};
 use egui::{Align, Button, Layout, RichText, Ui};
 
 use super::super::{RowKey, Sort, TableLayout};
@@ -57,6 +58,18 @@ fn shown_text(column: &str, value: &Cell, numeric: bool) -> String {
 /// (at least [`MIN_NAME_WIDTH_PX`], or [`SCROLLED_NAME_WIDTH_PX`] when the table scrolls anyway;
 /// at most what its texts need). A width a person set
 /// (`set`, by column title) takes the place of the column's own.
+/// The width the names of column `c` that keep their end need to stay apart: the widest of
+/// them cut to `[…` and [`MIN_TAIL_CHARS`] of its end (at most 64 measured); 0 without any.
+fn keeps_end_floor(layout: &TableLayout, c: usize, text_w: &dyn Fn(String, bool) -> f32) -> f32 {
+    layout.keeps_end.get(c).map_or(0.0, |names| {
+        names
+            .iter()
+            .take(64)
+            .map(|n| text_w(elide_keeping_end(n, MIN_TAIL_CHARS + 2), false))
+            .fold(0.0, f32::max)
+    })
+}
+
 fn column_widths(
     ui: &Ui,
     table: &Table,
@@ -109,7 +122,11 @@ fn column_widths(
         .collect();
     for (c, w) in widths.iter_mut().enumerate() {
         if let Some(user) = table.columns.get(c).and_then(|t| set.get(t)) {
-            *w = user;
+            // A column of names that keep their end is never narrower than the words that tell
+            // them apart (`[…Device-to-Device]` against `[…Host-to-Device]`): cut further, two
+            // rows would read the same.
+            let button_pad = 2.0 * ui.spacing().button_padding.x + 2.0;
+            *w = user.max(keeps_end_floor(layout, c, &text_w) + button_pad + char_w + pad);
         }
     }
     if let Some(name) = layout
