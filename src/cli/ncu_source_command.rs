@@ -7,7 +7,6 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use anyhow::{Context, Result, bail};
-use rayon::prelude::*;
 
 use super::{SummaryArgs, load_for_cli};
 use crate::analysis::ncu::source::{KernelSelection, source_metric_names};
@@ -67,25 +66,38 @@ pub fn print(args: &SummaryArgs) -> Result<i32> {
         } else {
             Some(sass::find_nvdisasm().ok_or(sass::SassError::NoDisassembler)?)
         };
-        let disassembled: Vec<((u64, String), Vec<sass::SassInstruction>)> = functions
-            .into_par_iter()
+        // Functions whose module kept its cubin and names the function's load address.
+        let code: Vec<((u64, String), sass::FunctionCode<'_>)> = functions
+            .iter()
             .filter_map(|(reference, mangled)| {
-                let module = data.modules.get(&reference)?;
+                let module = data.modules.get(reference)?;
                 let cubin = module.cubin.as_ref()?;
                 let function = module
                     .functions
                     .iter()
-                    .find(|f| f.mangled_name == mangled)?;
-                let nvdisasm = nvdisasm.as_deref()?;
-                match sass::disassemble(nvdisasm, cubin, &mangled, function.address) {
-                    Ok(code) => Some(((reference, mangled), code)),
-                    Err(e) => {
-                        eprintln!("warning: {}: {e}", path.display());
-                        None
-                    }
-                }
+                    .find(|f| &f.mangled_name == mangled)?;
+                Some((
+                    (*reference, mangled.clone()),
+                    sass::FunctionCode {
+                        cubin,
+                        mangled,
+                        address: function.address,
+                    },
+                ))
             })
             .collect();
+        let (keys, code): (Vec<_>, Vec<_>) = code.into_iter().unzip();
+        let listings = match &nvdisasm {
+            Some(nvdisasm) => sass::disassemble_all(nvdisasm, &code),
+            None => Vec::new(),
+        };
+        let mut disassembled = Vec::new();
+        for (key, listing) in keys.into_iter().zip(listings) {
+            match listing {
+                Ok(listing) => disassembled.push((key, listing)),
+                Err(e) => eprintln!("warning: {}: {e}", path.display()),
+            }
+        }
         let sass_by_function: HashMap<_, _> = disassembled.into_iter().collect();
         if args.traces.len() > 1 {
             writeln!(out, "# {}", path.display())?;

@@ -111,41 +111,122 @@ pub fn find_nvdisasm() -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
 }
 
-/// The SASS of function `mangled` (loaded at `address`) of a cubin, disassembled by `nvdisasm`.
-pub fn disassemble(
+/// A function to disassemble: its cubin, mangled name and load address.
+pub struct FunctionCode<'a> {
+    pub cubin: &'a [u8],
+    pub mangled: &'a str,
+    pub address: u64,
+}
+
+/// The SASS of each function (in order; an error for one whose cubin has no code for it), with
+/// as few runs of `nvdisasm` as there are architectures: its start-up (loading an
+/// architecture's tables, a third of a second) would otherwise be paid per function. The
+/// functions' code is laid end to end and disassembled twice, at two base addresses: an operand
+/// that differs between the two is an address (a branch, call or return target, pc-relative),
+/// and is moved to where the function was loaded; everything else prints as it would alone.
+pub fn disassemble_all(
     nvdisasm: &std::path::Path,
-    elf: &[u8],
-    mangled: &str,
-    address: u64,
-) -> Result<Vec<SassInstruction>, SassError> {
-    let code = elf_section(elf, &format!(".text.{mangled}"))
-        .ok_or_else(|| SassError::NoCode(mangled.to_string()))?;
-    let failed = |detail: String| SassError::Failed {
-        function: mangled.to_string(),
-        detail,
-    };
+    functions: &[FunctionCode<'_>],
+) -> Vec<Result<Vec<SassInstruction>, SassError>> {
+    let mut results: Vec<Option<Result<Vec<SassInstruction>, SassError>>> =
+        functions.iter().map(|_| None).collect();
+    // (function index, code) by architecture.
+    let mut by_sm: Vec<(u32, Vec<(usize, &[u8])>)> = Vec::new();
+    for (i, f) in functions.iter().enumerate() {
+        let Some(code) = elf_section(f.cubin, &format!(".text.{}", f.mangled)) else {
+            results[i] = Some(Err(SassError::NoCode(f.mangled.to_string())));
+            continue;
+        };
+        let sm = cubin_sm(f.cubin).unwrap_or(90);
+        match by_sm.iter_mut().find(|(s, _)| *s == sm) {
+            Some((_, list)) => list.push((i, code)),
+            None => by_sm.push((sm, vec![(i, code)])),
+        }
+    }
+    for (sm, list) in by_sm {
+        let mut blob = Vec::new();
+        let mut starts = Vec::with_capacity(list.len());
+        for (_, code) in &list {
+            starts.push(blob.len() as u64);
+            blob.extend_from_slice(code);
+            // Instructions are 16 bytes from SM 7.0 on: keep each function aligned.
+            blob.resize(blob.len().div_ceil(16) * 16, 0);
+        }
+        let names: Vec<&str> = list.iter().map(|(i, _)| functions[*i].mangled).collect();
+        let listing = run_twice(nvdisasm, sm, &blob);
+        for (k, (i, code)) in list.iter().enumerate() {
+            let f = &functions[*i];
+            let start = starts[k];
+            let end = start + code.len() as u64;
+            results[*i] = Some(match &listing {
+                Err(detail) => Err(SassError::Failed {
+                    function: names[k].to_string(),
+                    detail: detail.clone(),
+                }),
+                Ok((low, high)) => Ok(low
+                    .iter()
+                    .zip(high)
+                    .filter(|(l, _)| l.0 >= start && l.0 < end)
+                    .map(|(l, h)| SassInstruction {
+                        address: f.address + (l.0 - start),
+                        text: ncu_text(&relocated(&l.1, &h.1, |v| {
+                            f.address.wrapping_add(v.wrapping_sub(start))
+                        })),
+                    })
+                    .collect()),
+            });
+        }
+    }
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(SassError::NoCode(String::new()))))
+        .collect()
+}
+
+/// The second base address: far from any offset within a blob of code.
+const HIGH_BASE: u64 = 0x4000_0000_0000;
+
+/// The listing of `blob` at base 0 and at [`HIGH_BASE`], as (offset, instruction) lines; an
+/// arch-specific cubin (sm_90a) has instructions that only `SM90a` decodes, tried second.
+#[allow(clippy::type_complexity)]
+fn run_twice(
+    nvdisasm: &std::path::Path,
+    sm: u32,
+    blob: &[u8],
+) -> Result<(Vec<(u64, String)>, Vec<(u64, String)>), String> {
     static FILES: AtomicU64 = AtomicU64::new(0);
     let file = std::env::temp_dir().join(format!(
         "sightline-sass-{}-{}.bin",
         std::process::id(),
         FILES.fetch_add(1, Ordering::Relaxed)
     ));
-    std::fs::write(&file, code).map_err(|e| failed(e.to_string()))?;
-    let sm = cubin_sm(elf).unwrap_or(90);
-    // An arch-specific cubin (sm_90a) has instructions that only `SM90a` decodes.
-    let mut result = Err(failed("no architecture tried".into()));
-    for arch in [format!("SM{sm}"), format!("SM{sm}a")] {
+    std::fs::write(&file, blob).map_err(|e| e.to_string())?;
+    let run = |arch: &str, base: u64| -> Result<Vec<(u64, String)>, String> {
         let output = Command::new(nvdisasm)
-            .args(["-b", &arch, "-base", &format!("{address:#x}")])
+            .args(["-ndf", "-b", arch, "-base", &format!("{base:#x}")])
             .arg(&file)
-            .output();
-        result = match output {
-            Ok(o) if o.status.success() => Ok(parse(&String::from_utf8_lossy(&o.stdout))),
-            Ok(o) => Err(failed(
-                String::from_utf8_lossy(&o.stderr).trim().to_string(),
-            )),
-            Err(e) => Err(failed(e.to_string())),
-        };
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !output.status.success() {
+            return Err(String::from_utf8_lossy(&output.stderr).trim().to_string());
+        }
+        Ok(parse(&String::from_utf8_lossy(&output.stdout))
+            .into_iter()
+            .map(|(address, text)| (address.wrapping_sub(base), text))
+            .collect())
+    };
+    let mut result = Err("no architecture tried".to_string());
+    for arch in [format!("SM{sm}"), format!("SM{sm}a")] {
+        // The two runs at once: each is a process of its own.
+        let (low, high) = std::thread::scope(|scope| {
+            let high = scope.spawn(|| run(&arch, HIGH_BASE));
+            let low = run(&arch, 0);
+            let high = high
+                .join()
+                .unwrap_or_else(|_| Err("the disassembler's thread failed".to_string()));
+            (low, high)
+        });
+        result = low.and_then(|low| Ok((low, high?)));
         if result.is_ok() {
             break;
         }
@@ -154,8 +235,58 @@ pub fn disassemble(
     result
 }
 
-/// nvdisasm's lines (`/*7fc5577a0b40*/  @P0 EXIT ;`) as ncu's instructions.
-fn parse(listing: &str) -> Vec<SassInstruction> {
+/// `low` (the instruction at base 0) with each hex number that differs in `high` (the same at
+/// the high base: an address) replaced by `place(number)`.
+fn relocated(low: &str, high: &str, place: impl Fn(u64) -> u64) -> String {
+    if low == high {
+        return low.to_string();
+    }
+    let (lows, highs) = (hex_numbers(low), hex_numbers(high));
+    if lows.len() != highs.len() {
+        return low.to_string();
+    }
+    let mut out = String::with_capacity(low.len() + 16);
+    let mut at = 0;
+    for ((start, end, value), (_, _, other)) in lows.into_iter().zip(highs) {
+        out.push_str(&low[at..start]);
+        if value == other {
+            out.push_str(&low[start..end]);
+        } else {
+            out.push_str(&format!("{:#x}", place(value)));
+        }
+        at = end;
+    }
+    out.push_str(&low[at..]);
+    out
+}
+
+/// Every `0x…` number of a text: (start, end, value).
+fn hex_numbers(text: &str) -> Vec<(usize, usize, u64)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == b'0'
+            && bytes[i + 1] == b'x'
+            && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric())
+        {
+            let mut j = i + 2;
+            while j < bytes.len() && bytes[j].is_ascii_hexdigit() {
+                j += 1;
+            }
+            if let Ok(v) = u64::from_str_radix(&text[i + 2..j], 16) {
+                out.push((i, j, v));
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// nvdisasm's lines (`/*7fc5577a0b40*/  @P0 EXIT ;`) as (address, instruction).
+fn parse(listing: &str) -> Vec<(u64, String)> {
     listing
         .lines()
         .filter_map(|line| {
@@ -163,10 +294,7 @@ fn parse(listing: &str) -> Vec<SassInstruction> {
             let rest = line.strip_prefix("/*")?;
             let end = rest.find("*/")?;
             let address = u64::from_str_radix(&rest[..end], 16).ok()?;
-            Some(SassInstruction {
-                address,
-                text: ncu_text(&rest[end + 2..]),
-            })
+            Some((address, rest[end + 2..].to_string()))
         })
         .collect()
 }
@@ -253,5 +381,26 @@ mod tests {
         assert_eq!(elf_section(b"\x7fELF\x02", ".text.f"), None);
         assert_eq!(elf_section(&[], ".text.f"), None);
         assert_eq!(cubin_sm(&[]), None);
+    }
+
+    #[test]
+    fn addresses_move_to_where_the_function_was_loaded() {
+        let place = |v: u64| 0x7f00_0000_0000 + v - 0x100;
+        assert_eq!(
+            relocated("BRA 0x180 ;", "BRA 0x400000000180 ;", place),
+            "BRA 0x7f0000000080 ;"
+        );
+        assert_eq!(
+            relocated(
+                "IMAD.WIDE R4, R5, 0x4, R6 ;",
+                "IMAD.WIDE R4, R5, 0x4, R6 ;",
+                place
+            ),
+            "IMAD.WIDE R4, R5, 0x4, R6 ;"
+        );
+        assert_eq!(
+            relocated("BSSY B0, 0x200 ;", "BSSY B0, 0x400000000200 ;", place),
+            "BSSY B0, 0x7f0000000100 ;"
+        );
     }
 }
