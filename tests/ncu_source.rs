@@ -9,6 +9,8 @@
 //! `SIGHTLINE_NVDISASM`, else the `nvidia-cuda-nvdisasm` package installed into a scratch venv
 //! (skipped loudly when neither can be had). Skipped loudly without `../shared/traces/ncu`.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
+
 mod common;
 
 use std::io::Read;

@@ -80,7 +80,7 @@ impl SourceColumn<'_> {
             ColumnKind::Number => write_number(value.unwrap_or(0.0), out),
             kind => match value {
                 None => out.push('-'),
-                Some(v) if v == 0.0 => {}
+                Some(0.0) => {}
                 Some(v) => write_enum(kind, v, out),
             },
         }

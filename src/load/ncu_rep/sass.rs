@@ -111,6 +111,9 @@ pub fn find_nvdisasm() -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
 }
 
+/// A function's index among those asked for, and its code.
+type IndexedCode<'a> = (usize, &'a [u8]);
+
 /// A function to disassemble: its cubin, mangled name and load address.
 pub struct FunctionCode<'a> {
     pub cubin: &'a [u8],
@@ -131,7 +134,7 @@ pub fn disassemble_all(
     let mut results: Vec<Option<Result<Vec<SassInstruction>, SassError>>> =
         functions.iter().map(|_| None).collect();
     // (function index, code) by architecture.
-    let mut by_sm: Vec<(u32, Vec<(usize, &[u8])>)> = Vec::new();
+    let mut by_sm: Vec<(u32, Vec<IndexedCode<'_>>)> = Vec::new();
     for (i, f) in functions.iter().enumerate() {
         let Some(code) = elf_section(f.cubin, &format!(".text.{}", f.mangled)) else {
             results[i] = Some(Err(SassError::NoCode(f.mangled.to_string())));
