@@ -18,6 +18,7 @@ mod html_report_command;
 mod ncu_commands;
 mod ncu_diff_command;
 mod ncu_join_command;
+mod ncu_source_command;
 mod ordered_work;
 mod output_pipes;
 pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};
@@ -159,6 +160,17 @@ pub struct SummaryArgs {
     /// base`).
     #[arg(long, value_name = "MODE", value_parser = crate::export::ncu_pages::UnitMode::parse, default_value = "auto")]
     pub print_units: crate::export::ncu_pages::UnitMode,
+    /// `ncu_source`: the view ncu's `--print-source` names: `sass` (default), `cuda,sass`, `ptx`.
+    #[arg(long, value_name = "VIEW", value_parser = crate::export::ncu_pages::source::SourceView::parse, default_value = "sass")]
+    pub print_source: crate::export::ncu_pages::source::SourceView,
+    /// `ncu_source`: only kernels whose name matches REGEX (ncu's `-k regex:REGEX`; the
+    /// `regex:` prefix may be given).
+    #[arg(long, value_name = "REGEX")]
+    pub kernel: Option<String>,
+    /// `ncu_source`: of the kernels `--kernel` selects, only launch N, from 0 (ncu's
+    /// `--launch-skip N --launch-count 1`).
+    #[arg(long, value_name = "N")]
+    pub launch: Option<usize>,
     /// An Nsight Compute report (.ncu-rep, .ncu-rep.gz) of the same program, for `ncu_join`:
     /// each profiled kernel with the timeline kernel it measured. Without `--report`, `ncu_join`
     /// is printed after the default reports.
@@ -223,6 +235,9 @@ pub fn parse_range_arg(range: Option<&str>) -> Result<TimeRange> {
 
 fn summary(args: &SummaryArgs) -> Result<i32> {
     let report_list = args.report.as_deref().unwrap_or("all");
+    if report_list.trim() == ncu_source_command::NAME {
+        return ncu_source_command::print(args);
+    }
     if let Some(pages) = ncu_commands::requested_pages(report_list)? {
         return ncu_commands::print_pages(&args.traces, &pages, args.print_units);
     }

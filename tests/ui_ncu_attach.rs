@@ -127,10 +127,20 @@ fn attached_report_shows_a_gemm_kernels_ncu_numbers_in_its_details() {
     assert_eq!(expected[0].1, format_duration(20_160.0));
     assert_eq!(expected[1].1, "10.7 %");
     assert_eq!(expected[5].1, "80");
-    // Its rules, largest estimated speedup first: ncu's HighPipeUtilization says 93.44 %.
+    // Its rules, ranked as ncu-ui ranks them, each estimate with its type: the Launch
+    // Configuration's Small Grid says 51.52 % of the kernel (global), HighPipeUtilization 93.44 %
+    // of the part it looks at (local).
     assert!(
-        h.query_all_by_label_contains("est. speedup 93.4 %").count() >= 1,
-        "the top rule with its speedup"
+        h.query_all_by_label_contains("est. global speedup 51.5 %")
+            .count()
+            >= 1,
+        "the top rule with its global speedup"
+    );
+    assert!(
+        h.query_all_by_label_contains("est. local speedup 93.4 %")
+            .count()
+            >= 1,
+        "a local speedup says it is local"
     );
     eprintln!("details of kernel {kernel} show ncu ID {id}: {expected:?}");
 

@@ -9,6 +9,7 @@ pub mod graph_launches;
 pub mod ids;
 pub mod load_warnings;
 pub mod ncu;
+pub mod ncu_source;
 pub mod needs;
 pub mod openacc;
 pub mod openmp;

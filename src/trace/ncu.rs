@@ -316,6 +316,8 @@ pub struct NcuSection {
     /// Counters' source-view metrics): ncu's details page prints them with the header's; ncu-ui
     /// does not draw them in the section.
     pub extra_metrics: Vec<SectionMetric>,
+    /// The Source Counters' source-view metrics, in the order of the Source page's columns.
+    pub source_metrics: Vec<SectionMetric>,
 }
 
 impl NcuSection {

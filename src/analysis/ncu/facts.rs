@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::join::NcuJoin;
-use crate::trace::ncu::{NcuReport, NcuRule, NcuWorkload};
+use crate::trace::ncu::{NcuReport, NcuRule, NcuWorkload, RuleSpeedup};
 use crate::trace::{StrId, Trace};
 
 /// `gpu__time_duration.sum`: the kernel's duration as ncu measured it (ns), serialised and
@@ -35,8 +35,18 @@ pub struct RuleAdvice {
     pub message: String,
     /// "OPT", "WRN" …
     pub kind: &'static str,
-    /// Estimated speedup, % of the kernel's time.
+    /// Estimated speedup, % of the kernel's time (global) or of the part the rule looks at
+    /// (local).
     pub speedup_pct: Option<f64>,
+    /// The estimate's type, as the rule gives it.
+    pub speedup: Option<RuleSpeedup>,
+}
+
+impl RuleAdvice {
+    /// `global` or `local`: what the estimated speedup is a share of; empty without one.
+    pub fn speedup_kind(&self) -> &'static str {
+        self.speedup.map_or("", |s| s.kind_label())
+    }
 }
 
 /// The headline numbers of one workload.
@@ -48,7 +58,8 @@ pub struct WorkloadFacts {
     pub dram_pct: Option<f64>,
     pub occupancy_pct: Option<f64>,
     pub registers_per_thread: Option<f64>,
-    /// Rules with something to say, largest estimated speedup first.
+    /// Rules with something to say, ranked as ncu-ui ranks them ([`super::kernels::speedup_order`]:
+    /// global estimates before local ones).
     pub rules: Vec<RuleAdvice>,
 }
 
@@ -77,12 +88,12 @@ fn advice(rule: &NcuRule) -> Option<RuleAdvice> {
         message: super::rule_text::plain(&first.text),
         kind: first.kind_label(),
         speedup_pct: rule.speedup.map(|s| s.percent),
+        speedup: rule.speedup,
     })
 }
 
 fn by_speedup(a: &RuleAdvice, b: &RuleAdvice) -> std::cmp::Ordering {
-    let key = |r: &RuleAdvice| r.speedup_pct.unwrap_or(-1.0);
-    key(b).total_cmp(&key(a))
+    super::kernels::speedup_order(a.speedup, b.speedup)
 }
 
 /// The headline numbers and rules of workload `w`.
@@ -324,7 +335,7 @@ mod tests {
 
     #[test]
     fn rules_rank_by_estimated_speedup_and_passed_rules_say_nothing() {
-        use crate::trace::ncu::{RuleMessage, RuleSpeedup};
+        use crate::trace::ncu::RuleMessage;
         let rule = |id: &str, kind: u32, speedup: Option<f64>| NcuRule {
             identifier: id.to_string(),
             display_name: format!("{id} rule"),
@@ -334,7 +345,10 @@ mod tests {
                 title: String::new(),
                 speedup: None,
             }],
-            speedup: speedup.map(|percent| RuleSpeedup { kind: 1, percent }),
+            speedup: speedup.map(|percent| RuleSpeedup {
+                kind: if id == "Global" { 2 } else { 1 },
+                percent,
+            }),
             ..Default::default()
         };
         let w = NcuWorkload {
@@ -343,12 +357,19 @@ mod tests {
                 rule("Passed", 1, None),
                 rule("Big", 4, Some(80.0)),
                 rule("Note", 0, None),
+                rule("Global", 4, Some(10.0)),
             ],
             ..Default::default()
         };
         let facts = workload_facts(&NcuReport::default(), &w);
         let titles: Vec<&str> = facts.rules.iter().map(|r| r.title.as_str()).collect();
-        assert_eq!(titles, ["Big rule", "Small rule", "Note rule"]);
+        // A global estimate ranks before every local one, however large.
+        assert_eq!(
+            titles,
+            ["Global rule", "Big rule", "Small rule", "Note rule"]
+        );
+        assert_eq!(facts.rules[0].speedup_kind(), "global");
+        assert_eq!(facts.rules[1].speedup_kind(), "local");
         assert_eq!(facts.rules[0].kind, "OPT");
         assert_eq!(facts.duration_ns, None);
     }

@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 
 use super::units;
-use crate::trace::ncu::{NcuReport, NcuWorkload};
+use crate::trace::ncu::{NcuReport, NcuWorkload, RuleSpeedup};
 
 pub const DURATION: &str = "gpu__time_duration.sum";
 pub const SM_THROUGHPUT: &str = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
@@ -189,20 +189,29 @@ pub fn shape(s: [u64; 3]) -> String {
     format!("({}, {}, {})", s[0], s[1], s[2])
 }
 
-/// The rule of `w` with the largest estimated speedup of the whole kernel (ncu's "global"
-/// speedups, "Est. Speedup" in its Details page); only when no rule gives one, the largest local
-/// speedup ("Est. Local Speedup": a share of the part of the kernel the rule looks at, which
-/// says little about the kernel's time — most of moe's kernels have a 93–100 % local one).
+/// The order ncu-ui ranks rules in: by estimated speedup, every global one (a share of the whole
+/// kernel's time, "Est. Speedup") before every local one ("Est. Local Speedup": a share of the
+/// part of the kernel the rule looks at, which says little about the kernel's time — most of
+/// moe's kernels have a 93–100 % local one), then rules without an estimate; larger first. The
+/// one place rules are ordered: the kernel table's top rule, the timeline's ncu details and the
+/// names worth optimising all rank by it.
+pub fn speedup_order(a: Option<RuleSpeedup>, b: Option<RuleSpeedup>) -> Ordering {
+    let key = |s: Option<RuleSpeedup>| match s.filter(|s| s.percent.is_finite()) {
+        Some(s) if s.kind == 2 => (0u8, -s.percent),
+        Some(s) => (1, -s.percent),
+        None => (2, 0.0),
+    };
+    let (ka, kb) = (key(a), key(b));
+    ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+}
+
+/// The rule of `w` that ranks first by [`speedup_order`] among those with an estimate.
 pub fn top_rule(w: &NcuWorkload) -> Option<TopRule> {
     w.rules
         .iter()
         .filter_map(|r| r.speedup.map(|s| (r, s)))
         .filter(|(_, s)| s.percent.is_finite())
-        .max_by(|(_, a), (_, b)| {
-            (a.kind == 2)
-                .cmp(&(b.kind == 2))
-                .then(a.percent.total_cmp(&b.percent))
-        })
+        .min_by(|(_, a), (_, b)| speedup_order(Some(*a), Some(*b)))
         .map(|(r, s)| {
             let title = r
                 .messages
@@ -313,7 +322,7 @@ pub fn visible_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::ncu::{NcuRule, RuleMessage, RuleSpeedup};
+    use crate::trace::ncu::{NcuRule, RuleMessage};
 
     fn row(id: u32, name: &str, duration: Option<f64>) -> KernelRow {
         KernelRow {

@@ -20,6 +20,7 @@ pub mod numa;
 mod pairing;
 pub mod roofline;
 pub mod rule_text;
+pub mod source;
 pub mod units;
 
 pub use join::{MatchOutcome, NcuJoin, WorkloadMatch, join};

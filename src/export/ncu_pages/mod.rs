@@ -13,6 +13,7 @@ pub mod format;
 pub mod names;
 pub mod nvtx;
 pub mod raw;
+pub mod source;
 pub mod summary;
 
 /// `--print-units`: ncu scales units by default (`auto`); `base` prints every value in its

@@ -496,6 +496,11 @@ fn section_of(s: msg::Section) -> NcuSection {
             .flatten()
             .flat_map(|m| metrics(&m.metrics))
             .collect(),
+        source_metrics: s
+            .source_metrics
+            .as_ref()
+            .map(|m| metrics(&m.metrics))
+            .unwrap_or_default(),
     }
 }
 

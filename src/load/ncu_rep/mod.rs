@@ -18,7 +18,10 @@
 mod convert;
 mod instances;
 pub mod messages;
+pub mod sass;
 mod section_messages;
+mod source;
+mod source_messages;
 
 use std::io::{BufReader, Read};
 use std::path::Path;
@@ -36,6 +39,7 @@ use crate::trace::ncu::NcuReport;
 use crate::trace::{Trace, TraceFormat};
 use convert::Converter;
 pub use instances::read_instances;
+pub use source::read_source_data;
 
 /// The report's magic bytes.
 pub const MAGIC: &[u8; 4] = b"NVR\0";
@@ -176,8 +180,11 @@ pub fn load(path: &Path, control: &LoadControl) -> Result<Trace, LoadError> {
     })
 }
 
-/// Loads a report.
-pub fn load_report(path: &Path, control: &LoadControl) -> Result<NcuReport, LoadError> {
+/// A reader of a report's blocks, positioned after its file header; the file's length and a
+/// counter of the bytes read from it (before decompression), for progress.
+pub(super) fn open_blocks(
+    path: &Path,
+) -> Result<(BlockReader<'_>, u64, Arc<std::sync::atomic::AtomicU64>), LoadError> {
     let unreadable = |e: std::io::Error| LoadError::Unreadable {
         path: path.to_path_buf(),
         source: e,
@@ -213,6 +220,14 @@ pub fn load_report(path: &Path, control: &LoadControl) -> Result<NcuReport, Load
         },
         damage: None,
     };
+    let header = blocks.read_header()?;
+    blocks.report.format_version = header.version.unwrap_or(0);
+    Ok((blocks, file_len, read))
+}
+
+/// Loads a report.
+pub fn load_report(path: &Path, control: &LoadControl) -> Result<NcuReport, LoadError> {
+    let (mut blocks, file_len, read) = open_blocks(path)?;
     blocks.read_all(control, &|| {
         read.load(std::sync::atomic::Ordering::Relaxed) as f32 / file_len as f32
     })?;
@@ -233,14 +248,14 @@ pub fn load_report(path: &Path, control: &LoadControl) -> Result<NcuReport, Load
 }
 
 /// Why a read stopped early.
-enum Stop {
+pub(super) enum Stop {
     /// The file ended exactly between blocks.
     End,
     /// The file ended or was damaged inside something: what, in words.
     Damaged(String),
 }
 
-struct BlockReader<'a> {
+pub(super) struct BlockReader<'a> {
     reader: Box<dyn Read + 'a>,
     path: &'a Path,
     report: NcuReport,
@@ -255,11 +270,8 @@ struct BlockReader<'a> {
 const TABLE: &str = "report";
 
 impl BlockReader<'_> {
-    fn read_all(
-        &mut self,
-        control: &LoadControl,
-        fraction: &dyn Fn() -> f32,
-    ) -> Result<(), LoadError> {
+    /// Reads the magic and the file header.
+    fn read_header(&mut self) -> Result<FileHeader, LoadError> {
         let mut magic = [0u8; 4];
         self.pos = 4;
         if read_fully(&mut self.reader, &mut magic).is_err() || &magic != MAGIC {
@@ -278,7 +290,14 @@ impl BlockReader<'_> {
                 detail: "its file header is cut short or damaged".into(),
             });
         };
-        self.report.format_version = header.version.unwrap_or(0);
+        Ok(header)
+    }
+
+    fn read_all(
+        &mut self,
+        control: &LoadControl,
+        fraction: &dyn Fn() -> f32,
+    ) -> Result<(), LoadError> {
         let mut convert = Converter::default();
         let mut stop = None;
         while stop.is_none() {
@@ -367,7 +386,7 @@ impl BlockReader<'_> {
     }
 
     /// The next block's header and payload, read but not decoded.
-    fn raw_block(&mut self) -> Result<RawBlock, Stop> {
+    pub(super) fn raw_block(&mut self) -> Result<RawBlock, Stop> {
         let header = self.length_prefixed()?;
         let header = messages::BlockHeader::decode(header)
             .map_err(|e| Stop::Damaged(format!("a block header does not decode ({e})")))?;
@@ -386,10 +405,10 @@ impl BlockReader<'_> {
 const BATCH_BLOCKS: usize = 8;
 
 /// A block read but not decoded, and where its payload starts in the stream.
-struct RawBlock {
-    header: messages::BlockHeader,
-    payload: Bytes,
-    offset: u64,
+pub(super) struct RawBlock {
+    pub header: messages::BlockHeader,
+    pub payload: Bytes,
+    pub offset: u64,
 }
 
 /// A decoded workload, the hashes of its section definitions' bytes and each metric's

@@ -63,9 +63,11 @@ pub fn show(ui: &mut Ui, report: &NcuReport, w: &NcuWorkload) {
     ui.add_space(4.0);
     ui.weak("Rules");
     for rule in &f.rules {
-        let speedup = rule
-            .speedup_pct
-            .map_or_else(String::new, |s| format!(" · est. speedup {s:.1} %"));
+        // ncu's estimate is global (a share of the kernel's time) or local (of the part the
+        // rule looks at): the rules come ranked global first, and each says which it has.
+        let speedup = rule.speedup_pct.map_or_else(String::new, |s| {
+            format!(" · est. {} speedup {s:.1} %", rule.speedup_kind())
+        });
         ui.label(egui::RichText::new(format!("{} {}{speedup}", rule.kind, rule.title)).strong());
         ui.add(egui::Label::new(egui::RichText::new(&rule.message).small()).wrap());
     }

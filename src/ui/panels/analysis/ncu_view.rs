@@ -72,10 +72,9 @@ impl AnalysisPanel {
                     match &row.averages.top_rule {
                         Some(rule) => {
                             ui.label(&rule.title).on_hover_text(&rule.message);
-                            ui.label(
-                                rule.speedup_pct
-                                    .map_or_else(String::new, |s| format!("{s:.1} %")),
-                            );
+                            ui.label(rule.speedup_pct.map_or_else(String::new, |s| {
+                                format!("{s:.1} % {}", rule.speedup_kind())
+                            }));
                         }
                         None => {
                             ui.label("");

@@ -1,0 +1,270 @@
+//! The Source page of a profiled kernel, as ncu's `--page source` and ncu-ui's Source view lay it
+//! out: one row per SASS instruction, one column per Source Counters metric the kernel has, in
+//! the order the section lists them (`Warp Stall Sampling (All Samples)`, `Instructions
+//! Executed`, …, one per stall reason). A column is shown when the report holds the metric's
+//! per-instruction list for the kernel (a group — the sampled warp stall reasons — when the
+//! kernel has the group); a cell is the list's value at the instruction's PC, `0` where the list
+//! has none. The memory columns are what ncu prints for its enumerations: `-` for an instruction
+//! that is no memory access, empty for one never executed, the access's kinds otherwise.
+//!
+//! Checked cell for cell against ncu 2025.3.1's `--page source --csv` on the shared reports
+//! (`tests/ncu_source.rs`).
+
+use regex::Regex;
+
+use super::listed;
+use crate::trace::ncu::{GROUP_PREFIX, NcuReport, NcuWorkload};
+use crate::trace::ncu_source::{KernelSource, PcValues};
+
+/// The Source Counters section's identifier.
+pub const SOURCE_COUNTERS: &str = "SourceCounters";
+
+/// How a column's values print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    /// A count (or an average): the number.
+    Number,
+    /// `memory_type`: the address spaces an access touches.
+    AddressSpace,
+    /// `memory_access_type`: load, store, atomic.
+    AccessOperation,
+    /// `memory_access_size_type`: the access size in bits.
+    AccessSize,
+    /// `smsp__sass_inst_executed_memdesc_explicit_evict_type`.
+    EvictPolicies,
+}
+
+impl ColumnKind {
+    fn of(metric: &str) -> Self {
+        match metric {
+            "memory_type" => ColumnKind::AddressSpace,
+            "memory_access_type" => ColumnKind::AccessOperation,
+            "memory_access_size_type" => ColumnKind::AccessSize,
+            "smsp__sass_inst_executed_memdesc_explicit_evict_type" => ColumnKind::EvictPolicies,
+            _ => ColumnKind::Number,
+        }
+    }
+}
+
+/// One column of a kernel's Source page.
+#[derive(Debug, Clone)]
+pub struct SourceColumn<'d> {
+    pub label: String,
+    pub metric: String,
+    pub kind: ColumnKind,
+    /// The lists it sums: one, or a group's members the kernel has.
+    lists: Vec<&'d PcValues>,
+    group: bool,
+}
+
+impl SourceColumn<'_> {
+    /// The column's value at `pc`: `None` where its list has none (a group sums what its members
+    /// have, 0 where none has a value).
+    pub fn value(&self, pc: u64) -> Option<f64> {
+        if self.group {
+            return Some(self.lists.iter().filter_map(|l| l.at(pc)).sum());
+        }
+        self.lists.first().and_then(|l| l.at(pc))
+    }
+
+    /// Whether the column is one of the sampled warp stall reasons (or their sums).
+    pub fn is_stall(&self) -> bool {
+        self.metric.starts_with("smsp__pcsamp_warps_issue_stalled")
+            || self.metric.starts_with("group:smsp__pcsamp")
+    }
+
+    /// The cell at `pc` as ncu prints it, appended to `out`.
+    pub fn write_cell(&self, pc: u64, out: &mut String) {
+        let value = self.value(pc);
+        match self.kind {
+            ColumnKind::Number => write_number(value.unwrap_or(0.0), out),
+            kind => match value {
+                None => out.push('-'),
+                Some(0.0) => {}
+                Some(v) => write_enum(kind, v, out),
+            },
+        }
+    }
+}
+
+fn write_number(v: f64, out: &mut String) {
+    if v.fract() == 0.0 && v.abs() < 1e18 {
+        out.push_str(itoa::Buffer::new().format(v as i64));
+    } else {
+        out.push_str(&v.to_string());
+    }
+}
+
+/// A memory column's value: the names of its flags (bits as the shared reports' `Global` 4,
+/// `Shared` 16, `Load` 2, `Store` 4, `Atomic` 8, joined by `,` as ncu joins them), an access
+/// size in bits (a size type of 2 prints `8`), a number where no name is known.
+fn write_enum(kind: ColumnKind, v: f64, out: &mut String) {
+    let bits = v as u64;
+    let names: &[(u64, &str)] = match kind {
+        ColumnKind::AddressSpace => &[(4, "Global"), (16, "Shared")],
+        ColumnKind::AccessOperation => &[(2, "Load"), (4, "Store"), (8, "Atomic")],
+        ColumnKind::AccessSize => {
+            let bits_size = if bits == 2 { 8 } else { bits };
+            out.push_str(itoa::Buffer::new().format(bits_size));
+            return;
+        }
+        ColumnKind::EvictPolicies | ColumnKind::Number => &[],
+    };
+    let known: u64 = names.iter().map(|(b, _)| b).sum();
+    if names.is_empty() || bits & !known != 0 || v.fract() != 0.0 {
+        write_number(v, out);
+        return;
+    }
+    let mut first = true;
+    for (bit, name) in names {
+        if bits & bit != 0 {
+            if !first {
+                out.push(',');
+            }
+            out.push_str(name);
+            first = false;
+        }
+    }
+}
+
+/// The columns of a kernel's Source page (after Address and Source).
+pub fn columns<'d>(
+    report: &NcuReport,
+    workload: &NcuWorkload,
+    kernel: &'d KernelSource,
+) -> Vec<SourceColumn<'d>> {
+    let Some(section) = report
+        .sections_in_order(workload)
+        .into_iter()
+        .find(|s| s.identifier == SOURCE_COUNTERS)
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for m in &section.source_metrics {
+        if m.name.starts_with(GROUP_PREFIX) {
+            let Some(value) = report.value(workload, &m.name) else {
+                continue;
+            };
+            let Some(members) = listed(&m.name, GROUP_PREFIX, value) else {
+                continue;
+            };
+            out.push(SourceColumn {
+                label: m.label.clone(),
+                metric: m.name.clone(),
+                kind: ColumnKind::Number,
+                lists: members.filter_map(|name| kernel.metric(name)).collect(),
+                group: true,
+            });
+        } else if let Some(list) = kernel.metric(&m.name) {
+            out.push(SourceColumn {
+                label: m.label.clone(),
+                metric: m.name.clone(),
+                kind: ColumnKind::of(&m.name),
+                lists: vec![list],
+                group: false,
+            });
+        }
+    }
+    out
+}
+
+/// The per-instruction metrics a report's Source page reads: every metric its Source Counters
+/// sections list, a group's members included.
+pub fn source_metric_names(report: &NcuReport) -> std::collections::HashSet<String> {
+    let mut names = std::collections::HashSet::new();
+    for section in report
+        .sections
+        .iter()
+        .filter(|s| s.identifier == SOURCE_COUNTERS)
+    {
+        for m in &section.source_metrics {
+            names.insert(m.name.clone());
+        }
+    }
+    for w in &report.workloads {
+        for group in names.clone().iter().filter(|n| n.starts_with(GROUP_PREFIX)) {
+            if let Some(value) = report.value(w, group)
+                && let Some(members) = listed(group, GROUP_PREFIX, value)
+            {
+                names.extend(members.map(str::to_string));
+            }
+        }
+    }
+    names
+}
+
+/// Which kernels a page shows, as ncu's `--kernel-name regex:…` and `--launch-skip N
+/// --launch-count 1` select them on import.
+#[derive(Debug, Clone, Default)]
+pub struct KernelSelection {
+    /// Kernels whose function name (ncu's default `--kernel-name-base function`), demangled or
+    /// mangled name this matches (anywhere in the name); all when `None`.
+    pub name: Option<Regex>,
+    /// Of the kernels the name selects, the launch with this index from 0 only.
+    pub launch: Option<usize>,
+}
+
+impl KernelSelection {
+    /// `--kernel REGEX` (ncu's `regex:` prefix allowed) and `--launch N`.
+    pub fn parse(kernel: Option<&str>, launch: Option<usize>) -> Result<Self, String> {
+        let name = kernel
+            .map(|k| {
+                let k = k.strip_prefix("regex:").unwrap_or(k);
+                Regex::new(k).map_err(|e| format!("--kernel '{k}': {e}"))
+            })
+            .transpose()?;
+        Ok(Self { name, launch })
+    }
+
+    /// The IDs of the selected workloads, in ID order.
+    pub fn select(&self, report: &NcuReport) -> Vec<u32> {
+        let matching = report.workloads.iter().filter(|w| {
+            self.name.as_ref().is_none_or(|re| {
+                [&w.function_name, &w.demangled_name, &w.mangled_name]
+                    .iter()
+                    .any(|n| re.is_match(n))
+            })
+        });
+        match self.launch {
+            Some(n) => matching.skip(n).take(1).map(|w| w.id).collect(),
+            None => matching.map(|w| w.id).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(kind: ColumnKind, v: Option<f64>) -> String {
+        let list = PcValues {
+            metric: String::new(),
+            values: v.map(|v| vec![(16, v)]).unwrap_or_default(),
+        };
+        let column = SourceColumn {
+            label: String::new(),
+            metric: String::new(),
+            kind,
+            lists: vec![&list],
+            group: false,
+        };
+        let mut out = String::new();
+        column.write_cell(16, &mut out);
+        out
+    }
+
+    #[test]
+    fn cells_print_as_ncu_prints_them() {
+        assert_eq!(cell(ColumnKind::Number, Some(4096.0)), "4096");
+        assert_eq!(cell(ColumnKind::Number, None), "0");
+        assert_eq!(cell(ColumnKind::AddressSpace, None), "-");
+        assert_eq!(cell(ColumnKind::AddressSpace, Some(0.0)), "");
+        assert_eq!(cell(ColumnKind::AddressSpace, Some(20.0)), "Global,Shared");
+        assert_eq!(cell(ColumnKind::AccessOperation, Some(6.0)), "Load,Store");
+        assert_eq!(cell(ColumnKind::AccessOperation, Some(8.0)), "Atomic");
+        assert_eq!(cell(ColumnKind::AccessSize, Some(2.0)), "8");
+        assert_eq!(cell(ColumnKind::AccessSize, Some(128.0)), "128");
+        assert_eq!(cell(ColumnKind::AddressSpace, Some(1.0)), "1");
+    }
+}

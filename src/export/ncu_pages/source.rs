@@ -1,0 +1,163 @@
+//! ncu's Source page (`ncu --import R --csv --page source --print-source sass|cuda,sass|ptx`),
+//! as ncu 2025.3.1 prints it. `sass`: for each kernel a `"Kernel Name"` line, the header and one
+//! row per SASS instruction; ncu prints a kernel's block once per source message of its module
+//! in the report (twice for most kernels of the shared reports: the module's message, then the
+//! one that added the kernel's function), and so does this page. `cuda,sass` and `ptx`: ncu's
+//! warning for a kernel whose cubin has no line table or PTX; the PTX of a module that has it,
+//! once, numbered by line, its quotes written as they are (as ncu writes them).
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use super::names::KernelNames;
+use super::write_row;
+use crate::analysis::ncu::source::columns;
+use crate::trace::ncu::NcuReport;
+use crate::trace::ncu_source::{NcuSourceData, SassInstruction};
+
+/// `--print-source`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SourceView {
+    #[default]
+    Sass,
+    CudaSass,
+    Ptx,
+}
+
+impl SourceView {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text {
+            "sass" => Ok(SourceView::Sass),
+            "cuda,sass" | "sass,cuda" => Ok(SourceView::CudaSass),
+            "ptx" => Ok(SourceView::Ptx),
+            other => Err(format!(
+                "--print-source: '{other}' is not one of sass, cuda,sass, ptx"
+            )),
+        }
+    }
+}
+
+/// What the page needs beyond the report: the source data of the kernels shown, and the SASS of
+/// their functions by (module reference, mangled name), disassembled by the caller.
+pub struct SourceInput<'a> {
+    pub data: &'a NcuSourceData,
+    pub sass: &'a HashMap<(u64, String), Vec<SassInstruction>>,
+    /// Of each module (by reference): whether its cubin has a line table, and its PTX lines.
+    pub lineinfo: &'a HashMap<u64, bool>,
+    pub ptx: &'a HashMap<u64, Vec<String>>,
+}
+
+/// What the page printed, for a caller that says so.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SourcePageCounts {
+    pub blocks: usize,
+    pub rows: usize,
+    /// Kernels whose CUDA view needs their line table (not printed: see the docs).
+    pub cuda_not_printed: usize,
+}
+
+/// Writes the page for the kernels `ids` (in ID order).
+pub fn write(
+    report: &NcuReport,
+    input: &SourceInput<'_>,
+    view: SourceView,
+    ids: &[u32],
+    out: &mut dyn Write,
+) -> io::Result<SourcePageCounts> {
+    let names = KernelNames::of(report);
+    let mut counts = SourcePageCounts::default();
+    let mut ptx_printed: Vec<u64> = Vec::new();
+    let mut line = String::with_capacity(1 << 12);
+    for &id in ids {
+        let Some(workload) = report.workloads.get(id as usize) else {
+            continue;
+        };
+        let Some(kernel) = input.data.kernel(id) else {
+            continue;
+        };
+        let module_ref = kernel.module;
+        let module = module_ref.and_then(|r| input.data.modules.get(&r));
+        match view {
+            SourceView::Sass => {}
+            SourceView::CudaSass => {
+                if module_ref.and_then(|r| input.lineinfo.get(&r)) == Some(&true) {
+                    counts.cuda_not_printed += 1;
+                } else {
+                    writeln!(
+                        out,
+                        "==WARNING== No lineinfo available to show CUDA-C source related to '{}'.",
+                        names.get(workload)
+                    )?;
+                }
+                continue;
+            }
+            SourceView::Ptx => {
+                match module_ref.and_then(|r| input.ptx.get(&r).map(|p| (r, p))) {
+                    Some((r, ptx)) => {
+                        if !ptx_printed.contains(&r) {
+                            ptx_printed.push(r);
+                            write_row(out, &["Line No", "Source"])?;
+                            // ncu writes the PTX lines as they are: quotes in them are not
+                            // doubled (`.pragma "nounroll";`).
+                            for (i, text) in ptx.iter().enumerate() {
+                                writeln!(out, "\"{}\",\"{}\"", i + 1, text.trim())?;
+                            }
+                            counts.blocks += 1;
+                            counts.rows += ptx.len();
+                        }
+                    }
+                    None => writeln!(
+                        out,
+                        "==WARNING== PTX source is not available for {}.",
+                        names.get(workload)
+                    )?,
+                }
+                continue;
+            }
+        }
+        let sass = module_ref
+            .and_then(|r| input.sass.get(&(r, workload.mangled_name.clone())))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let columns = columns(report, workload, kernel);
+        let mut header: Vec<&str> = vec!["Address", "Source"];
+        header.extend(columns.iter().map(|c| c.label.as_str()));
+        let copies = module.map_or(1, |m| m.copies.max(1));
+        for _ in 0..copies {
+            line.clear();
+            line.push_str("\"Kernel Name\",");
+            quoted(&mut line, workload.display_name());
+            line.push_str(",\n");
+            out.write_all(line.as_bytes())?;
+            write_row(out, &header)?;
+            for instruction in sass {
+                line.clear();
+                line.push_str("\"0x");
+                line.push_str(&format!("{:x}", instruction.address));
+                line.push_str("\",");
+                quoted(&mut line, &instruction.text);
+                for c in &columns {
+                    line.push_str(",\"");
+                    let start = line.len();
+                    c.write_cell(instruction.address, &mut line);
+                    if line[start..].contains('"') {
+                        let cell = line.split_off(start).replace('"', "\"\"");
+                        line.push_str(&cell);
+                    }
+                    line.push('"');
+                }
+                line.push('\n');
+                out.write_all(line.as_bytes())?;
+            }
+            counts.blocks += 1;
+            counts.rows += sass.len();
+        }
+    }
+    Ok(counts)
+}
+
+fn quoted(line: &mut String, text: &str) {
+    line.push('"');
+    line.push_str(&text.replace('"', "\"\""));
+    line.push('"');
+}
