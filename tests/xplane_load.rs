@@ -238,3 +238,75 @@ fn damaged_and_truncated_xplanes_fail_with_a_message_naming_the_file() {
     std::fs::remove_dir_all(&dir).unwrap();
     println!("{checked} damaged XPlanes: an error naming the file, no panic");
 }
+
+/// `summary --report xla_kernel_stats` against XProf's own table: columns, rows in order and
+/// every cell.
+#[test]
+fn xla_kernel_stats_equals_xprof_kernel_stats_cell_by_cell() {
+    use sightline::analysis::reports::{ReportInput, ReportOptions, StatsReport};
+    for name in CAPTURES {
+        let Some((_, run)) = capture(name) else {
+            return;
+        };
+        let t = load_file(&run.join("vm.xplane.pb")).unwrap();
+        let filter = sightline::analysis::filter::Filter::all();
+        let table =
+            sightline::analysis::reports::xla_kernel_stats::XlaKernelStats.compute(&ReportInput {
+                trace: &t,
+                filter: &filter,
+                options: &ReportOptions::default(),
+                with_events: false,
+                row_limit: None,
+                nsys_format: Default::default(),
+                sink: None,
+            });
+        let oracle = oracle(name, "kernel_stats");
+        let labels: Vec<&str> = oracle["cols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["label"].as_str().unwrap())
+            .collect();
+        assert_eq!(table.columns, labels, "{name}: columns");
+        let rows = oracle["rows"].as_array().unwrap();
+        assert_eq!(table.rows.len(), rows.len(), "{name}: rows");
+        let (mut cells, mut differ) = (0, Vec::new());
+        for (r, (mine, theirs)) in table.rows.iter().zip(rows).enumerate() {
+            for (c, cell) in mine.cells.iter().enumerate() {
+                let v = &theirs["c"][c]["v"];
+                let expected = match v {
+                    serde_json::Value::Bool(b) => b.to_string(),
+                    serde_json::Value::String(s) => s.clone(),
+                    other => format!("{}", other.as_f64().unwrap()),
+                };
+                let got = match cell.number() {
+                    Some(n) => format!("{n}"),
+                    None => cell.csv_text(),
+                };
+                cells += 1;
+                if got != expected {
+                    differ.push(format!("row {} {}: {got} != {expected}", r + 1, labels[c]));
+                }
+            }
+        }
+        println!(
+            "{name}: {cells} kernel_stats cells compared, {} differ",
+            differ.len()
+        );
+        for d in &differ {
+            println!("  {d}");
+        }
+        // Open: on jax_train_nocb XProf marks 10 more ops TensorCore eligible (ops named
+        // `…dot_general` run by kernels without TensorCore patterns) than the rules of XProf's
+        // sources read here (`IsOpTensorCoreEligible`, kernel names) give: the installed
+        // XProf decides it elsewhere. Every other cell is equal.
+        let eligible_only = differ
+            .iter()
+            .all(|d| d.contains("Op is TensorCore eligible"));
+        let allowed = if name == "jax_train_nocb" { 10 } else { 0 };
+        assert!(
+            eligible_only && differ.len() == allowed,
+            "{name}: {differ:#?}"
+        );
+    }
+}

@@ -26,6 +26,10 @@ pub struct XlaGpuOp {
     pub occupancy_pct: Option<f64>,
     /// `cuda_graph_id`: set on work run inside a CUDA graph (an XLA command buffer).
     pub cuda_graph_id: Option<u64>,
+    /// The framework op of its HLO instruction (the `op_name` of the instruction named `hlo_op`
+    /// in the program's `HloProto`), `None` when the profile has no such instruction (a command
+    /// buffer's kernels: the buffer is no instruction of the module XLA recorded).
+    pub framework_op: Option<StrId>,
 }
 
 /// The XLA side of an XPlane trace.
@@ -47,4 +51,29 @@ impl XlaInfo {
         let row = usize::try_from(external_id.checked_sub(1)?).ok()?;
         self.gpu_ops.get(row)
     }
+}
+
+/// A value of a details text XLA's CUPTI collector writes (`kernel_details`: `regs:18
+/// static_shared:0 grid:4096,1,1 …`; `memcpy_details`, `Memset_details`) by its key (`regs:18 static_shared:0 grid:4096,1,1 ...`).
+pub fn detail<'t>(details: &'t str, key: &str) -> Option<&'t str> {
+    details.split_ascii_whitespace().find_map(|kv| {
+        kv.split_once(':')
+            .and_then(|(k, v)| (k == key).then_some(v))
+    })
+}
+
+/// A details value as an unsigned number.
+pub fn detail_u64(details: &str, key: &str) -> Option<u64> {
+    detail(details, key)?.parse().ok()
+}
+
+/// A `x,y,z` details value (`grid:64,2,1`).
+pub fn detail_dims(details: &str, key: &str) -> [u32; 3] {
+    let mut out = [0u32; 3];
+    if let Some(v) = detail(details, key) {
+        for (slot, part) in out.iter_mut().zip(v.split(',')) {
+            *slot = part.trim().parse().unwrap_or(0);
+        }
+    }
+    out
 }

@@ -80,9 +80,15 @@ pub fn build(space: &XSpace) -> Trace {
         .and_then(|p| plane_stat_i64(p, "process_id"))
         .map_or(0, |v| v.clamp(0, 0xFF_FFFF) as u32);
     let mut session_start_utc_ns = None;
+    let programs = space
+        .planes
+        .iter()
+        .find(|p| p.name == "/host:metadata")
+        .map(hlo_programs)
+        .unwrap_or_default();
     for plane in &space.planes {
         if let Some(device) = device_number(&plane.name, "/device:GPU:") {
-            read_gpu_plane(&mut t, plane, device, host_pid);
+            read_gpu_plane(&mut t, plane, device, host_pid, &programs);
         } else if plane.name == "/host:CPU" {
             read_host_plane(&mut t, plane, host_pid);
         } else if plane.name == "/host:metadata" {
@@ -211,7 +217,34 @@ struct GpuStatIds {
     context: Option<i64>,
 }
 
-fn read_gpu_plane(t: &mut Tables, plane: &XPlane, device: u32, host_pid: u32) {
+/// Each program's instructions' framework ops (see [`super::hlo`]), by program id.
+type Programs = HashMap<u64, HashMap<String, String>>;
+
+/// The programs of the `/host:metadata` plane: an event metadata per program, named
+/// `jit_step(8621)` (the id in brackets), with its `HloProto` as the bytes of stat `Hlo Proto`.
+fn hlo_programs(plane: &XPlane) -> Programs {
+    let names = StatNames::new(plane);
+    let hlo = names.id("Hlo Proto");
+    let mut out = Programs::new();
+    for m in plane.event_metadata.values() {
+        let Some(super::proto::StatValue::Bytes(bytes)) =
+            StatNames::find(&m.stats, hlo).and_then(|s| s.value.as_ref())
+        else {
+            continue;
+        };
+        let id = m
+            .name
+            .rsplit_once('(')
+            .and_then(|(_, rest)| rest.strip_suffix(')'))
+            .and_then(|n| n.parse().ok());
+        if let (Some(id), Some(ops)) = (id, super::hlo::framework_ops(bytes)) {
+            out.entry(id).or_insert(ops);
+        }
+    }
+    out
+}
+
+fn read_gpu_plane(t: &mut Tables, plane: &XPlane, device: u32, host_pid: u32, programs: &Programs) {
     let names = StatNames::new(plane);
     let ids = GpuStatIds {
         correlation: names.id("correlation_id"),
@@ -268,6 +301,13 @@ fn read_gpu_plane(t: &mut Tables, plane: &XPlane, device: u32, host_pid: u32) {
                 pid,
                 stream,
             );
+            if let Some(op) = t.xla.gpu_ops.last_mut() {
+                let framework = op
+                    .program_id
+                    .and_then(|p| programs.get(&p))
+                    .and_then(|ops| ops.get(t.strings.get(op.hlo_op)));
+                op.framework_op = framework.map(|name| t.strings.intern(name));
+            }
         }
     }
 }
@@ -323,6 +363,7 @@ fn add_gpu_event(
         cuda_graph_id: find(ids.cuda_graph)
             .and_then(|s| stats::integer(s, names))
             .and_then(|v| u64::try_from(v).ok()),
+        framework_op: None,
     };
     t.xla.gpu_ops.push(op);
     let external_id = t.xla.gpu_ops.len() as u64;

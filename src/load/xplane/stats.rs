@@ -80,29 +80,7 @@ pub fn number(stat: &XStat, names: &StatNames) -> Option<f64> {
     }
 }
 
-/// The `key:value` pairs of a details text (`regs:18 static_shared:0 grid:4096,1,1 ...`).
-pub fn detail<'t>(details: &'t str, key: &str) -> Option<&'t str> {
-    details.split_ascii_whitespace().find_map(|kv| {
-        kv.split_once(':')
-            .and_then(|(k, v)| (k == key).then_some(v))
-    })
-}
-
-/// A details value as an unsigned number.
-pub fn detail_u64(details: &str, key: &str) -> Option<u64> {
-    detail(details, key)?.parse().ok()
-}
-
-/// A `x,y,z` details value (`grid:64,2,1`).
-pub fn detail_dims(details: &str, key: &str) -> [u32; 3] {
-    let mut out = [0u32; 3];
-    if let Some(v) = detail(details, key) {
-        for (slot, part) in out.iter_mut().zip(v.split(',')) {
-            *slot = part.trim().parse().unwrap_or(0);
-        }
-    }
-    out
-}
+pub use crate::trace::xla::{detail, detail_dims, detail_u64};
 
 #[cfg(test)]
 mod tests {
