@@ -16,6 +16,9 @@ use sightline::trace::{NO_INDEX, Trace, TraceFormat};
 
 const CAPTURES: [&str; 2] = ["jax_train", "jax_train_nocb"];
 
+/// A kernel's name, registers, shared memory bytes, block and grid.
+type LaunchKey = (String, u64, u64, String, String);
+
 /// The capture's `DIR` and its (only) run folder, or `None` (said loudly) without the shared data.
 fn capture(name: &str) -> Option<(PathBuf, PathBuf)> {
     let Some(root) = common::shared_traces() else {
@@ -89,7 +92,7 @@ fn the_file_its_run_folder_its_log_folder_and_its_json_files_open_the_same_gpu_w
         }
         // A folder of the run lists the XPlane alone (the JSON files hold the same events).
         let listed = sightline::load::folder::traces_in_folder(&run).unwrap();
-        assert_eq!(listed, [xplane.clone()]);
+        assert_eq!(listed, std::slice::from_ref(&xplane));
         assert_eq!(
             sightline::load::folder::traces_in_folder(&dir).unwrap(),
             [xplane]
@@ -106,7 +109,7 @@ fn kernels_and_their_launch_details_equal_xprof_kernel_stats() {
         let t = load_file(&run.join("vm.xplane.pb")).unwrap();
         let k = &t.kernels;
         // (name, registers, shared bytes, block, grid) → (occurrences, total ns) as loaded.
-        let mut loaded: BTreeMap<(String, u64, u64, String, String), (u64, i64)> = BTreeMap::new();
+        let mut loaded: BTreeMap<LaunchKey, (u64, i64)> = BTreeMap::new();
         for i in 0..k.spans.len() {
             let dims = |d: [u32; 3]| format!("{},{},{}", d[0], d[1], d[2]);
             let key = (
@@ -122,8 +125,7 @@ fn kernels_and_their_launch_details_equal_xprof_kernel_stats() {
         }
         let table = oracle(name, "kernel_stats");
         let rows = table["rows"].as_array().unwrap();
-        let mut from_oracle: BTreeMap<(String, u64, u64, String, String), (u64, i64)> =
-            BTreeMap::new();
+        let mut from_oracle: BTreeMap<LaunchKey, (u64, i64)> = BTreeMap::new();
         for r in rows {
             let c = |i: usize| &r["c"][i]["v"];
             let key = (
