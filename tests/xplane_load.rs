@@ -312,3 +312,51 @@ fn xla_kernel_stats_equals_xprof_kernel_stats_cell_by_cell() {
         );
     }
 }
+
+/// `iterations` on a JAX profile: each `train#N` with XProf's step time (`overview_page`'s
+/// `stepTimeMs`, the steps it lists: all but the first and last).
+#[test]
+fn iterations_give_xprof_step_times() {
+    for name in CAPTURES {
+        let Some((dir, _)) = capture(name) else {
+            return;
+        };
+        let t = load_file(&dir).unwrap();
+        let steps = sightline::analysis::xla_steps::xla_steps(&t);
+        let listed: Vec<_> = steps.iter().filter(|s| s.complete).collect();
+        let overview = oracle(name, "overview_page");
+        let table = overview
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| {
+                t["cols"]
+                    .as_array()
+                    .is_some_and(|c| c.iter().any(|c| c["id"] == "stepTimeMs"))
+            })
+            .unwrap();
+        let column = table["cols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|c| c["id"] == "stepTimeMs")
+            .unwrap();
+        let rows = table["rows"].as_array().unwrap();
+        assert_eq!(listed.len(), rows.len(), "{name}: steps");
+        for (step, row) in listed.iter().zip(rows) {
+            let number = row["c"][0]["v"].as_str().unwrap();
+            assert_eq!(&*step.name, format!("train#{number}"), "{name}");
+            // XProf writes ms with six decimals: whole nanoseconds.
+            let xprof_ns = (row["c"][column]["v"].as_f64().unwrap() * 1e6).round() as i64;
+            assert_eq!(step.duration_ps(), xprof_ns * 1000, "{name} {}", step.name);
+        }
+        // The report shows them.
+        let out =
+            common::sightline_stdout(&["summary", dir.to_str().unwrap(), "--report", "iterations"]);
+        assert!(out.contains("XProf Step Time (ns)"), "{out}");
+        println!(
+            "{name}: {} steps equal XProf's step times (train#1..train#8), first and last marked incomplete",
+            rows.len()
+        );
+    }
+}
