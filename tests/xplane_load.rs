@@ -360,3 +360,63 @@ fn iterations_give_xprof_step_times() {
         );
     }
 }
+
+/// `xla_op_stats` against the device rows of XProf's `framework_op_stats` (its first table, the
+/// first nine columns): every cell. Its Host rows are not made (see the report's comment).
+#[test]
+fn xla_op_stats_equals_xprof_framework_op_stats_device_rows() {
+    use sightline::analysis::reports::{ReportInput, ReportOptions, StatsReport};
+    for name in CAPTURES {
+        let Some((_, run)) = capture(name) else {
+            return;
+        };
+        let t = load_file(&run.join("vm.xplane.pb")).unwrap();
+        let filter = sightline::analysis::filter::Filter::all();
+        let table = sightline::analysis::reports::xla_op_stats::XlaOpStats.compute(&ReportInput {
+            trace: &t,
+            filter: &filter,
+            options: &ReportOptions::default(),
+            with_events: false,
+            row_limit: None,
+            nsys_format: Default::default(),
+            sink: None,
+        });
+        let oracle = oracle(name, "framework_op_stats");
+        let first = &oracle[0];
+        let labels: Vec<&str> = first["cols"].as_array().unwrap()[..9]
+            .iter()
+            .map(|c| c["label"].as_str().unwrap())
+            .collect();
+        assert_eq!(table.columns, labels, "{name}: columns");
+        let device: Vec<&serde_json::Value> = first["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["c"][1]["v"] == "Device")
+            .collect();
+        assert_eq!(table.rows.len(), device.len(), "{name}: device rows");
+        let mut cells = 0;
+        for (mine, theirs) in table.rows.iter().zip(&device) {
+            for (c, cell) in mine.cells.iter().enumerate() {
+                let v = &theirs["c"][c]["v"];
+                match v.as_f64() {
+                    // serde_json's default float parsing may be an ulp off (`167.34629999999999`
+                    // reads as 167.3463): equal to within 1e-12, relative.
+                    Some(expected) => {
+                        let got = cell.number().unwrap();
+                        assert!(
+                            (got - expected).abs() <= 1e-12 * expected.abs().max(1.0),
+                            "{name}: {got} != {v}"
+                        );
+                    }
+                    None => assert_eq!(cell.csv_text(), v.as_str().unwrap(), "{name}"),
+                }
+                cells += 1;
+            }
+        }
+        println!(
+            "{name}: {} device rows, {cells} framework_op_stats cells equal",
+            device.len()
+        );
+    }
+}
