@@ -29,6 +29,7 @@ pub mod sync_wait;
 pub mod table;
 pub mod unreadable;
 pub mod warmup;
+pub mod xla_steps;
 
 pub use filter::{EventTable, Excluded, Filter};
 pub use gaps::{

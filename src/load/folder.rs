@@ -3,10 +3,16 @@
 
 use std::path::{Path, PathBuf};
 
-/// The traces of a folder, as a run: every `.sqlite`, `.nsys-rep`, `.json` and `.json.gz` in it
-/// (not in its subfolders), by name; a report's `.nsys-rep` is left out when its `.sqlite` export
-/// is beside it.
+/// The traces of a folder, as a run: every `.sqlite`, `.nsys-rep`, `.xplane.pb`, `.json` and
+/// `.json.gz` in it (not in its subfolders), by name; a report's `.nsys-rep` is left out when its
+/// `.sqlite` export is beside it, and the JSON files `jax.profiler` writes beside an XPlane (the
+/// same events) when the XPlane is there. A `jax.profiler.trace` log folder, which holds its runs
+/// under `plugins/profile/`, gives its latest run's XPlanes.
 pub fn traces_in_folder(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let xplanes = crate::load::xplane::xplanes_in_folder(dir);
+    if !xplanes.is_empty() {
+        return Ok(xplanes);
+    }
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)?
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -32,7 +38,7 @@ pub fn run_traces(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
                 .map_err(|e| format!("cannot read the folder {}: {e}", p.display()))?;
             if found.is_empty() {
                 return Err(format!(
-                    "{} holds no trace (.sqlite, .nsys-rep, .json, .json.gz)",
+                    "{} holds no trace (.sqlite, .nsys-rep, .xplane.pb, .json, .json.gz)",
                     p.display()
                 ));
             }
@@ -49,7 +55,7 @@ fn is_trace_name(p: &Path) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default();
-    [".sqlite", ".nsys-rep", ".json", ".json.gz"]
+    [".sqlite", ".nsys-rep", ".json", ".json.gz", ".xplane.pb"]
         .iter()
         .any(|ext| name.ends_with(ext))
 }

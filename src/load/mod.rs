@@ -1,7 +1,8 @@
 //! Loaders: one module per input format, each producing a [`Trace`]: the SQLite export of
 //! Nsight Systems (`nsys export --type=sqlite`), Nsight Systems reports (`.nsys-rep`), which
-//! [`nsys_rep`] converts to that export first, and PyTorch profiler traces ([`kineto`]). The format
-//! is told by the file's first bytes, not its name.
+//! [`nsys_rep`] converts to that export first, PyTorch profiler traces ([`kineto`]) and JAX / XLA
+//! profiles ([`xplane`]). The format is told by the file's first bytes, not its name, except an
+//! XPlane's (a bare protobuf has no signature): by its name, `.xplane.pb`.
 
 pub mod folder;
 pub mod kineto;
@@ -9,6 +10,7 @@ pub mod ncu_csv;
 pub mod ncu_rep;
 pub mod nsys_rep;
 pub mod nsys_sqlite;
+pub mod xplane;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -30,7 +32,7 @@ pub enum LoadError {
         source: std::io::Error,
     },
     #[error(
-        "{path}: not a trace Sightline reads (expected an Nsight Systems export from `nsys export --type=sqlite`, an .nsys-rep report, a PyTorch profiler trace .json / .json.gz, or an Nsight Compute report .ncu-rep or CSV page)"
+        "{path}: not a trace Sightline reads (expected an Nsight Systems export from `nsys export --type=sqlite`, an .nsys-rep report, a PyTorch profiler trace .json / .json.gz, a JAX profile .xplane.pb, or an Nsight Compute report .ncu-rep or CSV page)"
     )]
     NotSqlite { path: PathBuf },
     #[error("{path}: not a readable Nsight Compute report: {detail}")]
@@ -39,6 +41,8 @@ pub enum LoadError {
     NotATrace { path: PathBuf, detail: String },
     #[error("{path}: the gzip stream is damaged or cut short before any event ({detail})")]
     DamagedGzip { path: PathBuf, detail: String },
+    #[error("{path}: not a readable JAX / XLA profile (XPlane): {detail}")]
+    NotAnXPlane { path: PathBuf, detail: String },
     #[error("{path}: the trace holds no events to show")]
     EmptyTrace { path: PathBuf },
     #[error("{path}: the SQLite file is damaged or truncated ({detail})")]
@@ -167,6 +171,10 @@ pub fn load_file_with(path: &Path, control: &LoadControl) -> Result<Trace, LoadE
         },
     })?;
     if meta.is_dir() {
+        // A `jax.profiler.trace` folder or one of its runs: its XPlane, when it has one.
+        if let [xplane] = xplane::xplanes_in_folder(path).as_slice() {
+            return xplane::load(xplane, control);
+        }
         return Err(LoadError::IsDirectory {
             path: path.to_path_buf(),
         });
@@ -201,6 +209,9 @@ pub fn load_file_with(path: &Path, control: &LoadControl) -> Result<Trace, LoadE
             && ncu_csv::is_ncu_csv(path)
         {
             return ncu_csv::load(path, control);
+        }
+        if xplane::has_xplane_name(path) {
+            return xplane::load(path, control);
         }
         if kineto::looks_like_trace(&header[..n]) {
             return kineto::load(path, control);

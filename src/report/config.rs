@@ -50,6 +50,15 @@ impl Config {
             },
             (TraceFormat::Kineto, _, None) => "PyTorch profiler".to_string(),
             (TraceFormat::NsightCompute, _, _) => "Nsight Compute".to_string(),
+            (TraceFormat::XPlane, _, _) => match t.xla.as_ref().and_then(|x| {
+                x.metadata
+                    .iter()
+                    .find(|(k, _)| k == "jax_version")
+                    .map(|(_, v)| v.clone())
+            }) {
+                Some(v) => format!("JAX profiler (XPlane, JAX {v})"),
+                None => "XLA profiler (XPlane)".to_string(),
+            },
         };
         let mut captured = Vec::new();
         let mut add = |what: &str, n: usize| {

@@ -26,7 +26,9 @@ pub fn top_report_names(format: TraceFormat) -> [&'static str; 3] {
     match format {
         TraceFormat::NsysSqlite => ["cuda_gpu_kern_sum", "cuda_api_sum", "nvtx_sum"],
         TraceFormat::Kineto => ["cuda_gpu_kern_sum", "cuda_api_sum", "torch_ops"],
-        TraceFormat::NsightCompute => ["cuda_gpu_kern_sum", "cuda_api_sum", "nvtx_sum"],
+        TraceFormat::NsightCompute | TraceFormat::XPlane => {
+            ["cuda_gpu_kern_sum", "cuda_api_sum", "nvtx_sum"]
+        }
     }
 }
 

@@ -19,6 +19,7 @@ pub mod thread_states;
 pub mod torch;
 mod tracks;
 pub mod unified_memory;
+pub mod xla;
 
 pub use call_stacks::{CallStacks, CallStacksBuilder, Frame, NO_STACK, StackId};
 pub use cpu_samples::CpuSamples;
@@ -36,6 +37,7 @@ pub use thread_states::ThreadStates;
 pub use torch::{CollectiveCall, TorchInfo, TorchMemoryEvents, TraceFormat};
 pub use tracks::*;
 pub use unified_memory::{CpuPageFaults, GpuPageFaults, UnifiedMemory, UnifiedMemoryTables};
+pub use xla::{XlaGpuOp, XlaInfo};
 
 use std::path::PathBuf;
 
@@ -115,6 +117,8 @@ pub struct Trace {
     /// An Nsight Compute report: the whole content of a trace opened from an `.ncu-rep` (which
     /// has no timeline), `None` otherwise.
     pub ncu: Option<std::sync::Arc<ncu::NcuReport>>,
+    /// A JAX / XLA profile's own facts (XPlane), `None` for other formats.
+    pub xla: Option<XlaInfo>,
     /// The parts the loader was asked to read ([`Needs::ALL`] for the window): the others are
     /// empty here whatever the file holds. A lean load ([`Needs::lean`]) is no timeline: its
     /// events are in file order, with no place and no tracks (`streams` empty, `threads` only
@@ -167,7 +171,7 @@ impl Trace {
     /// event (its times count from an epoch).
     pub fn time_origin_ns(&self) -> i64 {
         match self.format {
-            TraceFormat::NsysSqlite | TraceFormat::NsightCompute => 0,
+            TraceFormat::NsysSqlite | TraceFormat::NsightCompute | TraceFormat::XPlane => 0,
             TraceFormat::Kineto => self.first_ns,
         }
     }

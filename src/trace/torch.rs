@@ -71,6 +71,8 @@ pub enum TraceFormat {
     Kineto,
     /// An Nsight Compute report (`.ncu-rep`, gzipped or zstd): profiled kernels, no timeline.
     NsightCompute,
+    /// A JAX / XLA profile (`.xplane.pb`, what `jax.profiler.trace` writes).
+    XPlane,
 }
 
 impl TraceFormat {
@@ -79,6 +81,7 @@ impl TraceFormat {
             TraceFormat::NsysSqlite => "Nsight Systems export",
             TraceFormat::Kineto => "PyTorch profiler trace",
             TraceFormat::NsightCompute => "Nsight Compute report",
+            TraceFormat::XPlane => "JAX / XLA profile (XPlane)",
         }
     }
 }

@@ -128,7 +128,7 @@ pub fn ranks_from_hints(hints: &[RankHints]) -> Vec<(u32, RankSource)> {
 /// themselves (older PyTorch) — not where they count from a process-relative zero.
 pub fn utc_origin(trace: &Trace) -> Option<i64> {
     match trace.format {
-        TraceFormat::NsysSqlite => trace.session_start_utc_ns,
+        TraceFormat::NsysSqlite | TraceFormat::XPlane => trace.session_start_utc_ns,
         TraceFormat::Kineto => {
             let base = trace
                 .torch

@@ -7,6 +7,11 @@
 //! over the range text; by default the outermost repeated one. Iterations starting in the range
 //! are listed; warm-up ones (those the exclusion in force drops, else those inside a range named
 //! warmup) are marked rather than left out, so that they can be told apart.
+//!
+//! On a JAX / XLA profile two more columns give XProf's step of each iteration
+//! ([`crate::analysis::xla_steps`]): its step time (the span of the GPU work XProf groups into
+//! the step, ns rounded down from its picoseconds) and whether XProf's overview lists it (not the
+//! first or last, incomplete, step).
 
 use std::sync::Arc;
 
@@ -28,6 +33,9 @@ pub const COLUMNS: [&str; 8] = [
     "Warm-up",
     "Outlier",
 ];
+
+/// The columns a JAX / XLA profile adds.
+pub const XLA_COLUMNS: [&str; 2] = ["XProf Step Time (ns)", "In XProf"];
 
 impl StatsReport for IterationsReport {
     fn name(&self) -> &'static str {
@@ -70,7 +78,15 @@ impl StatsReport for IterationsReport {
         };
         let found =
             iterations::iterations(trace, input.filter.range, &choice, input.filter.excluded);
-        let mut table = Table::new(&COLUMNS).limited(input.row_limit);
+        let xla_steps = trace
+            .xla
+            .is_some()
+            .then(|| crate::analysis::xla_steps::xla_steps(trace));
+        let columns: Vec<&str> = match &xla_steps {
+            Some(_) => COLUMNS.iter().chain(&XLA_COLUMNS).copied().collect(),
+            None => COLUMNS.to_vec(),
+        };
+        let mut table = Table::new(&columns).limited(input.row_limit);
         let yes_no = |b: bool| Cell::text(if b { "yes" } else { "no" });
         for (n, it) in found.iterations.iter().enumerate() {
             let events = if input.with_events {
@@ -78,19 +94,26 @@ impl StatsReport for IterationsReport {
             } else {
                 RowEvents::None
             };
-            table.push(
-                vec![
-                    Cell::Int(n as i64),
-                    Cell::text(Arc::clone(&it.name)),
-                    Cell::Int(it.start_ns),
-                    Cell::Int(it.duration_ns()),
-                    Cell::Int(it.gpu_time_ns),
-                    Cell::Int(it.kernels as i64),
-                    yes_no(it.warmup),
-                    yes_no(it.outlier),
-                ],
-                events,
-            );
+            let mut cells = vec![
+                Cell::Int(n as i64),
+                Cell::text(Arc::clone(&it.name)),
+                Cell::Int(it.start_ns),
+                Cell::Int(it.duration_ns()),
+                Cell::Int(it.gpu_time_ns),
+                Cell::Int(it.kernels as i64),
+                yes_no(it.warmup),
+                yes_no(it.outlier),
+            ];
+            if let Some(steps) = &xla_steps {
+                match steps.iter().find(|s| s.nvtx == it.nvtx) {
+                    Some(s) => {
+                        cells.push(Cell::Int(s.duration_ps().div_euclid(1000)));
+                        cells.push(yes_no(s.complete));
+                    }
+                    None => cells.extend([Cell::Null, Cell::Null]),
+                }
+            }
+            table.push(cells, events);
         }
         table
     }

@@ -41,6 +41,8 @@ pub mod torch_ops;
 mod um_cpu_page_faults_sum;
 mod um_sum;
 mod um_total_sum;
+pub mod xla_kernel_stats;
+pub mod xla_op_stats;
 
 use super::filter::Filter;
 use super::nsys_format::NsysFormat;
@@ -155,6 +157,8 @@ pub static REPORTS: &[&dyn StatsReport] = &[
     &thread_states::ThreadStatesReport,
     &cpu_samples_sum::CpuSamplesSum,
     &torch_ops::TorchOps,
+    &xla_kernel_stats::XlaKernelStats,
+    &xla_op_stats::XlaOpStats,
     &iterations::IterationsReport,
     &critical_path::CRITICAL_PATH,
     &critical_path::CRITICAL_PATH_SEGMENTS,
@@ -331,6 +335,7 @@ pub fn has_data(report: &dyn StatsReport, trace: &Trace) -> bool {
             .iter()
             .any(|&s| s != crate::trace::NO_STACK),
         "torch_ops" => trace.torch.is_some() && trace.event_count() > 0,
+        "xla_kernel_stats" | "xla_op_stats" => trace.xla.is_some() && kernels,
         "iterations" | "critical_path" | "critical_path_segments" => {
             crate::analysis::iterations::default_family(trace).is_some()
         }

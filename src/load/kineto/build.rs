@@ -126,6 +126,32 @@ pub fn build(read: FileContents) -> Trace {
         }
     }
 
+    // XLA's JSON puts a GPU's work in a process named `/device:GPU:N`, with no `args.device`:
+    // the process id stood for the device (parse.rs); the name says which it is.
+    let xla_devices: HashMap<u32, u32> = process_names
+        .iter()
+        .filter_map(|(pid, name)| {
+            let device = crate::load::xplane::build::device_number(name, "/device:GPU:")?;
+            Some((u32::try_from(*pid).ok()?, device))
+        })
+        .collect();
+    if !xla_devices.is_empty() {
+        for key in kernel_streams
+            .iter_mut()
+            .chain(memcpy_streams.iter_mut())
+            .chain(memset_streams.iter_mut())
+        {
+            if let Some(&device) = xla_devices.get(&key.device) {
+                key.device = device;
+            }
+        }
+        for d in &mut memcpys.src_device {
+            *d = xla_devices.get(&u32::from(*d)).map_or(*d, |&v| v as u16);
+        }
+        for d in &mut memcpys.dst_device {
+            *d = xla_devices.get(&u32::from(*d)).map_or(*d, |&v| v as u16);
+        }
+    }
     let metadata = Metadata::read(&members);
     let mut names = Names::default();
     for (pid, name) in process_names {

@@ -82,6 +82,19 @@ pub struct Args<'a> {
     pub seq: Option<Num>,
     #[serde(rename = "Process Group Name", borrow)]
     pub process_group: Option<&'a RawValue>,
+    /// XLA's trace-viewer JSON (`jax.profiler`'s `*.trace.json.gz`, `perfetto_trace.json.gz`)
+    /// writes no `cat`: its GPU work carries these details (as its XPlane's stats), its CUDA
+    /// calls a `correlation_id` and a `device_id`.
+    #[serde(rename = "correlation_id")]
+    pub xla_correlation: Option<Num>,
+    #[serde(rename = "device_id")]
+    pub xla_device: Option<Num>,
+    #[serde(borrow)]
+    pub kernel_details: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub memcpy_details: Option<Cow<'a, str>>,
+    #[serde(rename = "Memset_details", borrow)]
+    pub memset_details: Option<Cow<'a, str>>,
 }
 
 /// A raw JSON value as text: a string's contents, anything else as written.

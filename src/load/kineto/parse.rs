@@ -113,6 +113,24 @@ fn family(cat: &str) -> Family {
     }
 }
 
+/// What an event of XLA's trace-viewer JSON (no `cat`) is, by its arguments: GPU work by its
+/// details (as its XPlane's stats say), a CUDA call by its `correlation_id` and `device_id`.
+/// Its other events (TraceMe ranges, Python frames) are not read from the JSON: the XPlane
+/// beside it has them.
+fn xla_family(args: &event::Args) -> Family {
+    if args.memcpy_details.is_some() && args.xla_device.is_none() {
+        Family::Memcpy
+    } else if args.memset_details.is_some() && args.xla_device.is_none() {
+        Family::Memset
+    } else if args.kernel_details.is_some() {
+        Family::Kernel
+    } else if args.xla_correlation.is_some() && args.xla_device.is_some() {
+        Family::Api
+    } else {
+        Family::Other
+    }
+}
+
 /// Parses the events at `ranges` of `bytes`.
 pub fn parse_batch(bytes: &[u8], ranges: &[Range<usize>]) -> Parsed {
     let mut p = Parsed {
@@ -143,7 +161,12 @@ fn add_event<'a>(p: &mut Parsed, ev: &RawEvent<'a>, shapes_cache: &mut HashMap<&
             return;
         }
     }
-    let fam = family(ev.cat.as_deref().unwrap_or(""));
+    let default_args = event::Args::default();
+    let args = ev.args.as_ref().unwrap_or(&default_args);
+    let fam = match ev.cat.as_deref() {
+        Some(cat) => family(cat),
+        None => xla_family(args),
+    };
     if fam == Family::Other {
         p.counts.other += 1;
         return;
@@ -164,12 +187,13 @@ fn add_event<'a>(p: &mut Parsed, ev: &RawEvent<'a>, shapes_cache: &mut HashMap<&
         }
     };
     let end = start.saturating_add(dur);
-    let default_args = event::Args::default();
-    let args = ev.args.as_ref().unwrap_or(&default_args);
     let pid = event::id_of(ev.pid).unwrap_or(0);
     let tid = event::id_of(ev.tid).unwrap_or(0);
     let external_id = int(args.external_id).unwrap_or(0).max(0) as u64;
-    let correlation = int(args.correlation).unwrap_or(0).clamp(0, u32::MAX as i64) as u32;
+    let correlation = int(args.correlation)
+        .or(int(args.xla_correlation))
+        .unwrap_or(0)
+        .clamp(0, u32::MAX as i64) as u32;
     let name_id = p.strings.intern(name);
     if external_id > 0
         && matches!(fam, Family::Kernel | Family::Range(RangeKind::Operator))
@@ -298,18 +322,34 @@ fn add_kernel(
     k.short_name.push(short);
     k.mangled_name.push(name_id);
     k.correlation_id.push(correlation);
-    k.grid.push(event::triple(args.grid));
-    let b = event::triple(args.block);
-    k.block.push(b.map(|v| v.min(u16::MAX as u32) as u16));
-    k.registers_per_thread
-        .push(int(args.registers).unwrap_or(0).clamp(0, u16::MAX as i64) as u16);
-    // Kineto writes one "shared memory" figure: the static and dynamic shared memory together.
-    k.static_shared_bytes.push(
-        int(args.shared_memory)
-            .unwrap_or(0)
-            .clamp(0, u32::MAX as i64) as u32,
-    );
-    k.dynamic_shared_bytes.push(0);
+    if let Some(d) = args.kernel_details.as_deref() {
+        // XLA's JSON: the launch as its XPlane's `kernel_details` stat writes it.
+        use crate::load::xplane::stats::{detail_dims, detail_u64};
+        let num = |key: &str| detail_u64(d, key).unwrap_or(0);
+        k.grid.push(detail_dims(d, "grid"));
+        k.block
+            .push(detail_dims(d, "block").map(|v| v.min(u16::MAX as u32) as u16));
+        k.registers_per_thread
+            .push(num("regs").min(u16::MAX as u64) as u16);
+        k.static_shared_bytes
+            .push(num("static_shared").min(u32::MAX as u64) as u32);
+        k.dynamic_shared_bytes
+            .push(num("dynamic_shared").min(u32::MAX as u64) as u32);
+    } else {
+        k.grid.push(event::triple(args.grid));
+        let b = event::triple(args.block);
+        k.block.push(b.map(|v| v.min(u16::MAX as u32) as u16));
+        k.registers_per_thread
+            .push(int(args.registers).unwrap_or(0).clamp(0, u16::MAX as i64) as u16);
+        // Kineto writes one "shared memory" figure: the static and dynamic shared memory
+        // together.
+        k.static_shared_bytes.push(
+            int(args.shared_memory)
+                .unwrap_or(0)
+                .clamp(0, u32::MAX as i64) as u32,
+        );
+        k.dynamic_shared_bytes.push(0);
+    }
     k.api_call.push(NO_INDEX);
     k.file_order.push(0);
     k.green_context.push(0);
@@ -327,11 +367,27 @@ fn add_memcpy(
     correlation: u32,
     key: StreamKey,
 ) {
-    let (kind, src, dst) = memcpy_kinds(name);
+    let (kind, src, dst, bytes) = match args.memcpy_details.as_deref() {
+        // XLA's JSON: `MemcpyH2D` with `kind_src:pinned kind_dst:device size:4 …`.
+        Some(d) => {
+            use crate::load::xplane::{build, stats};
+            (
+                build::copy_kind(name),
+                build::memory_kind(stats::detail(d, "kind_src")),
+                build::memory_kind(stats::detail(d, "kind_dst")),
+                stats::detail_u64(d, "size"),
+            )
+        }
+        None => {
+            let (kind, src, dst) = memcpy_kinds(name);
+            (kind, src, dst, None)
+        }
+    };
     let m = &mut p.memcpys;
     m.spans.push(start, end, name_id);
     m.correlation_id.push(correlation);
-    m.bytes.push(int(args.bytes).unwrap_or(0).max(0) as u64);
+    m.bytes
+        .push(bytes.unwrap_or(int(args.bytes).unwrap_or(0).max(0) as u64));
     m.copy_kind.push(kind);
     m.src_kind.push(src);
     m.dst_kind.push(dst);
@@ -357,10 +413,15 @@ fn add_memset(
     correlation: u32,
     key: StreamKey,
 ) {
+    let xla_bytes = args
+        .memset_details
+        .as_deref()
+        .and_then(|d| crate::load::xplane::stats::detail_u64(d, "num_bytes"));
     let m = &mut p.memsets;
     m.spans.push(start, end, name_id);
     m.correlation_id.push(correlation);
-    m.bytes.push(int(args.bytes).unwrap_or(0).max(0) as u64);
+    m.bytes
+        .push(xla_bytes.unwrap_or(int(args.bytes).unwrap_or(0).max(0) as u64));
     m.api_call.push(NO_INDEX);
     let inside = name
         .split_once('(')

@@ -399,6 +399,7 @@ pub fn assemble(parts: Parts) -> Trace {
     Trace {
         path: Default::default(),
         ncu: None,
+        xla: None,
         strings,
         kernels: k,
         memcpys: m,
