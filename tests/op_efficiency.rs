@@ -316,3 +316,40 @@ fn peaks_follow_the_gpu_and_an_unknown_gpu_says_so() {
         rows.len()
     );
 }
+
+/// The HTML report's "Operators furthest from their roofline": ten rows on kt_train, the first
+/// the attention backward (6.4 ms of its 8.1 ms lost against the H100's FP32 roof).
+#[test]
+fn report_lists_the_operators_furthest_from_their_roofline() {
+    let Some(shared) = common::shared_traces() else {
+        eprintln!("SKIPPED: ../shared/traces is not there");
+        return;
+    };
+    let trace = shared.join("pytorch/kt_train.pt.trace.json.gz");
+    if !trace.is_file() {
+        eprintln!("SKIPPED: {} is not there", trace.display());
+        return;
+    }
+    let out = common::scratch_dir("op-roofline").join("kt.html");
+    common::sightline_stdout(&[
+        "report",
+        trace.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let html = std::fs::read_to_string(&out).unwrap();
+    let at = html
+        .find("<h2 id=\"roofline\">Operators furthest from their roofline</h2>")
+        .expect("the section");
+    let section = &html[at..];
+    let section = &section[..section.find("</table>").expect("its table")];
+    let rows: Vec<&str> = section.split("<tr><td").skip(1).collect();
+    assert_eq!(rows.len(), 10, "{section}");
+    assert!(
+        rows[0].contains("aten::_scaled_dot_product_efficient_attention_backward"),
+        "{}",
+        rows[0]
+    );
+    assert!(html.contains("<a href=\"#roofline\">"));
+    eprintln!("report: {} rows furthest from the roofline", rows.len());
+}

@@ -159,6 +159,18 @@ pub fn op_efficiency(trace: &Trace, filter: &Filter) -> Vec<OpEfficiency> {
     rows
 }
 
+/// The `n` rows that lost most GPU time against their roofline ([`OpEfficiency::time_lost_us`]),
+/// most first; none where the GPU's peaks are unknown.
+pub fn furthest_from_roofline(rows: &[OpEfficiency], n: usize) -> Vec<OpEfficiency> {
+    let mut lost: Vec<(f64, &OpEfficiency)> = rows
+        .iter()
+        .filter_map(|r| Some((r.time_lost_us()?, r)))
+        .filter(|(l, _)| *l > 0.0)
+        .collect();
+    lost.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    lost.into_iter().take(n).map(|(_, r)| r.clone()).collect()
+}
+
 fn add_mean(sum: &mut Option<f64>, v: f64) {
     *sum = Some(sum.unwrap_or(0.0) + v);
 }

@@ -16,10 +16,11 @@
 //! - MI300X, MI325X: AMD Instinct MI300X and MI325X datasheets
 //!   (<https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html>,
 //!   <https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html>), dense matrix
-//!   figures; FP32 vector 81.7.
+//!   figures; FP32 vector 81.7, FP32 matrix 163.4.
 //!
-//! Matrix work in `float` runs on CUDA cores unless TF32 is allowed (PyTorch's default for
-//! matmul): the FP32 figure applies, the TF32 one where the kernel's name says `tf32`. Vector
+//! Matrix work in `float` runs on NVIDIA's CUDA cores unless TF32 is allowed (not PyTorch's
+//! default for matmul): the FP32 figure applies (AMD's FP32 matrix figure on Instinct), the TF32
+//! one where the kernel's name says `tf32`. Vector
 //! work (elementwise, reductions, norms) has the FP32 vector figure whatever its data type.
 
 use super::models::Unit;
@@ -29,7 +30,10 @@ use crate::trace::{GpuInfo, Trace};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GpuSpec {
     pub name: &'static str,
+    /// FP32 on the vector units (CUDA cores).
     pub fp32: f64,
+    /// FP32 matrix work without TF32: CUDA cores on NVIDIA (= `fp32`), matrix cores on AMD.
+    pub fp32_matrix: f64,
     pub tf32: f64,
     pub bf16: f64,
     pub fp8: Option<f64>,
@@ -47,6 +51,7 @@ const fn spec(
     GpuSpec {
         name,
         fp32,
+        fp32_matrix: fp32,
         tf32,
         bf16,
         fp8,
@@ -65,8 +70,14 @@ pub const A100_PCIE_80: GpuSpec = spec("A100 PCIe 80GB", 19.5, 156.0, 312.0, Non
 pub const A100_PCIE_40: GpuSpec = spec("A100 PCIe 40GB", 19.5, 156.0, 312.0, None, 1.555);
 pub const B200: GpuSpec = spec("B200", 75.0, 1125.0, 2250.0, Some(4500.0), 8.0);
 pub const L40S: GpuSpec = spec("L40S", 91.6, 183.0, 362.05, Some(733.0), 0.864);
-pub const MI300X: GpuSpec = spec("MI300X", 81.7, 653.7, 1307.4, Some(2614.9), 5.3);
-pub const MI325X: GpuSpec = spec("MI325X", 81.7, 653.7, 1307.4, Some(2614.9), 6.0);
+pub const MI300X: GpuSpec = GpuSpec {
+    fp32_matrix: 163.4,
+    ..spec("MI300X", 81.7, 653.7, 1307.4, Some(2614.9), 5.3)
+};
+pub const MI325X: GpuSpec = GpuSpec {
+    fp32_matrix: 163.4,
+    ..spec("MI325X", 81.7, 653.7, 1307.4, Some(2614.9), 6.0)
+};
 
 /// The datasheet of a GPU from its `deviceProperties`; `None` for one not in the table.
 pub fn spec_of(gpu: &GpuInfo) -> Option<GpuSpec> {
@@ -169,7 +180,7 @@ impl GpuPeaks {
         let spec = self.spec?;
         let tflops = match (unit, precision(dtype)) {
             (Unit::Vector, Some(p)) if p != "fp64" => Some(spec.fp32),
-            (Unit::Matrix, Some("fp32")) => Some(if tf32 { spec.tf32 } else { spec.fp32 }),
+            (Unit::Matrix, Some("fp32")) => Some(if tf32 { spec.tf32 } else { spec.fp32_matrix }),
             (Unit::Matrix, Some("fp16" | "bf16")) => Some(spec.bf16),
             (Unit::Matrix, Some("fp8")) => spec.fp8,
             _ => None,
@@ -252,6 +263,14 @@ mod tests {
         assert_eq!(roof(Unit::Matrix, "c10::BFloat16", false), Some(989.5));
         assert_eq!(roof(Unit::Vector, "c10::Half", false), Some(67.0));
         assert_eq!(roof(Unit::Matrix, "double", false), None);
+        let amd = GpuPeaks {
+            gpu_name: String::new(),
+            spec: Some(MI300X),
+        };
+        let amd_fp32 = amd
+            .peak(Unit::Matrix, "float", false)
+            .and_then(|p| p.tflops);
+        assert_eq!(amd_fp32, Some(163.4));
         let unknown = GpuPeaks {
             gpu_name: "X".into(),
             spec: None,
