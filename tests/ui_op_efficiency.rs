@@ -64,3 +64,44 @@ fn statistics_tab_shows_the_operators_and_their_roofline() {
     assert!(h.query_all_by_label("aten::addmm").count() >= 1);
     eprintln!("{} rows, {with_points} points on the roofline", rows.len());
 }
+
+/// A row's events are its operator calls and the GPU work under them (what a chosen row
+/// outlines on the timeline): the first row, `aten::addmm` ×36, has 36 calls and their kernels.
+#[test]
+fn a_row_brings_its_calls_and_their_gpu_work() {
+    use sightline::analysis::{EventTable, NsysFormat, ReportInput, ReportOptions, RowEvents};
+    let Some(shared) = common::shared_traces() else {
+        eprintln!("SKIPPED: ../shared/traces is not there");
+        return;
+    };
+    let path = shared.join("pytorch/kt_train.pt.trace.json.gz");
+    if !path.is_file() {
+        eprintln!("SKIPPED: {} is not there", path.display());
+        return;
+    }
+    let trace = load::load_file(&path).expect("load kt_train");
+    let table = reports::find("op_efficiency")
+        .unwrap()
+        .compute(&ReportInput {
+            trace: &trace,
+            filter: &Filter::all(),
+            options: &ReportOptions::default(),
+            with_events: true,
+            row_limit: None,
+            nsys_format: NsysFormat::of_trace(&trace),
+            sink: None,
+        });
+    let RowEvents::Events(events) = &table.rows[0].events else {
+        panic!("no events");
+    };
+    let calls = events
+        .iter()
+        .filter(|e| e.table == EventTable::Nvtx)
+        .count();
+    let kernels = events
+        .iter()
+        .filter(|e| e.table == EventTable::Kernels)
+        .count();
+    assert_eq!(calls, 36);
+    assert_eq!(kernels, 36, "one GEMM kernel per addmm");
+}

@@ -10,7 +10,8 @@
 
 use super::{ReportInput, StatsReport};
 use crate::analysis::op_efficiency::{NEEDS, OpEfficiency, op_efficiency};
-use crate::analysis::table::{Cell, RowEvents, Table};
+use crate::analysis::table::{Cell, EventRef, RowEvents, Table};
+use crate::analysis::{EventTable, GpuOpKind};
 use crate::trace::Needs;
 
 pub struct OpEfficiencyReport;
@@ -54,8 +55,19 @@ impl StatsReport for OpEfficiencyReport {
         let rows = op_efficiency(input.trace, input.filter);
         let mut table = Table::new(&COLUMNS).limited(input.row_limit);
         for row in rows {
+            // The operator calls and the GPU work under them: a chosen row outlines both.
             let events = if input.with_events && !row.calls.is_empty() {
-                RowEvents::Events(row.calls.clone())
+                let mut events = row.calls.clone();
+                events.extend(row.gpu_work.iter().filter_map(|w| {
+                    let table = match w.kind {
+                        GpuOpKind::Kernel => EventTable::Kernels,
+                        GpuOpKind::Memcpy => EventTable::Memcpys,
+                        GpuOpKind::Memset => EventTable::Memsets,
+                        GpuOpKind::Graph => return None,
+                    };
+                    Some(EventRef::new(table, w.index))
+                }));
+                RowEvents::Events(events)
             } else {
                 RowEvents::None
             };
