@@ -1,6 +1,7 @@
 //! TraceLens itself (AMD-AGI/TraceLens at commit `171dd747`, installed in a scratch venv) run on
-//! our `kt_train` trace and on three of its own test traces (`tests/traces/h100/gaunernst_bert-
-//! small-uncased__1016001`, `…/Qwen_Qwen1.5-0.5B-Chat__1016005`, `tests/traces/b200/eager_trace`),
+//! our `kt_train` trace and on five of its own test traces (`tests/traces/h100/`: BERT-small,
+//! Falconsai NSFW ViT (a convolution), TimeSformer (an upsample), Qwen1.5-0.5B; `tests/traces/
+//! b200/eager_trace`),
 //! its `unified_perf_summary.csv` against `summary --report op_efficiency`: every row of its with
 //! FLOPs (but the attention backward and Triton-compiled kernels, whose models Sightline does not
 //! copy: docs/pytorch.md) has a row of ours with the same Name, Input Dims, Input Type, Count and
@@ -22,8 +23,10 @@ use std::process::Command;
 const COMMIT: &str = "171dd747";
 
 /// Its test traces compared, as paths in its repository.
-const ITS_TRACES: [&str; 3] = [
+const ITS_TRACES: [&str; 5] = [
     "tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz",
+    "tests/traces/h100/Falconsai_nsfw_image_detection__1016002.json.gz",
+    "tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz",
     "tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
     "tests/traces/b200/eager_trace.json.gz",
 ];

@@ -35,6 +35,11 @@ pub enum ModelKind {
     Conv,
     ConvBackward,
     Unary,
+    /// `aten::replication_pad{1,2,3}d` and `aten::upsample_nearest{1,2,3}d`: unary, with the
+    /// output shape from Concrete Inputs[1] (padding, or the output's spatial sizes).
+    Resize {
+        pad: bool,
+    },
     Binary,
     /// `cumulative`: cumsum and cumprod, which write as many elements as they read.
     Reduce {
@@ -64,7 +69,7 @@ impl ModelKind {
             ModelKind::SdpaBackward { .. } => "SDPA_bwd",
             ModelKind::Conv => "CONV_fwd",
             ModelKind::ConvBackward => "CONV_bwd",
-            ModelKind::Unary | ModelKind::Binary => "elementwise",
+            ModelKind::Unary | ModelKind::Resize { .. } | ModelKind::Binary => "elementwise",
             ModelKind::Reduce { .. } => "reduce",
             ModelKind::LayerNorm | ModelKind::BatchNorm | ModelKind::RmsNorm => "NORM_fwd",
             ModelKind::LayerNormBackward => "NORM_bwd",
@@ -103,6 +108,12 @@ pub fn model_of(name: &str) -> Option<ModelKind> {
         "aten::copy" | "aten::copy_" | "aten::clamp_min" | "aten::clamp_min_"
         | "aten::clamp_max" | "aten::clamp_max_" | "aten::sigmoid" | "aten::rsqrt"
         | "aten::silu" | "aten::neg" | "aten::pow" => ModelKind::Unary,
+        "aten::replication_pad1d" | "aten::replication_pad2d" | "aten::replication_pad3d" => {
+            ModelKind::Resize { pad: true }
+        }
+        "aten::upsample_nearest1d" | "aten::upsample_nearest2d" | "aten::upsample_nearest3d" => {
+            ModelKind::Resize { pad: false }
+        }
         "aten::div"
         | "aten::div_"
         | "aten::mul"
@@ -254,6 +265,7 @@ pub fn evaluate(kind: ModelKind, args: &CallArgs) -> Result<Work, String> {
         ModelKind::SdpaBackward { causal_at, flash } => attention(args, causal_at, Some(flash)),
         ModelKind::Conv => convolution(args),
         ModelKind::Unary => unary(args),
+        ModelKind::Resize { pad } => resize(args, pad),
         ModelKind::Binary => binary(args),
         ModelKind::Reduce { cumulative } => reduce(args, cumulative),
         ModelKind::LayerNorm => layer_norm(args),
@@ -466,6 +478,46 @@ fn unary(args: &CallArgs) -> Result<Work, String> {
         bytes: bpe_in.zip(bpe_out).map(|(i, o)| n * i + n * o),
         unit: Unit::Vector,
         dtype: dtype_in.map(str::to_string),
+    })
+}
+
+/// `aten_replication_pad` / `aten_upsample_nearest`: one FLOP per output element; the input
+/// read and the output written at the input's element size.
+fn resize(args: &CallArgs, pad: bool) -> Result<Work, String> {
+    let input = args.shape(0)?;
+    let sizes: Vec<i64> = args
+        .concrete(1)
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| s.trim().parse::<i64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("resize argument {}", args.concrete(1)))?;
+    let mut out: Vec<i64> = input.iter().map(|&d| d as i64).collect();
+    if pad {
+        // Padding pairs innermost first: pair 0 widens the last dimension.
+        for (i, pair) in sizes.chunks(2).enumerate() {
+            let Some(d) = out.len().checked_sub(1 + i) else {
+                break;
+            };
+            out[d] += pair.iter().sum::<i64>();
+        }
+    } else {
+        out.truncate(2);
+        out.extend_from_slice(&sizes);
+    }
+    let n_in = product(&input);
+    let n_out: f64 = out.iter().map(|&d| d as f64).product();
+    let dtype = args.dtype(0);
+    Ok(Work {
+        flops: n_out,
+        bytes: dtype
+            .and_then(bytes_per_element)
+            .map(|b| n_in * b + n_out * b),
+        unit: Unit::Vector,
+        dtype: dtype.map(str::to_string),
     })
 }
 
