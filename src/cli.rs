@@ -338,6 +338,7 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
         }
         out.flush()?;
         report_commands::say_critical_path_notes(&trace, &requests);
+        report_commands::say_op_efficiency_notes(&trace, &requests);
         drop(exclusion);
         if n + 1 == args.traces.len() {
             // The process ends here: its memory goes back with it, sooner than by freeing

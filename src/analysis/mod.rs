@@ -18,6 +18,7 @@ pub mod iterations;
 pub mod key_averages;
 pub mod ncu;
 pub mod nsys_format;
+pub mod op_efficiency;
 pub mod overlap;
 pub mod range;
 pub mod ranks;

@@ -129,6 +129,16 @@ pub fn say_critical_path_notes(trace: &crate::trace::Trace, requests: &[ReportRe
     }
 }
 
+/// What `op_efficiency` cannot say for this trace (an unknown GPU: no peaks), on stderr.
+pub fn say_op_efficiency_notes(trace: &crate::trace::Trace, requests: &[ReportRequest]) {
+    if !requests.iter().any(|r| r.report.name() == "op_efficiency") {
+        return;
+    }
+    if let Some(note) = crate::analysis::op_efficiency::peaks::gpu_peaks(trace).note() {
+        eprintln!("op_efficiency: {note}");
+    }
+}
+
 /// `--group-by-input-shape`: every `torch_ops` request splits its rows by input shape.
 pub fn set_group_by_input_shape(requests: &mut [ReportRequest]) {
     for r in requests

@@ -94,6 +94,7 @@ pub fn page(report: &Report) -> String {
     h.push_str(&sections::iterations(report));
     h.push_str(&super::bounds::section(report));
     h.push_str(&sections::top_tables(report));
+    h.push_str(&super::op_roofline::section(run));
     h.push_str(&sections::host_threads(run));
     h.push_str(&sections::configuration(report));
     h.push_str(DEFINITIONS);
@@ -124,6 +125,11 @@ fn contents(report: &Report) -> String {
         ("iterations", "Iterations"),
         ("bounds", "What bounds each step"),
         ("tops", "Top tables"),
+    ]);
+    if report.run.op_roofline.applies {
+        links.push(("roofline", "Operators furthest from their roofline"));
+    }
+    links.extend([
         ("threads", "Host threads"),
         ("configuration", "Configuration"),
         ("definitions", "How the figures are computed"),

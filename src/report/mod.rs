@@ -16,6 +16,7 @@ pub mod json;
 pub mod lost_time;
 pub mod metrics;
 pub mod ncu_dram;
+pub mod op_roofline;
 pub mod pictures;
 mod sections;
 pub mod tables;
@@ -62,6 +63,8 @@ pub struct RunReport {
     pub idle_by_cause: Vec<CauseShare>,
     pub findings: Vec<Finding>,
     pub tops: Vec<TopTable>,
+    /// PyTorch traces: the operators furthest from their roofline.
+    pub op_roofline: op_roofline::OpRoofline,
     /// The compare view's whole-run figures.
     pub headline: Vec<Figure>,
     /// Whole run, then the worst gap zoomed; a picture that could not be drawn says why.
@@ -170,6 +173,7 @@ fn run_report(
         config: Config::of(trace, input.range, input.exclusion),
         findings: findings::findings(trace, &filter, &gaps, &causes, &threads),
         tops: tables::top_tables(trace, &filter, nsys_format),
+        op_roofline: op_roofline::gather(trace, &filter),
         headline: headline::headline(trace, &filter, iteration),
         idle_by_cause: pictures::idle_by_cause(&totals),
         gpus,

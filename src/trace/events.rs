@@ -363,6 +363,13 @@ pub struct NvtxRanges {
     /// `Input Dims` of each range as PyTorch prints `input_shapes` (`[[2048, 2048], []]`); empty
     /// in nsys exports, [`super::strings::StringTable::EMPTY`] where the trace has none.
     pub input_shapes: Vec<StrId>,
+    /// `Input type`, `Input Strides` and `Concrete Inputs` of each range (`record_shapes`), the
+    /// JSON text as the trace writes it (`["float", "Scalar"]`); empty in nsys exports,
+    /// [`super::strings::StringTable::EMPTY`] where the trace has none. The operator-efficiency
+    /// models read them (data types, strides, flags such as `is_causal`).
+    pub input_types: Vec<StrId>,
+    pub input_strides: Vec<StrId>,
+    pub concrete_inputs: Vec<StrId>,
 }
 
 impl NvtxRanges {
@@ -646,6 +653,9 @@ impl NvtxRanges {
         permute(&mut self.kind, order);
         permute(&mut self.external_id, order);
         permute(&mut self.input_shapes, order);
+        permute(&mut self.input_types, order);
+        permute(&mut self.input_strides, order);
+        permute(&mut self.concrete_inputs, order);
     }
 }
 

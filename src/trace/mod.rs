@@ -50,6 +50,8 @@ pub struct GpuInfo {
     pub sm_count: Option<u32>,
     pub memory_bytes: Option<u64>,
     pub bus_location: Option<String>,
+    /// (major, minor), where the file says (PyTorch's `deviceProperties`).
+    pub compute_capability: Option<(u32, u32)>,
 }
 
 /// A profiled process.

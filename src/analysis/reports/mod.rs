@@ -32,6 +32,7 @@ mod nvtx_pushpop_sum;
 mod nvtx_pushpop_trace;
 mod nvtx_startend_sum;
 pub mod nvtx_tree;
+pub mod op_efficiency;
 mod openacc_sum;
 mod openmp_sum;
 mod osrt_sum;
@@ -159,6 +160,7 @@ pub static REPORTS: &[&dyn StatsReport] = &[
     &torch_ops::TorchOps,
     &xla_kernel_stats::XlaKernelStats,
     &xla_op_stats::XlaOpStats,
+    &op_efficiency::OpEfficiencyReport,
     &iterations::IterationsReport,
     &critical_path::CRITICAL_PATH,
     &critical_path::CRITICAL_PATH_SEGMENTS,
@@ -336,6 +338,7 @@ pub fn has_data(report: &dyn StatsReport, trace: &Trace) -> bool {
             .any(|&s| s != crate::trace::NO_STACK),
         "torch_ops" => trace.torch.is_some() && trace.event_count() > 0,
         "xla_kernel_stats" | "xla_op_stats" => trace.xla.is_some() && kernels,
+        "op_efficiency" => trace.torch.is_some() && (kernels || mem),
         "iterations" | "critical_path" | "critical_path_segments" => {
             crate::analysis::iterations::default_family(trace).is_some()
         }

@@ -66,6 +66,9 @@ pub fn build(read: FileContents) -> Trace {
         map(&mut b.api.spans.name);
         map(&mut b.ranges.spans.name);
         map(&mut b.ranges.input_shapes);
+        map(&mut b.ranges.input_types);
+        map(&mut b.ranges.input_strides);
+        map(&mut b.ranges.concrete_inputs);
         kernels.append(&mut b.kernels);
         kernel_streams.append(&mut b.kernel_streams);
         memcpys.append(&mut b.memcpys);
@@ -325,6 +328,9 @@ fn append_ranges(to: &mut NvtxRanges, from: &mut NvtxRanges) {
     to.kind.append(&mut from.kind);
     to.external_id.append(&mut from.external_id);
     to.input_shapes.append(&mut from.input_shapes);
+    to.input_types.append(&mut from.input_types);
+    to.input_strides.append(&mut from.input_strides);
+    to.concrete_inputs.append(&mut from.concrete_inputs);
 }
 
 fn append_memory(to: &mut TorchMemoryEvents, from: &mut TorchMemoryEvents) {
@@ -397,6 +403,11 @@ impl Metadata {
                                 .map(|v| v.min(u32::MAX as u64) as u32),
                             memory_bytes: d.get("totalGlobalMem").and_then(Value::as_u64),
                             bus_location: None,
+                            compute_capability: d
+                                .get("computeMajor")
+                                .and_then(Value::as_u64)
+                                .zip(d.get("computeMinor").and_then(Value::as_u64))
+                                .map(|(a, b)| (a.min(99) as u32, b.min(99) as u32)),
                         });
                     }
                 }

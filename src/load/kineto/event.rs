@@ -58,6 +58,12 @@ pub struct Args<'a> {
     pub total_allocated: Option<Num>,
     #[serde(rename = "Input Dims", borrow)]
     pub input_dims: Option<&'a RawValue>,
+    #[serde(rename = "Input type", borrow)]
+    pub input_type: Option<&'a RawValue>,
+    #[serde(rename = "Input Strides", borrow)]
+    pub input_strides: Option<&'a RawValue>,
+    #[serde(rename = "Concrete Inputs", borrow)]
+    pub concrete_inputs: Option<&'a RawValue>,
     #[serde(borrow)]
     pub grid: Option<&'a RawValue>,
     #[serde(borrow)]

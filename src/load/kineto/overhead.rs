@@ -152,6 +152,9 @@ mod tests {
         r.kind.push(kind);
         r.external_id.push(0);
         r.input_shapes.push(StringTable::EMPTY);
+        r.input_types.push(StringTable::EMPTY);
+        r.input_strides.push(StringTable::EMPTY);
+        r.concrete_inputs.push(StringTable::EMPTY);
     }
 
     #[test]

@@ -293,6 +293,19 @@ fn add_event<'a>(p: &mut Parsed, ev: &RawEvent<'a>, shapes_cache: &mut HashMap<&
             r.kind.push(kind);
             r.external_id.push(external_id);
             r.input_shapes.push(shapes);
+            // As written: the JSON text, shared by the many calls with the same arguments.
+            let mut json = |raw: Option<&serde_json::value::RawValue>| {
+                raw.map_or(StringTable::EMPTY, |raw| p.strings.intern(raw.get()))
+            };
+            let (types, strides, concrete) = (
+                json(args.input_type),
+                json(args.input_strides),
+                json(args.concrete_inputs),
+            );
+            let r = &mut p.ranges;
+            r.input_types.push(types);
+            r.input_strides.push(strides);
+            r.concrete_inputs.push(concrete);
         }
         Family::Other => {}
     }

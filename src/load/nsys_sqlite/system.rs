@@ -54,6 +54,7 @@ pub fn read_gpus(r: &Reader) -> Result<Vec<GpuInfo>, LoadError> {
                 sm_count: int(row, 4).map(|v| v.max(0) as u32),
                 memory_bytes: int(row, 5).map(|v| v.max(0) as u64),
                 bus_location: text_string(row, 6),
+                compute_capability: None,
             });
         })?;
     }

@@ -201,7 +201,7 @@ pub fn roofline_ui(
 const CLICK_RADIUS_PX: f32 = 8.0;
 
 /// Grid lines at each power of ten (the axes hold log10 of the values).
-fn decades(input: egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
+pub fn decades(input: egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
     let (a, b) = input.bounds;
     let (from, to) = (a.floor() as i64, b.ceil() as i64);
     if to - from > 60 {

@@ -22,6 +22,7 @@ mod iterations_view;
 mod jobs;
 mod keys;
 mod ncu_view;
+mod op_roofline_view;
 mod results;
 mod samples_view;
 mod sql_editor;

@@ -184,8 +184,21 @@ impl AnalysisPanel {
                 },
             });
         }
+        // The op_efficiency report's roofline: a click on a point chooses its row.
+        let mut point_row = None;
+        if self.report == "op_efficiency" {
+            let chosen_index = chosen.and_then(|k| {
+                table
+                    .rows
+                    .iter()
+                    .enumerate()
+                    .position(|(i, r)| RowKey::of(self.report, r, i) == *k)
+            });
+            point_row = super::op_roofline_view::op_roofline_ui(ui, trace, &table, chosen_index);
+        }
         let clicked_row = click
             .row
+            .or(point_row)
             .and_then(|i| Some(RowKey::of(self.report, table.rows.get(i)?, i)));
         if let Some(column) = click.header {
             let numeric = layout.numeric.get(column).copied().unwrap_or(false);
