@@ -163,11 +163,11 @@ pub struct SummaryArgs {
     /// `ncu_source`: the view ncu's `--print-source` names: `sass` (default), `cuda,sass`, `ptx`.
     #[arg(long, value_name = "VIEW", value_parser = crate::export::ncu_pages::source::SourceView::parse, default_value = "sass")]
     pub print_source: crate::export::ncu_pages::source::SourceView,
-    /// `ncu_source`: only kernels whose name matches REGEX (ncu's `-k regex:REGEX`; the
+    /// `ncu_source`, `ncu_details`: only kernels whose name matches REGEX (ncu's `-k regex:REGEX`; the
     /// `regex:` prefix may be given).
     #[arg(long, value_name = "REGEX")]
     pub kernel: Option<String>,
-    /// `ncu_source`: of the kernels `--kernel` selects, only launch N, from 0 (ncu's
+    /// `ncu_source`, `ncu_details`: of the kernels `--kernel` selects, only launch N, from 0 (ncu's
     /// `--launch-skip N --launch-count 1`).
     #[arg(long, value_name = "N")]
     pub launch: Option<usize>,
@@ -239,7 +239,7 @@ fn summary(args: &SummaryArgs) -> Result<i32> {
         return ncu_source_command::print(args);
     }
     if let Some(pages) = ncu_commands::requested_pages(report_list)? {
-        return ncu_commands::print_pages(&args.traces, &pages, args.print_units);
+        return ncu_commands::print_pages(args, &pages);
     }
     let (mut ncu_join, reports) = ncu_join_command::take_ncu_join(report_list);
     // `--ncu` is read by `ncu_join` alone: with no `--report` it joins the default set; with a

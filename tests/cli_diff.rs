@@ -228,3 +228,72 @@ fn headline_has_the_metrics_of_both_runs() {
         .unwrap();
     assert!(num(&o["New"]) > num(&o["Base"]));
 }
+
+/// Issue 47 item 9: the headline compares what bounds an iteration — the median time its
+/// critical path spends on the CPU, in kernels and in H2D copies — each equal to the median of
+/// that column of `summary --report critical_path` for the run; weight streaming takes most H2D
+/// copies off the path.
+#[test]
+fn headline_compares_the_critical_paths_parts() {
+    let head = records(&diff(
+        "ws_baseline",
+        "ws_streaming",
+        &["--report", "headline"],
+    ));
+    let median_of = |name: &str, column: &str| -> f64 {
+        let f = fixture(name);
+        let rows = records(&sightline_stdout(&[
+            "summary",
+            f.to_str().unwrap(),
+            "--report",
+            "critical_path",
+            "--format",
+            "csv",
+        ]));
+        let key = rows[0]
+            .keys()
+            .find(|k| k.starts_with(column))
+            .unwrap_or_else(|| panic!("{column} in {:?}", rows[0].keys()))
+            .clone();
+        let mut v: Vec<f64> = rows.iter().map(|r| num(&r[&key])).collect();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        }
+    };
+    let mut compared = 0;
+    for (part, column) in [
+        ("CPU", "CPU"),
+        ("Kernels", "Kernels"),
+        ("Copies H2D", "Copies H2D"),
+    ] {
+        let row = head
+            .iter()
+            .find(|r| r["Metric"].starts_with(&format!("Critical path {part}:")))
+            .unwrap_or_else(|| panic!("no critical path {part} in the headline"));
+        for (side, name) in [("Base", "ws_baseline"), ("New", "ws_streaming")] {
+            let want = median_of(name, column);
+            assert!(
+                (num(&row[side]) - want).abs() <= 1.0,
+                "{part} {side}: {} against critical_path's median {want}",
+                row[side]
+            );
+            compared += 1;
+        }
+    }
+    let h2d = head
+        .iter()
+        .find(|r| r["Metric"].starts_with("Critical path Copies H2D:"))
+        .unwrap();
+    assert!(
+        num(&h2d["New"]) < num(&h2d["Base"]) / 2.0,
+        "streaming keeps H2D copies on the path: {h2d:?}"
+    );
+    eprintln!(
+        "{compared} critical-path medians equal critical_path's; H2D on path {} → {} ns",
+        h2d["Base"], h2d["New"]
+    );
+}

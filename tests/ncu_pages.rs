@@ -119,7 +119,7 @@ fn page(report: &NcuReport, mode: UnitMode) -> String {
 
 fn page_of(report: &NcuReport, which: NcuPage, mode: UnitMode) -> String {
     let mut out = Vec::new();
-    ncu_pages::write_page(report, which, mode, &mut out).expect("write");
+    ncu_pages::write_page(report, which, mode, None, &mut out).expect("write");
     String::from_utf8(out).expect("utf-8")
 }
 

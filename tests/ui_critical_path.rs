@@ -1,6 +1,7 @@
 //! The critical path in the window (issue #34): in ws_baseline's Iterations tab, "Critical path"
 //! in an iteration's context menu outlines that iteration's path on the timeline — the same path
-//! `critical_path` computes — and the tab's table lists every iteration's path by part.
+//! `critical_path` computes — and the tab's table lists every iteration's path by part, the
+//! parts a path has before its bar, so Copies H2D is on screen at the default size (issue 47).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 
@@ -20,6 +21,17 @@ fn asking_for_an_iterations_critical_path_outlines_it() {
     settle(&mut h);
     settle(&mut h);
     h.get_by_label("What bounds each step (critical path)");
+    // Issue 47 item 9: at the window's default size the table's Copies H2D column (weight
+    // streaming's question) is on screen: the legend's label and the column's header.
+    let screen = h.ctx.content_rect();
+    let h2d: Vec<egui::Rect> = h.get_all_by_label("Copies H2D").map(|n| n.rect()).collect();
+    assert!(h2d.len() >= 2, "legend and column header: {h2d:?}");
+    for r in &h2d {
+        assert!(
+            r.right() <= screen.right(),
+            "Copies H2D at {r:?}, window {screen:?}"
+        );
+    }
 
     // The path computed directly, for the second token.
     let trace = h.state().tab().document.as_ref().unwrap().trace.clone();

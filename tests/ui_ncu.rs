@@ -139,9 +139,9 @@ fn a_dropped_report_shows_its_kernels_their_details_and_the_roofline() {
         );
     }
 
-    // Kernel 1 clicked, then kernel 0: its Details page.
-    let name0 = v.report.workloads[0].display_name().to_string();
-    let name1 = v.report.workloads[1].display_name().to_string();
+    // Kernel 1 clicked, then kernel 0: its Details page. The table names kernels as ncu does.
+    let name0 = v.table.rows[0].name.clone();
+    let name1 = v.table.rows[1].name.clone();
     h.get_all_by_label(&name1).next().unwrap().click();
     h.run();
     assert_eq!(view(&h).selected, Some(1));
@@ -362,7 +362,7 @@ fn a_baseline_adds_each_metrics_baseline_value_and_change() {
     h.get_by_label("Set as baseline").click();
     h.run();
     assert_eq!(view(&h).baseline.as_ref().map(|b| b.workload), Some(0));
-    let name1 = view(&h).report.workloads[1].display_name().to_string();
+    let name1 = view(&h).table.rows[1].name.clone();
     h.get_all_by_label(&name1).next().unwrap().click();
     h.run();
     assert_eq!(view(&h).selected, Some(1));

@@ -1,7 +1,7 @@
 //! Whole-run figures for comparing two runs (`sightline diff --report headline` and the compare
 //! view's headline), GPU work first: per GPU its busy time and busy %, idle time in gaps,
 //! copy/compute overlap, then — when an iteration range is known (the outermost repeated NVTX
-//! range, or `--per-step`) — the median iteration time and the iteration count, the kernel
+//! range, or `--per-step`) — the median iteration time, its GPU time and its critical path's CPU, kernels and H2D copies (medians), and the iteration count, the kernel
 //! count, and last the trace span (process start-up and tear-down included: it says little about
 //! the GPU work, so it is shown without judging its change).
 
@@ -91,6 +91,13 @@ pub fn iteration_metrics(label: &str) -> (String, String) {
     )
 }
 
+/// The parts of an iteration's critical path the headline compares.
+const PATH_PARTS: [crate::analysis::critical_path::Part; 3] = [
+    crate::analysis::critical_path::Part::Cpu,
+    crate::analysis::critical_path::Part::Kernels,
+    crate::analysis::critical_path::Part::CopyH2D,
+];
+
 /// One run's figures in display order (see the module's documentation).
 pub fn headline(trace: &Trace, filter: &Filter, iteration: Option<&Iteration>) -> Vec<Figure> {
     let t = trace;
@@ -161,6 +168,27 @@ pub fn headline(trace: &Trace, filter: &Filter, iteration: Option<&Iteration>) -
                 Unit::Ns,
                 Better::Lower,
             ));
+        }
+        // What bounds an iteration: the median time its critical path spends on the CPU, in
+        // kernels and in H2D copies (weight streaming's question: are the copies on the path?).
+        let paths = crate::analysis::critical_path::step_paths(t, &steps.iterations);
+        let kept: Vec<&crate::analysis::critical_path::CriticalPath> = paths
+            .iter()
+            .zip(&steps.iterations)
+            .filter(|(_, i)| filter.excluded.is_none() || !i.warmup)
+            .map(|(p, _)| p)
+            .collect();
+        for part in PATH_PARTS {
+            let mut v: Vec<i64> = kept.iter().map(|p| p.part_ns(part)).collect();
+            v.sort_unstable();
+            if let Some(m) = median(&v) {
+                out.push(Figure::new(
+                    format!("Critical path {}: {} median (ns)", part.label(), it.label),
+                    m,
+                    Unit::Ns,
+                    Better::Lower,
+                ));
+            }
         }
         out.push(Figure::new(
             count_metric,

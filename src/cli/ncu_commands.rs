@@ -1,6 +1,6 @@
 //! The command line's Nsight Compute pages: `sightline summary REPORT.ncu-rep --report ncu_raw`
-//! (also `ncu_details`, `ncu_summary`) prints what `ncu --import REPORT --csv` prints, and the
-//! clear errors when an ncu page is asked of an Nsight Systems trace or an nsys report of an
+//! (also `ncu_details`, `ncu_summary`) prints what `ncu --import REPORT --csv` prints (the details
+//! page, without `--format csv`, as ncu prints it for a terminal), and the clear errors when an ncu page is asked of an Nsight Systems trace or an nsys report of an
 //! ncu report.
 
 use std::io::Write;
@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 
 use super::load_for_cli;
-use crate::export::ncu_pages::{self, NcuPage, UnitMode};
+use crate::export::ncu_pages::{self, NcuPage};
 use crate::trace::{Needs, Trace, TraceFormat};
 
 /// The ncu pages a `--report` list asks for; `None` when it names none. A list that mixes ncu
@@ -45,11 +45,20 @@ pub fn refuse_nsys_report(trace: &Trace, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Prints ncu pages of each report in turn (CSV whatever `--format` says: ncu's pages are
-/// CSV).
-pub fn print_pages(paths: &[std::path::PathBuf], pages: &[NcuPage], mode: UnitMode) -> Result<i32> {
+/// Prints ncu pages of each report in turn: CSV, but the details page, which prints as ncu
+/// prints it for a terminal unless `--format csv` asks for its CSV. `--kernel` / `--launch`
+/// pick the details page's kernels (as for `ncu_source`).
+pub fn print_pages(args: &super::SummaryArgs, pages: &[NcuPage]) -> Result<i32> {
+    let selection =
+        crate::analysis::ncu::source::KernelSelection::parse(args.kernel.as_deref(), args.launch)
+            .map_err(anyhow::Error::msg)?;
+    let filtered = args.kernel.is_some() || args.launch.is_some();
+    if filtered && pages.iter().any(|&p| p != NcuPage::Details) {
+        bail!("--kernel and --launch pick the kernels of ncu_details and ncu_source only");
+    }
+    let csv = args.format == super::Format::Csv;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    for path in paths {
+    for path in &args.traces {
         let trace = load_for_cli(path, Needs::ALL)?;
         let Some(report) = trace.ncu.as_deref() else {
             bail!(
@@ -59,11 +68,22 @@ pub fn print_pages(paths: &[std::path::PathBuf], pages: &[NcuPage], mode: UnitMo
                 NcuPage::NAMES.join(", ")
             );
         };
-        if paths.len() > 1 {
+        if args.traces.len() > 1 {
             writeln!(out, "# {}", path.display())?;
         }
+        let ids = filtered.then(|| selection.select(report));
+        if ids.as_ref().is_some_and(|ids| ids.is_empty()) {
+            eprintln!(
+                "note: {}: no kernel matches --kernel / --launch",
+                path.display()
+            );
+        }
         for &page in pages {
-            ncu_pages::write_page(report, page, mode, &mut out)?;
+            if page == NcuPage::Details && !csv {
+                ncu_pages::details_text::write(report, args.print_units, ids.as_deref(), &mut out)?;
+            } else {
+                ncu_pages::write_page(report, page, args.print_units, ids.as_deref(), &mut out)?;
+            }
         }
     }
     out.flush()?;

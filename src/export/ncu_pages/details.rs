@@ -95,9 +95,72 @@ pub fn value_text(v: &MetricValue, unit: &str, mode: UnitMode) -> (String, Strin
     }
 }
 
+/// A metric row's label, unit and value text, as the details page prints them.
+pub type Entry = (String, String, String);
+
+/// Turns a section's metrics into the rows the details page prints for them (a breakdown or a
+/// metric group prints several).
+pub struct Rows<'a> {
+    pub report: &'a NcuReport,
+    pub mode: UnitMode,
+}
+
+impl Rows<'_> {
+    /// The rows of one metric of a section (`item`: the body item it is drawn in, if any).
+    pub fn metric(
+        &self,
+        w: &NcuWorkload,
+        item: Option<&BodyItem>,
+        m: &SectionMetric,
+        emit: &mut dyn FnMut(Entry) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let Some((name, label, value)) = shown(self.report, w, m) else {
+            return Ok(());
+        };
+        if let Some(rows) = breakdown::rows(self.report, w, name, value, &m.label) {
+            for row in rows {
+                let unit = named_unit(self.report, row.name);
+                emit(self.entry(w, (row.name, row.label, row.value, false), unit)?)?;
+            }
+            return Ok(());
+        }
+        if let Some(rows) = groups::rows(self.report, w, name, value, &m.label) {
+            let missing = MetricValue::Str(groups::NOT_AVAILABLE.into());
+            for row in rows {
+                let entry = (row.name, row.label, row.value.unwrap_or(&missing), false);
+                emit(self.entry(w, entry, row.unit)?)?;
+            }
+            return Ok(());
+        }
+        let in_roofline = item.is_some_and(|i| i.kind == BodyItemKind::Roofline);
+        let unit = entry_unit(self.report, name, &m.unit, in_roofline);
+        emit(self.entry(w, (name, label, value, m.show_instances), unit)?)
+    }
+
+    /// One row: the label, the unit the value prints in and the value.
+    fn entry(
+        &self,
+        w: &NcuWorkload,
+        (name, label, value, show_instances): (&str, String, &MetricValue, bool),
+        unit: String,
+    ) -> io::Result<Entry> {
+        let (unit, mut text) = value_text(value, &unit, self.mode);
+        if let Some(list) = self
+            .report
+            .metric_id(name)
+            .and_then(|id| w.instances_of(id))
+            .filter(|_| show_instances)
+        {
+            let instances = crate::load::ncu_rep::read_instances(self.report, list)
+                .map_err(|e| io::Error::other(e.to_string()))?;
+            text = with_instances(value, &instances, &unit, self.mode, text);
+        }
+        Ok((label, unit, text))
+    }
+}
+
 struct Writer<'a> {
-    report: &'a NcuReport,
-    mode: UnitMode,
+    rows: Rows<'a>,
     fixed: Vec<String>,
     with_rules: bool,
 }
@@ -111,70 +174,26 @@ impl Writer<'_> {
         item: Option<&BodyItem>,
         m: &SectionMetric,
     ) -> io::Result<()> {
-        let Some((name, label, value)) = shown(self.report, w, m) else {
-            return Ok(());
-        };
         let item_label = item.map_or("", |i| i.label.as_str());
-        if let Some(rows) = breakdown::rows(self.report, w, name, value, &m.label) {
-            for row in rows {
-                let unit = named_unit(self.report, row.name);
-                let entry = (row.name, row.label, row.value, false);
-                self.value_row(out, w, section, item_label, entry, unit)?;
+        self.rows.metric(w, item, m, &mut |(label, unit, text)| {
+            let mut row = self.fixed.clone();
+            row.extend([
+                section.display_name.clone(),
+                item_label.to_string(),
+                label,
+                unit,
+                text,
+            ]);
+            if !self.with_rules {
+                return write_row(out, &row);
             }
-            return Ok(());
-        }
-        if let Some(rows) = groups::rows(self.report, w, name, value, &m.label) {
-            let missing = MetricValue::Str(groups::NOT_AVAILABLE.into());
-            for row in rows {
-                let entry = (row.name, row.label, row.value.unwrap_or(&missing), false);
-                self.value_row(out, w, section, item_label, entry, row.unit)?;
-            }
-            return Ok(());
-        }
-        let in_roofline = item.is_some_and(|i| i.kind == BodyItemKind::Roofline);
-        let unit = entry_unit(self.report, name, &m.unit, in_roofline);
-        let entry = (name, label, value, m.show_instances);
-        self.value_row(out, w, section, item_label, entry, unit)
-    }
-
-    /// One metric's row.
-    fn value_row(
-        &self,
-        out: &mut dyn Write,
-        w: &NcuWorkload,
-        section: &NcuSection,
-        item_label: &str,
-        (name, label, value, show_instances): (&str, String, &MetricValue, bool),
-        unit: String,
-    ) -> io::Result<()> {
-        let (unit, mut text) = value_text(value, &unit, self.mode);
-        if let Some(list) = self
-            .report
-            .metric_id(name)
-            .and_then(|id| w.instances_of(id))
-            .filter(|_| show_instances)
-        {
-            let instances = crate::load::ncu_rep::read_instances(self.report, list)
-                .map_err(|e| io::Error::other(e.to_string()))?;
-            text = with_instances(value, &instances, &unit, self.mode, text);
-        }
-        let mut row = self.fixed.clone();
-        row.extend([
-            section.display_name.clone(),
-            item_label.to_string(),
-            label,
-            unit,
-            text,
-        ]);
-        if !self.with_rules {
-            return write_row(out, &row);
-        }
-        // With rule columns, ncu ends a metric row with one more, unquoted, empty field.
-        let mut line = Vec::new();
-        write_row(&mut line, &row)?;
-        line.pop();
-        line.extend_from_slice(b",\n");
-        out.write_all(&line)
+            // With rule columns, ncu ends a metric row with one more, unquoted, empty field.
+            let mut line = Vec::new();
+            write_row(&mut line, &row)?;
+            line.pop();
+            line.extend_from_slice(b",\n");
+            out.write_all(&line)
+        })
     }
 
     fn rule_rows(&self, out: &mut dyn Write, rule: &NcuRule) -> io::Result<()> {
@@ -203,7 +222,7 @@ impl Writer<'_> {
 }
 
 /// A rule message's type as the details page prints it (the file's 1, "ok", prints as INF).
-fn rule_type(kind: u32) -> &'static str {
+pub fn rule_type(kind: u32) -> &'static str {
     match kind {
         2 => "WRN",
         3 => "ERR",
@@ -340,9 +359,27 @@ fn in_order<'a>(
     keyed.into_iter().map(|(_, m)| m).collect()
 }
 
+/// A section's header metrics for a workload, in the order ncu prints them. The section's own
+/// metrics (field 6: collected, not drawn) print like the header's, with no item label, when
+/// meant for the workload's collection scope (SpeedOfLight's "Waves Per SM" is for kernel
+/// launches, not a graph-profiling session's workloads). A metric the header shows (the command
+/// line's metrics are both) prints once.
+fn header_metrics<'a>(
+    report: &NcuReport,
+    w: &NcuWorkload,
+    section: &'a NcuSection,
+) -> Vec<&'a SectionMetric> {
+    let extra = section
+        .extra_metrics
+        .iter()
+        .filter(|m| m.is_for_scope(w.scope) && !section.header.iter().any(|h| h.name == m.name));
+    let header = section.header.iter().filter(|m| m.is_for_scope(w.scope));
+    by_name(report, w, header.chain(extra))
+}
+
 /// Metrics in the order ncu prints a table's or a header's: by the name of the metric shown
 /// (the alternative chosen for the workload).
-fn by_name<'a>(
+pub fn by_name<'a>(
     report: &NcuReport,
     w: &NcuWorkload,
     metrics: impl Iterator<Item = &'a SectionMetric>,
@@ -370,8 +407,13 @@ pub fn significant(x: f64, digits: i32) -> String {
     }
 }
 
-/// Writes the details page.
-pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Result<()> {
+/// Writes the details page for the workloads `ids` names (all when `None`).
+pub fn write(
+    report: &NcuReport,
+    mode: UnitMode,
+    ids: Option<&[u32]>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let with_nvtx = report.workloads.iter().any(|w| !w.nvtx.is_empty());
     // ncu leaves the rule columns out of a report with no rule results.
     let with_rules = report.workloads.iter().any(|w| !w.rules.is_empty());
@@ -385,24 +427,17 @@ pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Res
     write_row(out, &header)?;
     let names = super::names::KernelNames::of(report);
     for w in &report.workloads {
+        if ids.is_some_and(|ids| !ids.contains(&w.id)) {
+            continue;
+        }
         let writer = Writer {
-            report,
-            mode,
+            rows: Rows { report, mode },
             fixed: fixed_cells(report, &names, w, with_nvtx),
             with_rules,
         };
         let mut rules_done = vec![false; w.rules.len()];
         for section in report.sections_in_order(w) {
-            // The section's own metrics (field 6: collected, not drawn) print like the
-            // header's, with no item label, when meant for the workload's collection scope
-            // (SpeedOfLight's "Waves Per SM" is for kernel launches, not a graph-profiling
-            // session's workloads). A metric the header shows (the command line's metrics are
-            // both) prints once.
-            let extra = section.extra_metrics.iter().filter(|m| {
-                m.is_for_scope(w.scope) && !section.header.iter().any(|h| h.name == m.name)
-            });
-            let header = section.header.iter().filter(|m| m.is_for_scope(w.scope));
-            for m in by_name(report, w, header.chain(extra)) {
+            for m in header_metrics(report, w, section) {
                 writer.metric_row(out, w, section, None, m)?;
             }
             let mut rooflines = Some(roofline_items(report, w, section));

@@ -2,13 +2,15 @@
 //! `ncu --import REPORT --csv` prints them: the raw page (`--page raw`), the details page
 //! (`--page details --print-details all`) and the per-kernel summary (`--print-summary
 //! per-kernel`), in auto or base units (`--print-units base`). `sightline summary REPORT
-//! --report ncu_raw --format csv` prints them.
+//! --report ncu_raw --format csv` prints them. The details page also prints as ncu prints it
+//! for a terminal ([`details_text`]).
 
 use std::io::{self, Write};
 
 use crate::trace::ncu::NcuReport;
 
 pub mod details;
+pub mod details_text;
 pub mod format;
 pub mod names;
 pub mod nvtx;
@@ -57,16 +59,18 @@ impl NcuPage {
     pub const NAMES: [&'static str; 3] = ["ncu_raw", "ncu_details", "ncu_summary"];
 }
 
-/// Writes one page of a report.
+/// Writes one page of a report, as CSV; the details page only for the workloads `ids` names
+/// (all when `None`).
 pub fn write_page(
     report: &NcuReport,
     page: NcuPage,
     mode: UnitMode,
+    ids: Option<&[u32]>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     match page {
         NcuPage::Raw => raw::write(report, mode, out),
-        NcuPage::Details => details::write(report, mode, out),
+        NcuPage::Details => details::write(report, mode, ids, out),
         NcuPage::Summary => summary::write(report, mode, out),
     }
 }

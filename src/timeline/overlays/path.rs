@@ -162,12 +162,15 @@ pub(super) fn path_shapes(
             egui::StrokeKind::Outside,
         ));
         out.counts.path_segments += 1;
+        // The label goes inside its own segment, on the outlined row (above it, it read as the
+        // row above's), and only where the whole label fits: two segments never share pixels,
+        // so neither do their labels.
         if let Some(text) = &mark.label {
             let visible = r.intersect(area);
-            if visible.width() >= MIN_LABEL_WIDTH_PX {
+            if visible.width() >= label_width_px(text).max(MIN_LABEL_WIDTH_PX) {
                 out.labels.push(OverlayLabel {
-                    anchor: Pos2::new(visible.left() + 2.0, r.top() - PATH_OUTLINE_PX),
-                    align: Align2::LEFT_BOTTOM,
+                    anchor: Pos2::new(visible.left() + PATH_OUTLINE_PX, r.top() + 1.0),
+                    align: Align2::LEFT_TOP,
                     text: text.clone(),
                     boxed: true,
                 });
@@ -193,6 +196,12 @@ pub(super) fn path_shapes(
         }
         out.counts.path_arrows += 1;
     }
+}
+
+/// The width a boxed overlay label of `text` takes, with room to spare (the timeline's small
+/// font is under 7 px a character).
+pub fn label_width_px(text: &str) -> f32 {
+    text.chars().count() as f32 * 7.0 + 8.0
 }
 
 /// A filled triangle with its tip at `to`, pointing along `from` → `to`.
@@ -333,7 +342,20 @@ mod tests {
         assert!(
             a.top() >= stream_place.top && a.bottom() <= stream_place.top + stream_place.height
         );
-        assert!(frame.overlay.labels.iter().any(|l| l.text == "kernels"));
+        // Its label sits inside the outline, on the stream's own row, and fits in it.
+        let label = frame
+            .overlay
+            .labels
+            .iter()
+            .find(|l| l.text == "kernels")
+            .expect("the stream mark is labelled");
+        assert!(
+            label.anchor.y >= a.top() && label.anchor.y < a.bottom(),
+            "{label:?} in {a:?}"
+        );
+        assert!(
+            label.anchor.x >= a.left() && label.anchor.x + label_width_px("kernels") <= a.right()
+        );
 
         // The thread's mark: on the thread's first row on screen that shows its events.
         let thread_place = *frame

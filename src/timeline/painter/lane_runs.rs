@@ -16,6 +16,9 @@
 //! colour (NVTX ranges back to back, zoomed out): they would read as one bar carrying the name of
 //! the named bar before them (issue 36: "warmup" seemed to cover the steps after it). Such a run
 //! of two or more is labelled with its count ("29 ranges"), as Tracy labels its merged zones.
+//! A bar drawn alone that touches the one before it in its colour starts a pixel later, so the
+//! boundary between ranges back to back shows at any zoom (issue 47: moe's depth-1 ranges read
+//! as one bar with three cut labels).
 
 use egui::{Color32, Rect, Shape};
 
@@ -70,6 +73,8 @@ pub(super) struct LaneRuns<'a, S: LaneStyle> {
     pub pending: Option<(f32, f32, Color32)>,
     /// The run of unnamed bars being counted.
     pub unnamed: Option<UnnamedRun>,
+    /// The right edge and colour of the last bar drawn alone, while nothing came after it.
+    pub last_alone: Option<(f32, Color32)>,
     pub frame: &'a mut FrameShapes,
 }
 
@@ -155,6 +160,7 @@ impl<S: LaneStyle> LaneRuns<'_, S> {
     /// Adds a narrow bar: into the pending run when it touches it, else as a new run.
     fn narrow(&mut self, x0: f32, x1: f32, color: impl FnOnce(&S) -> Color32) {
         self.end_unnamed();
+        self.last_alone = None;
         if let Some((_, px1, pcolor)) = self.pending
             && x0 <= px1 + 0.5
         {
@@ -198,6 +204,7 @@ impl<S: LaneStyle> LodVisitor for LaneRuns<'_, S> {
         let right = end_x.max(self.map.x(opening.last_item_start_ns()) + 1.0);
         // Its items would each have ended the run of unnamed bars, as narrow bars do.
         self.end_unnamed();
+        self.last_alone = None;
         match run {
             Some((x0, px1, _)) => self.pending = Some((x0, px1.max(right), color)),
             None => {
@@ -221,7 +228,17 @@ impl<S: LaneStyle> LodVisitor for LaneRuns<'_, S> {
                 let (color, label) = self.style.event(i);
                 self.flush();
                 let r = Rect::from_x_y_ranges(x0..=x1, self.bar.y_range());
-                self.frame.shapes.push(Shape::rect_filled(r, 0.0, color));
+                // A bar that touches the one drawn before it in its colour starts a pixel later,
+                // so the boundary between two ranges back to back stays visible.
+                let touches = self
+                    .last_alone
+                    .is_some_and(|(px1, pc)| pc == color && x0 <= px1 + 0.5);
+                let mut fill = r;
+                if touches {
+                    fill.min.x = (x0 + 1.0).min(x1 - 1.0);
+                }
+                self.last_alone = Some((x1, color));
+                self.frame.shapes.push(Shape::rect_filled(fill, 0.0, color));
                 self.count_unnamed(x0, x1, color);
                 if x1 - x0 >= MIN_LABEL_WIDTH_PX {
                     self.frame.labels.push(BarLabel {
@@ -377,6 +394,7 @@ mod tests {
                             merged: MERGED,
                             pending: None,
                             unnamed: None,
+                            last_alone: None,
                             frame: &mut frame,
                         };
                         let (a, b) = (t0, t0 + span + 1);
@@ -413,5 +431,57 @@ mod tests {
         // The shortcut is taken, not just harmless (most views here are zoomed in, where bars
         // are wide and nothing can be absorbed).
         assert!(walked.0 * 10 < walked.1 * 9, "{walked:?}");
+    }
+
+    /// Three ranges back to back in one colour, each wide enough to be drawn alone: three
+    /// rectangles, each after the first starting a pixel past the one before ends, so their
+    /// boundaries show; a range in another colour is drawn whole.
+    #[test]
+    fn ranges_back_to_back_keep_their_boundaries() {
+        let starts = [0i64, 100, 200, 300];
+        let ends = [100i64, 200, 300, 400];
+        let colors = [Color32::RED, Color32::RED, Color32::RED, Color32::BLUE];
+        let clip = Rect::from_min_size(Pos2::new(0.0, 0.0), egui::vec2(400.0, 20.0));
+        let map = TimeToX {
+            start_ns: 0.0,
+            left_px: 0.0,
+            px_per_ns: 1.0,
+        };
+        let mut frame = FrameShapes::default();
+        let mut runs = LaneRuns {
+            style: TestStyle {
+                colors: &colors,
+                starts: &starts,
+                copies: false,
+            },
+            starts: &starts,
+            ends: &ends,
+            map,
+            clip,
+            bar: clip,
+            merged: MERGED,
+            pending: None,
+            unnamed: None,
+            last_alone: None,
+            frame: &mut frame,
+        };
+        for i in 0..4 {
+            runs.visit(LodItem::Event(i));
+        }
+        runs.flush();
+        let rects: Vec<Rect> = frame
+            .shapes
+            .iter()
+            .filter_map(|s| match s {
+                Shape::Rect(r) => Some(r.rect),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(rects.len(), 4, "{rects:?}");
+        assert_eq!(rects[0].left(), 0.0);
+        for k in 1..3 {
+            assert!(rects[k].left() >= rects[k - 1].right() + 1.0, "{rects:?}");
+        }
+        assert_eq!(rects[3].left(), 300.0, "another colour is drawn whole");
     }
 }

@@ -24,32 +24,114 @@ pub struct BaselineRef<'a> {
     pub label: &'a str,
 }
 
+/// What the details page is asked to do this frame, from outside it: the kernel table's top
+/// rule cell, the page's "Collapse all" and "Expand all" ([`collapse_buttons`]).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct DetailsControl {
+    /// Open (true) or close (false) every section, once.
+    pub set_all_open: Option<bool>,
+    /// Open this section (by identifier) and scroll to it, once.
+    pub focus: Option<String>,
+}
+
 /// Draws the details of `workload` of `report`; with `baseline`, each metric's baseline value
-/// and change beside it.
+/// and change beside it. Sections keep their open or closed state from kernel to kernel (by
+/// section); a closed one's header still shows its rules' badges and best estimated speedup.
 pub fn workload_details(
     ui: &mut Ui,
     report: &NcuReport,
     workload: &NcuWorkload,
     baseline: Option<BaselineRef<'_>>,
+    control: &mut DetailsControl,
 ) {
     let sections = report.sections_in_order(workload);
     if sections.is_empty() {
         ui.weak("This report has no sections for the kernel (made with --metrics only): see Raw.");
     }
+    let set_all = control.set_all_open.take();
+    let focus = control.focus.take();
     for section in sections {
         let title = if section.display_name.is_empty() {
             &section.identifier
         } else {
             &section.display_name
         };
-        egui::CollapsingHeader::new(RichText::new(title).strong())
-            .id_salt(("ncu_section", &section.identifier, workload.id))
-            .default_open(true)
-            .show(ui, |ui| {
-                section_body(ui, report, workload, section, baseline);
-            })
-            .header_response
-            .on_hover_text(&section.description);
+        let id = ui.make_persistent_id(("ncu_section", &section.identifier));
+        let mut state =
+            egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true);
+        let focused = focus.as_deref() == Some(section.identifier.as_str());
+        if let Some(open) = set_all {
+            state.set_open(open);
+        }
+        if focused {
+            state.set_open(true);
+        }
+        let header = state.show_header(ui, |ui| {
+            let r = ui
+                .add(egui::Label::new(RichText::new(title).strong()).sense(egui::Sense::click()))
+                .on_hover_text(&section.description);
+            rule_badges(ui, workload, section);
+            r
+        });
+        let (toggle, header_inner, _) = header.body(|ui| {
+            section_body(ui, report, workload, section, baseline);
+        });
+        // A click on the title toggles, as on a CollapsingHeader.
+        if header_inner.inner.clicked() {
+            let mut state = egui::collapsing_header::CollapsingState::load_with_default_open(
+                ui.ctx(),
+                id,
+                true,
+            );
+            state.toggle(ui);
+            state.store(ui.ctx());
+        }
+        if focused {
+            toggle.scroll_to_me(Some(egui::Align::TOP));
+        }
+    }
+}
+
+/// "Collapse all" and "Expand all", for the row above the (scrolling) details.
+pub fn collapse_buttons(ui: &mut Ui, control: &mut DetailsControl) {
+    if ui.button("Collapse all").clicked() {
+        control.set_all_open = Some(false);
+    }
+    if ui.button("Expand all").clicked() {
+        control.set_all_open = Some(true);
+    }
+}
+
+/// The badges of a section's rules on its header: each message type once, and the best
+/// estimated speedup (ncu-ui shows them on a collapsed section).
+fn rule_badges(ui: &mut Ui, workload: &NcuWorkload, section: &NcuSection) {
+    let mut kinds: Vec<&RuleMessage> = Vec::new();
+    let mut best: Option<f64> = None;
+    for rule in workload
+        .rules
+        .iter()
+        .filter(|r| r.section == section.identifier)
+    {
+        for m in &rule.messages {
+            if !kinds.iter().any(|k| k.kind == m.kind) {
+                kinds.push(m);
+            }
+        }
+        if let Some(s) = rule.speedup {
+            best = Some(best.map_or(s.percent, |b: f64| b.max(s.percent)));
+        }
+    }
+    for m in kinds {
+        ui.label(
+            RichText::new(m.kind_label())
+                .monospace()
+                .small()
+                .color(Color32::WHITE)
+                .background_color(badge_colour(m)),
+        );
+    }
+    if let Some(b) = best {
+        ui.weak(format!("est. speedup {b:.2}%"));
     }
 }
 

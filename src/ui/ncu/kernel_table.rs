@@ -17,6 +17,10 @@ pub struct KernelTable {
     /// Indices into `rows` in the order shown (filtered and sorted), kept until a filter or the
     /// sort changes.
     pub order: Vec<usize>,
+    /// A workload whose row the table scrolls to next frame (picked elsewhere: the roofline).
+    pub scroll_to: Option<usize>,
+    /// Each workload's full demangled name (by workload index), shown on hover.
+    pub full_names: Vec<String>,
 }
 
 /// What a person did in the table this frame.
@@ -26,6 +30,8 @@ pub struct TableClick {
     pub select: Option<usize>,
     /// The workload set as baseline from its context menu.
     pub baseline: Option<usize>,
+    /// The section (identifier) of the top rule clicked: its kernel is selected too.
+    pub rule_section: Option<String>,
 }
 
 impl KernelTable {
@@ -36,6 +42,8 @@ impl KernelTable {
             filters: Default::default(),
             sort: None,
             order,
+            scroll_to: None,
+            full_names: Vec::new(),
         }
     }
 
@@ -148,17 +156,27 @@ impl KernelTable {
                     }
                 });
                 ui.separator();
-                egui::ScrollArea::vertical()
+                let mut rows_area = egui::ScrollArea::vertical()
                     .id_salt("ncu_kernel_rows")
-                    .auto_shrink([false, false])
-                    .show_rows(ui, height, self.order.len(), |ui, range| {
-                        for &i in &self.order[range] {
-                            let Some(row) = self.rows.get(i) else {
-                                continue;
-                            };
-                            self.row_ui(ui, row, height, selected, baseline, &mut click);
-                        }
-                    });
+                    .auto_shrink([false, false]);
+                // A kernel picked elsewhere: its row at the top of the table.
+                if let Some(w) = self.scroll_to.take()
+                    && let Some(pos) = self
+                        .order
+                        .iter()
+                        .position(|&i| self.rows.get(i).is_some_and(|r| r.workload == w))
+                {
+                    let row_height = height + ui.spacing().item_spacing.y;
+                    rows_area = rows_area.vertical_scroll_offset(pos as f32 * row_height);
+                }
+                rows_area.show_rows(ui, height, self.order.len(), |ui, range| {
+                    for &i in &self.order[range] {
+                        let Some(row) = self.rows.get(i) else {
+                            continue;
+                        };
+                        self.row_ui(ui, row, height, selected, baseline, &mut click);
+                    }
+                });
             });
         if let Some(c) = sort_clicked {
             self.sort_by(c);
@@ -190,7 +208,12 @@ impl KernelTable {
                     let r = cell(ui, w, height, false, |ui| {
                         ui.add(Button::selectable(on, name.as_str()).truncate())
                     });
-                    let r = r.on_hover_text(&text);
+                    // The name as ncu prints it in the cell, the full demangled one on hover.
+                    let full = self
+                        .full_names
+                        .get(row.workload)
+                        .map_or(text.as_str(), String::as_str);
+                    let r = r.on_hover_text(full);
                     if r.clicked() {
                         click.select = Some(row.workload);
                     }
@@ -209,10 +232,30 @@ impl KernelTable {
                     ),
                     _ => text.clone(),
                 };
+                let rule = (column == KernelColumn::TopRule)
+                    .then_some(row.top_rule.as_ref())
+                    .flatten();
                 let r = cell(ui, w, height, column.is_numeric(), |ui| {
-                    ui.add(egui::Label::new(text).truncate())
+                    let label = egui::Label::new(text).truncate();
+                    if rule.is_some() {
+                        ui.add(label.sense(egui::Sense::click()))
+                    } else {
+                        ui.add(label)
+                    }
                 });
+                // The top rule opens the kernel's details at the rule's section.
+                if let Some(rule) = rule
+                    && r.clicked()
+                {
+                    click.select = Some(row.workload);
+                    click.rule_section = Some(rule.section.clone());
+                }
                 if !tip.is_empty() {
+                    let tip = if rule.is_some() {
+                        format!("{tip}\nClick to show the rule in the details")
+                    } else {
+                        tip
+                    };
                     r.on_hover_text(tip);
                 }
             }

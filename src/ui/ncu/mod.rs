@@ -58,11 +58,27 @@ pub struct NcuView {
     pub raw_filter: String,
     /// The open report the baseline picker lists kernels of (0: this one).
     baseline_source: usize,
+    /// What the details page is asked to do next frame (collapse all, show a rule's section).
+    pub details_control: details::DetailsControl,
 }
 
 impl NcuView {
     pub fn new(report: Arc<NcuReport>, title: String) -> Self {
-        let table = KernelTable::new(kernel_rows(&report));
+        // Names as ncu and ncu-ui print them (`--rename-kernels`: one namespace of each run,
+        // casts dropped); the full demangled name on hover.
+        let names = crate::export::ncu_pages::names::KernelNames::of(&report);
+        let mut rows = kernel_rows(&report);
+        for row in &mut rows {
+            if let Some(w) = report.workloads.get(row.workload) {
+                row.name = names.get(w).to_string();
+            }
+        }
+        let mut table = KernelTable::new(rows);
+        table.full_names = report
+            .workloads
+            .iter()
+            .map(|w| w.display_name().to_string())
+            .collect();
         let roofline = Roofline::of(&report);
         let selected = (!report.workloads.is_empty()).then_some(0);
         NcuView {
@@ -75,6 +91,7 @@ impl NcuView {
             roofline,
             raw_filter: String::new(),
             baseline_source: 0,
+            details_control: details::DetailsControl::default(),
         }
     }
 
@@ -119,6 +136,10 @@ impl NcuView {
         if let Some(w) = click.baseline {
             self.set_baseline(w);
         }
+        if let Some(section) = click.rule_section {
+            self.page = Page::Details;
+            self.details_control.focus = Some(section);
+        }
         ui.horizontal(|ui| {
             for page in Page::ALL {
                 ui.selectable_value(&mut self.page, page, page.title());
@@ -149,6 +170,7 @@ impl NcuView {
             Page::Roofline => {
                 if let Some(w) = roofline::roofline_ui(ui, &report, &self.roofline, self.selected) {
                     self.selected = Some(w);
+                    self.table.scroll_to = Some(w);
                 }
             }
             Page::Raw => match self.selected.and_then(|i| report.workloads.get(i)) {
@@ -160,6 +182,8 @@ impl NcuView {
             Page::Details => match self.selected.and_then(|i| report.workloads.get(i)) {
                 Some(w) => {
                     ui.horizontal(|ui| {
+                        details::collapse_buttons(ui, &mut self.details_control);
+                        ui.separator();
                         ui.strong(format!("ID {}", w.id));
                         ui.label(baseline::short(w.display_name(), 160))
                             .on_hover_text(w.display_name());
@@ -174,7 +198,15 @@ impl NcuView {
                     egui::ScrollArea::vertical()
                         .id_salt("ncu_details")
                         .auto_shrink([false, false])
-                        .show(ui, |ui| details::workload_details(ui, &report, w, baseline));
+                        .show(ui, |ui| {
+                            details::workload_details(
+                                ui,
+                                &report,
+                                w,
+                                baseline,
+                                &mut self.details_control,
+                            )
+                        });
                 }
                 None => {
                     ui.weak("Select a kernel in the table.");

@@ -232,6 +232,8 @@ pub struct AnalysisPanel {
     sql: SqlTab,
     /// The Nsight Compute report attached to the trace, with its join (set by the tab).
     pub ncu: Option<Arc<crate::ui::ncu_attach::AttachedNcu>>,
+    /// The kernel name chosen in the Nsight Compute tab's "Worth optimising" table.
+    pub ncu_chosen: Option<crate::trace::StrId>,
 }
 
 impl Default for AnalysisPanel {
@@ -266,6 +268,7 @@ impl Default for AnalysisPanel {
             iterations: iterations_view::IterationsState::default(),
             sql: SqlTab::default(),
             ncu: None,
+            ncu_chosen: None,
         }
     }
 }
@@ -472,7 +475,7 @@ impl AnalysisPanel {
                     let repaint = self.repaint_fn();
                     self.sql.ui(ui, trace, selection, repaint, &mut actions);
                 }
-                AnalysisTab::NsightCompute => self.ncu_ui(ui, trace),
+                AnalysisTab::NsightCompute => self.ncu_ui(ui, trace, &mut actions),
             });
         actions
     }

@@ -1,5 +1,6 @@
 //! The Iterations tab's "What bounds each step": the critical path of every iteration shown
-//! ([`crate::analysis::critical_path`]) as a table with a column per part and a bar, computed on a
+//! ([`crate::analysis::critical_path`]) as a table with a column per part some path has and a
+//! bar, computed on a
 //! worker once the iterations are known. A click on a row (or "Critical path" in an iteration
 //! name's context menu) outlines that iteration's path on the timeline.
 
@@ -81,6 +82,12 @@ impl AnalysisPanel {
             ui.label(RichText::new(note).weak().italics());
         }
         legend_ui(ui);
+        // The parts some path has, before the bar: at the panel's default width the columns
+        // that matter (H2D copies, for weight streaming) are on screen, not past ten columns.
+        let parts: Vec<Part> = Part::ALL
+            .into_iter()
+            .filter(|&p| paths.iter().any(|path| path.part_ns(p) > 0))
+            .collect();
         egui::ScrollArea::horizontal()
             .id_salt("critical_path_table")
             .show(ui, |ui| {
@@ -91,10 +98,10 @@ impl AnalysisPanel {
                         ui.label("Iteration");
                         ui.label("Path");
                         ui.label("Bound by");
-                        ui.label("");
-                        for p in Part::ALL {
+                        for &p in &parts {
                             ui.label(p.label());
                         }
+                        ui.label("");
                         ui.end_row();
                         for (n, (it, path)) in found.iterations.iter().zip(paths.iter()).enumerate()
                         {
@@ -110,10 +117,10 @@ impl AnalysisPanel {
                             }
                             ui.label(format_duration(path.path_ns() as f64));
                             ui.label(path.bound_by().map_or("–", Part::label));
-                            bar_ui(ui, trace, path, it.duration_ns());
-                            for p in Part::ALL {
+                            for &p in &parts {
                                 ui.label(format_duration(path.part_ns(p) as f64));
                             }
+                            bar_ui(ui, trace, path, it.duration_ns());
                             ui.end_row();
                         }
                     });
