@@ -323,3 +323,41 @@ fn xla_op_stats_equals_xprof_framework_op_stats() {
         );
     }
 }
+
+/// A plane the loader does not read (a TPU's) is said in the load's warnings with its events,
+/// never dropped silently: jax_train with its GPU plane renamed `/device:TPU:0` still opens (its
+/// host ranges), with no kernels and a warning counting the plane's events.
+#[test]
+fn planes_not_read_are_said_with_their_events() {
+    use prost::Message;
+    let Some((_, run)) = capture("jax_train") else {
+        return;
+    };
+    let bytes = std::fs::read(run.join("vm.xplane.pb")).unwrap();
+    let mut space = sightline::load::xplane::decode(&bytes).unwrap();
+    let gpu = space
+        .planes
+        .iter_mut()
+        .find(|p| p.name == "/device:GPU:0")
+        .unwrap();
+    gpu.name = "/device:TPU:0".into();
+    let events: usize = gpu.lines.iter().map(|l| l.events.len()).sum();
+    let dir = common::scratch_dir("xplane_tpu");
+    let path = dir.join("renamed.xplane.pb");
+    std::fs::write(&path, space.encode_to_vec()).unwrap();
+    let t = load_file(&path).unwrap();
+    assert_eq!(t.kernels.spans.len(), 0);
+    let said: Vec<String> = t
+        .warnings
+        .entries
+        .iter()
+        .filter(|w| w.what.contains("/device:TPU:0"))
+        .map(|w| {
+            assert_eq!(w.count, events as u64);
+            w.message()
+        })
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", t.warnings.entries);
+    println!("{}", said[0]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
