@@ -188,6 +188,7 @@ fn gpu_work_is_joined_to_the_call_that_launched_it_and_steps_are_ranges() {
     let gpu = t.gpu(0).unwrap();
     assert_eq!(gpu.name, "NVIDIA H200");
     assert_eq!(gpu.sm_count, Some(132));
+    assert_eq!(gpu.compute_capability, Some((9, 0)));
     println!(
         "jax_train: {kernels} kernels, {memsets} memsets, {copies} copies joined to their calls ({graph_launched} kernels to cuGraphLaunch); 10 steps train#0..train#9"
     );
@@ -245,70 +246,25 @@ fn damaged_and_truncated_xplanes_fail_with_a_message_naming_the_file() {
 /// every cell.
 #[test]
 fn xla_kernel_stats_equals_xprof_kernel_stats_cell_by_cell() {
-    use sightline::analysis::reports::{ReportInput, ReportOptions, StatsReport};
     for name in CAPTURES {
         let Some((_, run)) = capture(name) else {
             return;
         };
         let t = load_file(&run.join("vm.xplane.pb")).unwrap();
-        let filter = sightline::analysis::filter::Filter::all();
-        let table =
-            sightline::analysis::reports::xla_kernel_stats::XlaKernelStats.compute(&ReportInput {
-                trace: &t,
-                filter: &filter,
-                options: &ReportOptions::default(),
-                with_events: false,
-                row_limit: None,
-                nsys_format: Default::default(),
-                sink: None,
-            });
-        let oracle = oracle(name, "kernel_stats");
-        let labels: Vec<&str> = oracle["cols"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["label"].as_str().unwrap())
-            .collect();
-        assert_eq!(table.columns, labels, "{name}: columns");
-        let rows = oracle["rows"].as_array().unwrap();
-        assert_eq!(table.rows.len(), rows.len(), "{name}: rows");
-        let (mut cells, mut differ) = (0, Vec::new());
-        for (r, (mine, theirs)) in table.rows.iter().zip(rows).enumerate() {
-            for (c, cell) in mine.cells.iter().enumerate() {
-                let v = &theirs["c"][c]["v"];
-                let expected = match v {
-                    serde_json::Value::Bool(b) => b.to_string(),
-                    serde_json::Value::String(s) => s.clone(),
-                    other => format!("{}", other.as_f64().unwrap()),
-                };
-                let got = match cell.number() {
-                    Some(n) => format!("{n}"),
-                    None => cell.csv_text(),
-                };
-                cells += 1;
-                if got != expected {
-                    differ.push(format!("row {} {}: {got} != {expected}", r + 1, labels[c]));
-                }
-            }
-        }
+        let compared = common::xprof::kernel_stats(&t, &oracle(name, "kernel_stats"));
         println!(
-            "{name}: {cells} kernel_stats cells compared, {} differ",
-            differ.len()
+            "{name}: {} kernel_stats cells ({} rows) compared, {} differ",
+            compared.cells,
+            compared.rows,
+            compared.differ.len()
         );
-        for d in &differ {
+        for d in &compared.differ {
             println!("  {d}");
         }
-        // Open: on jax_train_nocb XProf marks 10 more ops TensorCore eligible (ops named
-        // `…dot_general` run by kernels without TensorCore patterns) than the rules of XProf's
-        // sources read here (`IsOpTensorCoreEligible`, kernel names) give: the installed
-        // XProf decides it elsewhere. Every other cell is equal.
-        let eligible_only = differ
-            .iter()
-            .all(|d| d.contains("Op is TensorCore eligible"));
-        let allowed = if name == "jax_train_nocb" { 10 } else { 0 };
         assert!(
-            eligible_only && differ.len() == allowed,
-            "{name}: {differ:#?}"
+            compared.cells > 0 && compared.differ.is_empty(),
+            "{name}: {:#?}",
+            compared.differ
         );
     }
 }
@@ -322,41 +278,18 @@ fn iterations_give_xprof_step_times() {
             return;
         };
         let t = load_file(&dir).unwrap();
-        let steps = sightline::analysis::xla_steps::xla_steps(&t);
-        let listed: Vec<_> = steps.iter().filter(|s| s.complete).collect();
-        let overview = oracle(name, "overview_page");
-        let table = overview
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| {
-                t["cols"]
-                    .as_array()
-                    .is_some_and(|c| c.iter().any(|c| c["id"] == "stepTimeMs"))
-            })
-            .unwrap();
-        let column = table["cols"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .position(|c| c["id"] == "stepTimeMs")
-            .unwrap();
-        let rows = table["rows"].as_array().unwrap();
-        assert_eq!(listed.len(), rows.len(), "{name}: steps");
-        for (step, row) in listed.iter().zip(rows) {
-            let number = row["c"][0]["v"].as_str().unwrap();
-            assert_eq!(&*step.name, format!("train#{number}"), "{name}");
-            // XProf writes ms with six decimals: whole nanoseconds.
-            let xprof_ns = (row["c"][column]["v"].as_f64().unwrap() * 1e6).round() as i64;
-            assert_eq!(step.duration_ps(), xprof_ns * 1000, "{name} {}", step.name);
-        }
+        let compared = common::xprof::overview_steps(&t, &oracle(name, "overview_page"));
+        assert!(
+            compared.rows == 8 && compared.differ.is_empty(),
+            "{name}: {compared:#?}"
+        );
         // The report shows them.
         let out =
             common::sightline_stdout(&["summary", dir.to_str().unwrap(), "--report", "iterations"]);
         assert!(out.contains("XProf Step Time (ns)"), "{out}");
         println!(
             "{name}: {} steps equal XProf's step times (train#1..train#8), first and last marked incomplete",
-            rows.len()
+            compared.rows
         );
     }
 }
@@ -365,53 +298,57 @@ fn iterations_give_xprof_step_times() {
 /// columns): every row, Device and Host with their IDLE rows, every cell.
 #[test]
 fn xla_op_stats_equals_xprof_framework_op_stats() {
-    use sightline::analysis::reports::{ReportInput, ReportOptions, StatsReport};
     for name in CAPTURES {
         let Some((_, run)) = capture(name) else {
             return;
         };
         let t = load_file(&run.join("vm.xplane.pb")).unwrap();
-        let filter = sightline::analysis::filter::Filter::all();
-        let table = sightline::analysis::reports::xla_op_stats::XlaOpStats.compute(&ReportInput {
-            trace: &t,
-            filter: &filter,
-            options: &ReportOptions::default(),
-            with_events: false,
-            row_limit: None,
-            nsys_format: Default::default(),
-            sink: None,
-        });
-        let oracle = oracle(name, "framework_op_stats");
-        let first = &oracle[0];
-        let labels: Vec<&str> = first["cols"].as_array().unwrap()[..9]
-            .iter()
-            .map(|c| c["label"].as_str().unwrap())
-            .collect();
-        assert_eq!(table.columns, labels, "{name}: columns");
-        let device: Vec<&serde_json::Value> = first["rows"].as_array().unwrap().iter().collect();
-        assert_eq!(table.rows.len(), device.len(), "{name}: rows");
-        let mut cells = 0;
-        for (mine, theirs) in table.rows.iter().zip(&device) {
-            for (c, cell) in mine.cells.iter().enumerate() {
-                let v = &theirs["c"][c]["v"];
-                match v.as_f64() {
-                    // serde_json's default float parsing may be an ulp off (`167.34629999999999`
-                    // reads as 167.3463): equal to within 1e-12, relative.
-                    Some(expected) => {
-                        let got = cell.number().unwrap();
-                        assert!(
-                            (got - expected).abs() <= 1e-12 * expected.abs().max(1.0),
-                            "{name}: {got} != {v}"
-                        );
-                    }
-                    None => assert_eq!(cell.csv_text(), v.as_str().unwrap(), "{name}"),
-                }
-                cells += 1;
-            }
-        }
+        let compared = common::xprof::framework_op_stats(&t, &oracle(name, "framework_op_stats"));
+        assert!(
+            compared.cells > 0 && compared.differ.is_empty(),
+            "{name}: {compared:#?}"
+        );
         println!(
-            "{name}: {} rows (Device and Host), {cells} framework_op_stats cells equal",
-            device.len()
+            "{name}: {} rows (Device and Host), {} framework_op_stats cells equal",
+            compared.rows, compared.cells
         );
     }
+}
+
+/// A plane the loader does not read (a TPU's) is said in the load's warnings with its events,
+/// never dropped silently: jax_train with its GPU plane renamed `/device:TPU:0` still opens (its
+/// host ranges), with no kernels and a warning counting the plane's events.
+#[test]
+fn planes_not_read_are_said_with_their_events() {
+    use prost::Message;
+    let Some((_, run)) = capture("jax_train") else {
+        return;
+    };
+    let bytes = std::fs::read(run.join("vm.xplane.pb")).unwrap();
+    let mut space = sightline::load::xplane::decode(&bytes).unwrap();
+    let gpu = space
+        .planes
+        .iter_mut()
+        .find(|p| p.name == "/device:GPU:0")
+        .unwrap();
+    gpu.name = "/device:TPU:0".into();
+    let events: usize = gpu.lines.iter().map(|l| l.events.len()).sum();
+    let dir = common::scratch_dir("xplane_tpu");
+    let path = dir.join("renamed.xplane.pb");
+    std::fs::write(&path, space.encode_to_vec()).unwrap();
+    let t = load_file(&path).unwrap();
+    assert_eq!(t.kernels.spans.len(), 0);
+    let said: Vec<String> = t
+        .warnings
+        .entries
+        .iter()
+        .filter(|w| w.what.contains("/device:TPU:0"))
+        .map(|w| {
+            assert_eq!(w.count, events as u64);
+            w.message()
+        })
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", t.warnings.entries);
+    println!("{}", said[0]);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -14,6 +14,7 @@ use sightline::trace::Trace;
 pub mod slurm;
 pub mod ui;
 pub mod venv;
+pub mod xprof;
 
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")

@@ -80,6 +80,7 @@ pub fn build(space: &XSpace) -> Trace {
         .and_then(|p| plane_stat_i64(p, "process_id"))
         .map_or(0, |v| v.clamp(0, 0xFF_FFFF) as u32);
     let mut session_start_utc_ns = None;
+    let (mut unread_planes, mut unread_events) = (Vec::<String>::new(), 0u64);
     let programs = space
         .planes
         .iter()
@@ -100,8 +101,17 @@ pub fn build(space: &XSpace) -> Trace {
             }
         } else if plane.name == "Task Environment" {
             session_start_utc_ns = plane_stat_i64(plane, "profile_start_time");
+        } else {
+            // A TPU's planes (`/device:TPU:0`) and others this loader does not read: said, with
+            // their events, rather than left out silently.
+            let events: usize = plane.lines.iter().map(|l| l.events.len()).sum();
+            if events > 0 {
+                unread_planes.push(plane.name.clone());
+                unread_events += events as u64;
+            }
         }
     }
+    t.events += unread_events;
     t.xla.hostnames = space.hostnames.clone();
     t.xla.profiler_messages = space
         .errors
@@ -114,6 +124,14 @@ pub fn build(space: &XSpace) -> Trace {
         EVENTS,
         "[is|are] aggregated counts with no time (`num_occurrences`; left out)",
         t.aggregated,
+    );
+    warnings.skip(
+        EVENTS,
+        &format!(
+            "[is|are] on planes not read yet ({}: only GPU and host planes are; left out)",
+            named_planes(&unread_planes)
+        ),
+        unread_events,
     );
     if !t.names.processes.iter().any(|(p, _)| *p == host_pid) {
         t.names.processes.push((host_pid, "python3".into()));
@@ -196,6 +214,15 @@ fn empty_stacks() -> StacksRead {
     }
 }
 
+/// Up to four plane names, then how many more.
+fn named_planes(names: &[String]) -> String {
+    let shown = names.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
+    match names.len() {
+        0..=4 => shown,
+        n => format!("{shown} and {} more", n - 4),
+    }
+}
+
 fn plane_stat_i64(plane: &XPlane, name: &str) -> Option<i64> {
     let names = StatNames::new(plane);
     let stat = StatNames::find(&plane.stats, names.id(name))?;
@@ -274,7 +301,9 @@ fn read_gpu_plane(t: &mut Tables, plane: &XPlane, device: u32, host_pid: u32, pr
             bus_location: None,
             compute_capability: plane_int("compute_cap_major")
                 .zip(plane_int("compute_cap_minor"))
-                .and_then(|(a, b)| Some((u32::try_from(a).ok()?, u32::try_from(b).ok()?))),
+                .and_then(|(major, minor)| {
+                    Some((u32::try_from(major).ok()?, u32::try_from(minor).ok()?))
+                }),
         });
     }
     let pid = plane_int("process_id").map_or(host_pid, |v| v.clamp(0, 0xFF_FFFF) as u32);

@@ -117,6 +117,13 @@ impl SightlineApp {
             return self.open_run(vec![path], ctx);
         }
         match traces_in_folder(&path) {
+            // A folder of one trace (a `jax.profiler.trace` log folder, its run folder) is
+            // that trace, not a run of one rank.
+            Ok(mut files) if files.len() == 1 => {
+                if let Some(file) = files.pop() {
+                    self.open(file, ctx);
+                }
+            }
             Ok(files) if !files.is_empty() => self.open_run(files, ctx),
             Ok(_) => {
                 let i = self.blank_tab();
