@@ -272,6 +272,7 @@ fn read_gpu_plane(t: &mut Tables, plane: &XPlane, device: u32, host_pid: u32, pr
             sm_count: plane_int("core_count").and_then(|v| u32::try_from(v).ok()),
             memory_bytes: plane_int("memory_size").and_then(|v| u64::try_from(v).ok()),
             bus_location: None,
+            compute_capability: None,
         });
     }
     let pid = plane_int("process_id").map_or(host_pid, |v| v.clamp(0, 0xFF_FFFF) as u32);
