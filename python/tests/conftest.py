@@ -53,26 +53,12 @@ def fixture_pytorch():
     return sorted(p for p in FIXTURES.rglob("*.pt.trace.json*") if "golden" not in p.parts)
 
 
-# A few of ../shared/traces, of each kind: one per nsys release family and the PyTorch ones the
-# goldens cover. SIGHTLINE_PY_SHARED=all takes every one.
-SHARED_PICKS = [
-    "NVIDIA_Fuser__report1_2025.1.1.sqlite",
-    "bwyogatama_Mordred-Deprecated__report1_2021.sqlite",
-    "GindaChen_nsys-ai__h100_2gpu_1s.sqlite",
-    "n25_graphs.sqlite",
-    "pytorch/kt_train.pt.trace.json.gz",
-    "pytorch/kineto__resnet50_worker0.1623143089861.pt.trace.json.gz",
-    "pytorch/HolisticTraceAnalysis__nccl_data.json.gz",
-]
-
-
 def shared_traces():
+    """Every nsys export and PyTorch trace of ../shared/traces (when it is beside the checkout)."""
     if not SHARED.is_dir():
         print("../shared/traces not present: only the fixtures are checked")
         return []
-    if os.environ.get("SIGHTLINE_PY_SHARED") == "all":
-        return sorted(SHARED.glob("*.sqlite")) + sorted((SHARED / "pytorch").glob("*.json.gz"))
-    return [SHARED / p for p in SHARED_PICKS if (SHARED / p).exists()]
+    return sorted(SHARED.glob("*.sqlite")) + sorted((SHARED / "pytorch").glob("*.json.gz"))
 
 
 def all_traces():
