@@ -3,8 +3,9 @@
 //! extension in this workspace's `target/`, reusing the library this `cargo test` compiled), then
 //! `python -m pytest python/tests`, whose oracle is the `sightline` binary built here.
 //!
-//! Skipped, loudly, only when pip cannot reach the package registry for maturin, pytest, pandas
-//! and numpy; a failing build or a failing Python test fails this test.
+//! Skipped, loudly, only when pip cannot reach the package registry for maturin, pytest, pandas,
+//! numpy and pyarrow; a failing build or a failing Python test fails this test. Every test of
+//! the suite must run: a skipped one fails this test too.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -78,7 +79,8 @@ fn python_package_matches_the_command_line() {
         venv.join("bin").display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let tools = ["maturin", "pytest", "pandas", "numpy"];
+    // pyarrow for `output="arrow"`, which the package offers when it is installed.
+    let tools = ["maturin", "pytest", "pandas", "numpy", "pyarrow"];
     let have_tools = run(
         Command::new(&python).args(["-c", &format!("import {}", tools.join(", "))]),
         "python",
@@ -95,8 +97,8 @@ fn python_package_matches_the_command_line() {
                     "--quiet",
                     "--disable-pip-version-check",
                 ])
-                .args(["maturin>=1.5,<2", "pytest", "pandas", "numpy"]),
-            "pip install maturin pytest pandas numpy",
+                .args(["maturin>=1.5,<2", "pytest", "pandas", "numpy", "pyarrow"]),
+            "pip install maturin pytest pandas numpy pyarrow",
         );
         if !got.status.success() {
             let said = text(&got);
@@ -173,4 +175,8 @@ fn python_package_matches_the_command_line() {
     );
     assert!(tested.status.success(), "python/tests failed:\n{said}");
     assert!(said.contains(" passed"), "pytest ran no test:\n{said}");
+    assert!(
+        !said.contains(" skipped"),
+        "python/tests skipped tests:\n{said}"
+    );
 }

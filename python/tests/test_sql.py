@@ -47,10 +47,16 @@ def test_kernels_are_typed():
 
 
 def test_arrow_output():
+    # tests/python_package.rs installs pyarrow; elsewhere this test needs it installed.
     pa = pytest.importorskip("pyarrow")
-    table = sightline.open(FIXTURES / "moe.sqlite").sql("select * from kernels", output="arrow")
+    t = sightline.open(FIXTURES / "moe.sqlite")
+    df = t.sql("select * from kernels")
+    table = t.sql("select * from kernels", output="arrow")
     assert isinstance(table, pa.Table)
-    assert table.num_rows > 0
+    assert table.column_names == list(df.columns)
+    assert table.num_rows == len(df) > 0
+    assert table.column("start").to_pylist() == df["start"].tolist()
+    assert table.schema.field("start").type == pa.int64()
 
 
 @pytest.mark.parametrize(
