@@ -2,9 +2,11 @@
 
 ``sightline.open(path)`` loads any trace the command line opens (an nsys export or report, a
 PyTorch profiler trace, a JAX profile) with the GIL released; ``Trace.sql`` runs a query over the
-views of ``sightline sql``, ``Trace.report`` computes a report of ``summary --report NAME``, and
-``sightline.ranks(paths)`` analyses a run of ranks as ``sightline ranks`` does. Every answer is a
-pandas DataFrame. The logic is all in Rust (``sightline._sightline``); this layer only converts.
+views of ``sightline sql``, ``Trace.report`` computes a report of ``summary --report NAME``,
+``Trace.analyze`` a rule of ``analyze --rule NAME``, ``sightline.ncu(path).raw()`` reads an
+Nsight Compute report's raw page, and ``sightline.ranks(paths)`` analyses a run of ranks as
+``sightline ranks`` does. Every answer is a pandas DataFrame. The logic is all in Rust
+(``sightline._sightline``); this layer only converts.
 """
 
 import html as _html
@@ -14,13 +16,18 @@ from . import _sightline
 from ._frame import frame as _frame
 from ._sightline import SightlineError
 
-__all__ = ["NcuReport", "SightlineError", "Run", "Trace", "ncu", "open", "ranks", "reports", "__version__"]
+__all__ = ["NcuReport", "SightlineError", "Run", "Trace", "ncu", "open", "ranks", "reports", "rules", "__version__"]
 __version__ = _sightline.version()
 
 
 def reports():
     """The names ``Trace.report`` takes, in the order ``summary --report all`` prints them."""
     return list(_sightline.reports())
+
+
+def rules():
+    """The names ``Trace.analyze`` takes, in the order ``analyze --rule all`` runs them."""
+    return list(_sightline.rules())
 
 
 def open(path):  # noqa: A001 - the package's verb, as ``sightline TRACE`` opens one
@@ -94,6 +101,12 @@ class Trace:
         base=True)`` is ``--report cuda_gpu_kern_sum:base``). A report the trace has no data
         for has no rows."""
         return _output(_frame(_sightline.trace_report(self._handle, _spec(name, options))), output)
+
+    def analyze(self, rule, **options):
+        """The rule ``rule`` (see ``sightline.rules()``) as ``sightline analyze TRACE --rule
+        RULE --format csv`` prints it (``t.analyze("gpu_gaps", gap=1)`` is ``--rule
+        gpu_gaps:gap=1``); no rows where the rule finds nothing."""
+        return _frame(_sightline.trace_rule(self._handle, _spec(rule, options)))
 
     def gaps(self, min_ns=100_000, per_stream=False, causes=False):
         """The GPU's idle gaps of at least ``min_ns``, longest first, as ``sightline gaps

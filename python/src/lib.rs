@@ -105,6 +105,14 @@ fn function(module: &Bound<'_, PyModule>, name: &'static CStr, f: Function) -> P
     module.add(name.to_string_lossy().as_ref(), callable)
 }
 
+fn rules(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+    let names: Vec<&str> = sightline::analysis::RULES
+        .iter()
+        .map(|r| r.name())
+        .collect();
+    object(args.py(), names)
+}
+
 fn reports(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
     let names: Vec<&str> = sightline::analysis::REPORTS
         .iter()
@@ -120,6 +128,7 @@ fn version(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
 fn make_module(py: Python<'_>, module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("SightlineError", py.get_type::<SightlineError>())?;
     function(module, c"reports", reports)?;
+    function(module, c"rules", rules)?;
     function(module, c"version", version)?;
     trace::register(module)?;
     run::register(module)?;

@@ -195,6 +195,26 @@ impl Trace {
         columns::to_py(py, encoded)
     }
 
+    /// The rule `spec` (`name[:option=value]…`, as `analyze --rule` takes it) over the whole
+    /// trace, as `analyze --format csv` computes it; no rows where it finds nothing.
+    fn rule_columns(&self, py: Python<'_>, spec: &str) -> PyResult<columns::PyColumns> {
+        let (rule, options) = sightline::analysis::rules::parse_spec(spec).map_err(error)?;
+        let encoded = without_gil(py, "the rule", || {
+            let trace = &*self.model;
+            let filter = Filter::range(TimeRange::ALL);
+            let table = rule
+                .compute(&sightline::analysis::RuleInput {
+                    trace,
+                    filter: &filter,
+                    options: &options,
+                    nsys_format: NsysFormat::of_trace(trace),
+                })
+                .map_err(|e| error(format!("{}: {e}", rule.name())))?;
+            Ok(columns::encode_report_table(&table))
+        })?;
+        columns::to_py(py, encoded)
+    }
+
     /// The GPU's idle gaps of at least `min_ns`, longest first, as `sightline gaps --format csv`
     /// lists them (with `causes`, its cause columns too).
     fn gaps_columns(
@@ -281,6 +301,14 @@ fn report(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
     object(args.py(), columns)
 }
 
+fn rule(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+    let item = args.get_item(0)?;
+    let t: &Trace = handle(&item, NAME)?;
+    let spec: String = arg(args, 1)?;
+    let columns = t.rule_columns(args.py(), &spec)?;
+    object(args.py(), columns)
+}
+
 fn gaps(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
     let item = args.get_item(0)?;
     let t: &Trace = handle(&item, NAME)?;
@@ -289,11 +317,12 @@ fn gaps(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
 }
 
 /// `open(path)`, `trace_info(t)`, `trace_sql(t, query, limit, timeout_s)`,
-/// `trace_report(t, spec)`, `trace_gaps(t, min_ns, per_stream, causes)`.
+/// `trace_report(t, spec)`, `trace_rule(t, spec)`, `trace_gaps(t, min_ns, per_stream, causes)`.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     function(module, c"open", open)?;
     function(module, c"trace_info", info)?;
     function(module, c"trace_sql", sql)?;
     function(module, c"trace_report", report)?;
+    function(module, c"trace_rule", rule)?;
     function(module, c"trace_gaps", gaps)
 }

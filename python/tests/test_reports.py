@@ -13,12 +13,13 @@ from conftest import FIXTURES, all_traces, count, csv_rows, run_cli, trace_id
 NAMES = sightline.reports()
 
 
-def printed_reports(text):
-    """Each report's CSV rows as ``summary --report all --format csv`` prints them."""
+def printed_reports(text, names=NAMES):
+    """Each report's CSV rows as ``summary --report all --format csv`` prints them (each after
+    its ``# NAME`` line)."""
     sections, current = {}, None
     lines = []
     for line in text.split("\n"):
-        if line.startswith("# ") and line[2:] in NAMES:
+        if line.startswith("# ") and line[2:] in names:
             if current is not None:
                 sections[current] = "\n".join(lines)
             current, lines = line[2:], []
