@@ -21,7 +21,8 @@ mod ncu_join_command;
 mod ncu_source_command;
 mod ordered_work;
 mod output_pipes;
-pub use analysis_commands::{ExclusionArgs, ExportArgs, GapsArgs};
+// The gaps table's header, also the columns of the Python package's `Trace.gaps()`.
+pub use analysis_commands::{CAUSE_COLUMNS, ExclusionArgs, ExportArgs, GAP_COLUMNS, GapsArgs};
 pub use diff_commands::DiffArgs;
 mod perf_commands;
 mod ranks_command;
