@@ -272,10 +272,13 @@ fn tables_cut_names_where_rows_differ_show_them_whole_on_hover_and_keep_dragged_
         stored < width - 20.0 && (stored - 125.0).abs() < 10.0,
         "{stored} vs {width}"
     );
+    // On screen the column narrows no further than the words that tell its rows apart (issue 47
+    // item 5, tests/ui_name_columns.rs): it does not widen, and the rows stay apart (below).
     let moved = h.get_by_label("Resize column Operation").rect().center().x;
     assert!(
-        moved < handle.center().x - 20.0,
-        "the column narrowed on screen"
+        moved <= handle.center().x + 0.5,
+        "the column did not widen: {moved} vs {}",
+        handle.center().x
     );
     // Every row still tells its operation: the shown texts differ, copies keep their end.
     let shown: Vec<String> = names

@@ -297,7 +297,8 @@ impl RowPainter<'_> {
             merged: merged_color(self.palette, kind),
             pending: None,
             unnamed: None,
-            last_alone: None,
+            pending_items: 0,
+            last_drawn: None,
             frame: &mut *self.frame,
         };
         let (t0, t1, merge_below_ns) = (self.t0, self.t1, self.merge_below_ns);

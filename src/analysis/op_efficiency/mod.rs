@@ -100,6 +100,11 @@ pub const NEEDS: crate::trace::Needs = crate::trace::Needs::GPU_WORK
 /// One row per operator and arguments, by kernel time descending. Under a filter, the calls
 /// that start in its range count.
 pub fn op_efficiency(trace: &Trace, filter: &Filter) -> Vec<OpEfficiency> {
+    // Operators are PyTorch's (a trace of torch.profiler): an nsys export's ranges are not
+    // operators with recorded arguments.
+    if trace.torch.is_none() {
+        return Vec::new();
+    }
     let collected = calls::collect(trace);
     let peaks = gpu_peaks(trace);
     let mut rows: Vec<OpEfficiency> = Vec::new();

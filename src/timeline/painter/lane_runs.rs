@@ -16,9 +16,10 @@
 //! colour (NVTX ranges back to back, zoomed out): they would read as one bar carrying the name of
 //! the named bar before them (issue 36: "warmup" seemed to cover the steps after it). Such a run
 //! of two or more is labelled with its count ("29 ranges"), as Tracy labels its merged zones.
-//! A bar drawn alone that touches the one before it in its colour starts a pixel later, so the
-//! boundary between ranges back to back shows at any zoom (issue 47: moe's depth-1 ranges read
-//! as one bar with three cut labels).
+//! A bar or run that touches the shape before it in its colour starts a pixel later, so the
+//! boundary between ranges back to back shows at any zoom, and a run of coalesced NVTX ranges is
+//! labelled with its count too (issue 47: moe's depth-1 ranges read as one bar with three cut
+//! labels).
 
 use egui::{Color32, Rect, Shape};
 
@@ -73,8 +74,10 @@ pub(super) struct LaneRuns<'a, S: LaneStyle> {
     pub pending: Option<(f32, f32, Color32)>,
     /// The run of unnamed bars being counted.
     pub unnamed: Option<UnnamedRun>,
-    /// The right edge and colour of the last bar drawn alone, while nothing came after it.
-    pub last_alone: Option<(f32, Color32)>,
+    /// How many items the pending run holds.
+    pub pending_items: u32,
+    /// The right edge and colour of the last shape drawn (a bar alone or a run).
+    pub last_drawn: Option<(f32, Color32)>,
     pub frame: &'a mut FrameShapes,
 }
 
@@ -83,8 +86,36 @@ impl<S: LaneStyle> LaneRuns<'_, S> {
     pub fn flush(&mut self) {
         if let Some((x0, x1, color)) = self.pending.take() {
             let r = Rect::from_x_y_ranges(x0..=x1, self.bar.y_range());
-            self.frame.shapes.push(Shape::rect_filled(r, 0.0, color));
+            let fill = self.apart_from_last(r, color);
+            self.frame.shapes.push(Shape::rect_filled(fill, 0.0, color));
+            // A run of narrow ranges says how many it holds, as a run of unnamed ones does.
+            let items = std::mem::take(&mut self.pending_items);
+            if let Some(noun) = self.style.unnamed_run_noun()
+                && items >= 2
+                && x1 - x0 >= MIN_LABEL_WIDTH_PX
+            {
+                self.frame.run_labels.push(RunLabel {
+                    rect: r,
+                    text: format!("{items} {noun}"),
+                    color: palette::text_on(color),
+                });
+            }
         }
+    }
+
+    /// `r` as drawn in `color`: a pixel shorter on the left where it touches the shape drawn
+    /// before it in the same colour, so the boundary between ranges back to back stays visible
+    /// at any zoom (issue 47: moe's depth-1 ranges read as one grey bar).
+    fn apart_from_last(&mut self, r: Rect, color: Color32) -> Rect {
+        let touches = self
+            .last_drawn
+            .is_some_and(|(px1, pc)| pc == color && r.left() <= px1 + 0.5);
+        self.last_drawn = Some((r.right(), color));
+        let mut fill = r;
+        if touches && r.width() >= NARROW_PX {
+            fill.min.x = r.left() + 1.0;
+        }
+        fill
     }
 
     /// Labels the run of unnamed bars being counted, when it has two bars or more and room for
@@ -158,12 +189,12 @@ impl<S: LaneStyle> LaneRuns<'_, S> {
     }
 
     /// Adds a narrow bar: into the pending run when it touches it, else as a new run.
-    fn narrow(&mut self, x0: f32, x1: f32, color: impl FnOnce(&S) -> Color32) {
+    fn narrow(&mut self, x0: f32, x1: f32, items: u32, color: impl FnOnce(&S) -> Color32) {
         self.end_unnamed();
-        self.last_alone = None;
         if let Some((_, px1, pcolor)) = self.pending
             && x0 <= px1 + 0.5
         {
+            self.pending_items = self.pending_items.saturating_add(items);
             // A merged run stays merged whatever joins it.
             let color = (pcolor != self.merged).then(|| color(&self.style));
             if let Some((_, px1, pcolor)) = self.pending.as_mut() {
@@ -177,6 +208,7 @@ impl<S: LaneStyle> LaneRuns<'_, S> {
         let color = color(&self.style);
         self.flush();
         self.pending = Some((x0, x1, color));
+        self.pending_items = items;
     }
 }
 
@@ -204,12 +236,15 @@ impl<S: LaneStyle> LodVisitor for LaneRuns<'_, S> {
         let right = end_x.max(self.map.x(opening.last_item_start_ns()) + 1.0);
         // Its items would each have ended the run of unnamed bars, as narrow bars do.
         self.end_unnamed();
-        self.last_alone = None;
         match run {
-            Some((x0, px1, _)) => self.pending = Some((x0, px1.max(right), color)),
+            Some((x0, px1, _)) => {
+                self.pending = Some((x0, px1.max(right), color));
+                self.pending_items = self.pending_items.saturating_add(b.count);
+            }
             None => {
                 self.flush();
                 self.pending = Some((first_x, right, color));
+                self.pending_items = b.count;
             }
         }
         self.frame.merged_drawn += 1;
@@ -222,22 +257,13 @@ impl<S: LaneStyle> LodVisitor for LaneRuns<'_, S> {
                 self.frame.events_drawn += 1;
                 let (x0, x1) = self.edges(self.starts[i], self.ends[i]);
                 if x1 - x0 < NARROW_PX {
-                    self.narrow(x0, x1, |style| style.event(i).0);
+                    self.narrow(x0, x1, 1, |style| style.event(i).0);
                     return;
                 }
                 let (color, label) = self.style.event(i);
                 self.flush();
                 let r = Rect::from_x_y_ranges(x0..=x1, self.bar.y_range());
-                // A bar that touches the one drawn before it in its colour starts a pixel later,
-                // so the boundary between two ranges back to back stays visible.
-                let touches = self
-                    .last_alone
-                    .is_some_and(|(px1, pc)| pc == color && x0 <= px1 + 0.5);
-                let mut fill = r;
-                if touches {
-                    fill.min.x = (x0 + 1.0).min(x1 - 1.0);
-                }
-                self.last_alone = Some((x1, color));
+                let fill = self.apart_from_last(r, color);
                 self.frame.shapes.push(Shape::rect_filled(fill, 0.0, color));
                 self.count_unnamed(x0, x1, color);
                 if x1 - x0 >= MIN_LABEL_WIDTH_PX {
@@ -254,7 +280,7 @@ impl<S: LaneStyle> LodVisitor for LaneRuns<'_, S> {
                 // Narrower than NARROW_PX by construction (its extent is under the merge
                 // threshold), whatever f32 rounding makes of its edges.
                 let (x0, x1) = self.edges(b.start_ns, b.max_end_ns);
-                self.narrow(x0, x1, |style| style.merged_block(&b));
+                self.narrow(x0, x1, b.count, |style| style.merged_block(&b));
             }
         }
     }
@@ -394,7 +420,8 @@ mod tests {
                             merged: MERGED,
                             pending: None,
                             unnamed: None,
-                            last_alone: None,
+                            pending_items: 0,
+                            last_drawn: None,
                             frame: &mut frame,
                         };
                         let (a, b) = (t0, t0 + span + 1);
@@ -462,7 +489,8 @@ mod tests {
             merged: MERGED,
             pending: None,
             unnamed: None,
-            last_alone: None,
+            pending_items: 0,
+                            last_drawn: None,
             frame: &mut frame,
         };
         for i in 0..4 {

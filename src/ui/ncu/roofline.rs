@@ -57,6 +57,9 @@ pub fn roofline_ui(
         "{n32} kernels with FP32 work, {n64} with FP64 work (kernels without floating-point work or DRAM traffic have no point on log axes); roofs measured with kernel ID {}",
         with.and_then(|i| report.workloads.get(i)).map_or(0, |w| w.id)
     ));
+    // Room for the top y tick's label ("100 T"), which egui_plot centres on the plot's top edge
+    // and so drew over the caption.
+    ui.add_space(ui.text_style_height(&egui::TextStyle::Body));
     // Intensities from 1e-3 to 1e4 FLOP/byte cover kernels from copies to large GEMMs.
     let (lo, hi) = (-3.0_f64, 4.0_f64);
     let roof_colour = |p: Precision| match p {
