@@ -354,7 +354,13 @@ fn tables_cut_names_where_rows_differ_show_them_whole_on_hover_and_keep_dragged_
     h.run();
     let after = h.get_by_label("Resize column Operation").rect().center().x
         - h.get_by_label(&names[0]).rect().left();
-    assert!((after - stored).abs() < 8.0, "{after} vs {stored}");
+    // The column comes back as the drag left it on screen (at the floor that keeps its rows
+    // apart, where that is wider than the width stored).
+    let shown_width = moved - cell_left;
+    assert!(
+        (after - shown_width).abs() < 8.0 && after >= stored - 8.0,
+        "{after} vs {shown_width} (stored {stored})"
+    );
 }
 
 // ---------------------------------------------------------------- item 9: gap host split
