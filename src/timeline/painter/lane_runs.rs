@@ -490,7 +490,7 @@ mod tests {
             pending: None,
             unnamed: None,
             pending_items: 0,
-                            last_drawn: None,
+            last_drawn: None,
             frame: &mut frame,
         };
         for i in 0..4 {
