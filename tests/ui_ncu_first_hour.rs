@@ -25,17 +25,6 @@ use sightline::ui::SightlineApp;
 use sightline::ui::ncu::{NcuView, Page};
 use sightline::ui::timeline::EventKind;
 
-fn big_harness() -> Harness<'static, SightlineApp> {
-    Harness::builder()
-        .with_size(Vec2::new(1600.0, 1000.0))
-        .with_step_dt(0.01)
-        .with_max_steps(20)
-        .build_ui_state(
-            |ui, app: &mut SightlineApp| app.ui(ui),
-            SightlineApp::new(None),
-        )
-}
-
 fn settle(h: &mut Harness<'static, SightlineApp>) {
     settle_with(h, |app| app.is_loading());
 }
@@ -65,7 +54,7 @@ fn steps(h: &mut Harness<'static, SightlineApp>, n: usize) {
 
 fn opened_report() -> Option<Harness<'static, SightlineApp>> {
     let dir = common::shared_ncu()?;
-    let mut h = big_harness();
+    let mut h = common::ui::app_with_size(Vec::new(), Vec2::new(1600.0, 1000.0));
     settle(&mut h);
     h.input_mut()
         .dropped_files
