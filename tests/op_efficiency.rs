@@ -353,3 +353,137 @@ fn report_lists_the_operators_furthest_from_their_roofline() {
     assert!(html.contains("<a href=\"#roofline\">"));
     eprintln!("report: {} rows furthest from the roofline", rows.len());
 }
+
+/// An nsys export of kt_train's program run with `emit_nvtx(record_shapes=True)`
+/// (tests/fixtures/emit_nvtx: 2 steps, nsys 2025.3.1, PyTorch 2.11 on an H200) against the
+/// torch.profiler trace of the same program (`kt_train`: 6 steps, checked against TraceLens
+/// above): every row of the export has a kt_train row of the same Name and Input Dims with the
+/// same calls per step — the optimizer's `_foreach_*` apart, whose tensor lists Kineto writes as
+/// `[]` and emit_nvtx as the tensors' sizes — the same GFLOPS where the export has them, and
+/// GEMM rates within 10 % (two runs of one program on one GPU). emit_nvtx records no data
+/// types or Concrete Inputs: no Input Type, no bytes, and no numbers for the models that read a
+/// flag or size from Concrete Inputs (attention, normalisation).
+#[test]
+fn emit_nvtx_export_has_kt_trains_operators_and_numbers() {
+    let export = common::fixture("emit_nvtx/emit_nvtx_train");
+    let ours = read(
+        &ours_csv(&export),
+        [
+            "Name",
+            "Category",
+            "Input Dims",
+            "Input Type",
+            "Count",
+            "Kernel Time Sum (µs)",
+            "GFLOPS",
+            "Data Moved (MB)",
+            "TFLOPS/s Mean",
+            "% of Roofline",
+        ],
+    );
+    assert!(ours.len() > 40, "{} rows", ours.len());
+    assert!(ours.iter().all(|r| r.types.is_empty() && r.mb.is_none()));
+    let gemms = ours.iter().filter(|r| r.category == "GEMM").count();
+    assert!(gemms >= 15, "{gemms} GEMM rows");
+    // The export keeps the ranges' own texts (nsys prints them as they are).
+    let nvtx = common::sightline_stdout(&[
+        "summary",
+        export.to_str().unwrap(),
+        "--report",
+        "nvtx_sum",
+        "--format",
+        "csv",
+    ]);
+    assert!(
+        nvtx.contains("aten::addmm, seq = "),
+        "nvtx_sum lost the texts"
+    );
+
+    let Some(shared) = common::shared_traces() else {
+        eprintln!("SKIPPED: ../shared/traces is not there: kt_train not compared");
+        return;
+    };
+    let kt = shared.join("pytorch/kt_train.pt.trace.json.gz");
+    if !kt.is_file() {
+        eprintln!("SKIPPED: {} is not there", kt.display());
+        return;
+    }
+    let theirs = read(
+        &ours_csv(&kt),
+        [
+            "Name",
+            "Category",
+            "Input Dims",
+            "Input Type",
+            "Count",
+            "Kernel Time Sum (µs)",
+            "GFLOPS",
+            "Data Moved (MB)",
+            "TFLOPS/s Mean",
+            "% of Roofline",
+        ],
+    );
+    // kt_train's rows by name and dims (rows that differ in Concrete Inputs only are one here).
+    let mut by_key: HashMap<(String, String), Vec<&Row>> = HashMap::new();
+    for r in &theirs {
+        by_key
+            .entry((r.name.clone(), r.dims.clone()))
+            .or_default()
+            .push(r);
+    }
+    const STEPS_OURS: i64 = 2;
+    const STEPS_KT: i64 = 6;
+    let mut ours_by_key: HashMap<(String, String), Vec<&Row>> = HashMap::new();
+    for r in &ours {
+        ours_by_key
+            .entry((r.name.clone(), r.dims.clone()))
+            .or_default()
+            .push(r);
+    }
+    let (mut compared, mut with_flops, mut foreach) = (0, 0, 0);
+    for (key, rows) in &ours_by_key {
+        let Some(kt_rows) = by_key.get(key) else {
+            assert!(
+                key.0.starts_with("aten::_foreach_"),
+                "no kt_train row for {key:?}"
+            );
+            foreach += 1;
+            continue;
+        };
+        // Calls of one operator and dims on the main and the autograd thread, summed.
+        let count: i64 = rows.iter().map(|k| k.count).sum();
+        let kt_count: i64 = kt_rows.iter().map(|k| k.count).sum();
+        assert_eq!(
+            count * STEPS_KT,
+            kt_count * STEPS_OURS,
+            "{key:?}: calls per step"
+        );
+        for r in rows {
+            assert_eq!(r.category, kt_rows[0].category, "{key:?}");
+            let Some(g) = r.gflops else {
+                continue;
+            };
+            assert!(
+                kt_rows.iter().all(|k| within(k.gflops, Some(g), 1e-9)),
+                "{key:?}: GFLOPS {g} vs {:?}",
+                kt_rows.iter().map(|k| k.gflops).collect::<Vec<_>>()
+            );
+            with_flops += 1;
+            if r.category == "GEMM" {
+                assert!(
+                    within(kt_rows[0].tflops, r.tflops, 0.10),
+                    "{key:?}: TFLOPS/s {:?} vs {:?}",
+                    r.tflops,
+                    kt_rows[0].tflops
+                );
+            }
+        }
+        compared += rows.len();
+    }
+    assert!(foreach <= 10 && with_flops >= 30, "{foreach} {with_flops}");
+    eprintln!(
+        "emit_nvtx export: {compared} of {} rows equal kt_train's ({with_flops} with GFLOPS), \
+         {foreach} _foreach rows differ only in how the tensor lists print",
+        ours.len()
+    );
+}

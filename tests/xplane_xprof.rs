@@ -30,15 +30,17 @@ fn profiles() -> Vec<(String, PathBuf)> {
     } else {
         eprintln!("SKIPPED: ../shared/traces is absent: only the fixture is converted");
     }
+    // Each folder of tests/fixtures/jax is a `DIR` jax.profiler wrote on the GPU machine.
     let fixtures = common::fixtures().join("jax");
-    for xplane in sightline::load::xplane::xplanes_in_folder(&fixtures) {
-        let name = xplane
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .trim_end_matches(".xplane.pb")
-            .to_string();
-        found.push((name, xplane));
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&fixtures)
+        .map(|entries| entries.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    dirs.sort();
+    for dir in dirs.iter().filter(|d| d.is_dir()) {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        for xplane in sightline::load::xplane::xplanes_in_folder(dir) {
+            found.push((name.clone(), xplane));
+        }
     }
     found
 }

@@ -360,8 +360,9 @@ pub struct NvtxRanges {
     /// PyTorch's `External id` of each range (empty in nsys exports): the id its CUDA calls and GPU
     /// work carry in their own `external_id`.
     pub external_id: Vec<u64>,
-    /// `Input Dims` of each range as PyTorch prints `input_shapes` (`[[2048, 2048], []]`); empty
-    /// in nsys exports, [`super::strings::StringTable::EMPTY`] where the trace has none.
+    /// `Input Dims` of each range as PyTorch prints `input_shapes` (`[[2048, 2048], []]`); in an
+    /// nsys export, the `sizes = …` of PyTorch's emit_nvtx texts ([`super::emit_nvtx`]), empty
+    /// when no range has them; [`super::strings::StringTable::EMPTY`] where a range has none.
     pub input_shapes: Vec<StrId>,
     /// `Input type`, `Input Strides` and `Concrete Inputs` of each range (`record_shapes`), the
     /// JSON text as the trace writes it (`["float", "Scalar"]`); empty in nsys exports,
@@ -376,6 +377,28 @@ impl NvtxRanges {
     /// What made range `i`.
     pub fn kind_of(&self, i: usize) -> RangeKind {
         self.kind.get(i).copied().unwrap_or_default()
+    }
+
+    /// Range `i` is a PyTorch operator: Kineto's `cpu_op`, or an NVTX range of emit_nvtx with
+    /// recorded shapes.
+    pub fn is_operator(&self, i: usize) -> bool {
+        match self.kind_of(i) {
+            RangeKind::Operator => true,
+            RangeKind::Nvtx => self
+                .input_shapes
+                .get(i)
+                .is_some_and(|&s| s != super::StringTable::EMPTY),
+            _ => false,
+        }
+    }
+
+    /// Some range is a PyTorch operator ([`NvtxRanges::is_operator`]).
+    pub fn has_operators(&self) -> bool {
+        self.kind.contains(&RangeKind::Operator)
+            || self
+                .input_shapes
+                .iter()
+                .any(|&s| s != super::StringTable::EMPTY)
     }
 }
 

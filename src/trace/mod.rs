@@ -3,6 +3,7 @@
 
 pub mod call_stacks;
 pub mod cpu_samples;
+pub mod emit_nvtx;
 pub mod events;
 pub mod gpu_metrics;
 pub mod graph_launches;

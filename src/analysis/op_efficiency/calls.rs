@@ -20,7 +20,7 @@
 
 use super::models::{ModelKind, is_transparent, model_of};
 use crate::analysis::gaps::{GpuOpKind, GpuOpRef};
-use crate::trace::{NO_INDEX, RangeKind, Trace};
+use crate::trace::{NO_INDEX, Trace};
 
 /// TraceLens' tolerance for an event that ends after the one it starts in (1 µs).
 const BLEED_TOLERANCE_NS: i64 = 1_000;
@@ -90,7 +90,7 @@ fn build_tree(trace: &Trace) -> Tree {
     // (thread, start, -end, node)
     let mut order: Vec<(i64, i64, i64, Node)> = Vec::new();
     for i in 0..nvtx.spans.len() {
-        if nvtx.kind_of(i) == RangeKind::Operator {
+        if nvtx.is_operator(i) {
             let g = nvtx.global_tid.get(i).copied().unwrap_or(0);
             order.push((
                 g,
@@ -168,7 +168,7 @@ fn build_tree(trace: &Trace) -> Tree {
     let model: Vec<Option<ModelKind>> = nodes
         .iter()
         .map(|node| match *node {
-            Node::Op(i) => model_of(trace.str(nvtx.spans.name[i])),
+            Node::Op(i) => model_of(super::op_name(trace, i)),
             Node::Call(_) => None,
         })
         .collect();

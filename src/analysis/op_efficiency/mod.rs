@@ -100,9 +100,9 @@ pub const NEEDS: crate::trace::Needs = crate::trace::Needs::GPU_WORK
 /// One row per operator and arguments, by kernel time descending. Under a filter, the calls
 /// that start in its range count.
 pub fn op_efficiency(trace: &Trace, filter: &Filter) -> Vec<OpEfficiency> {
-    // Operators are PyTorch's (a trace of torch.profiler): an nsys export's ranges are not
-    // operators with recorded arguments.
-    if trace.torch.is_none() {
+    // Operators are PyTorch's: a torch.profiler trace's, or an nsys export's emit_nvtx ranges
+    // with shapes. Other NVTX ranges are not operators with recorded arguments.
+    if !trace.nvtx.has_operators() {
         return Vec::new();
     }
     let collected = calls::collect(trace);
@@ -164,6 +164,16 @@ pub fn op_efficiency(trace: &Trace, filter: &Filter) -> Vec<OpEfficiency> {
     rows
 }
 
+/// The operator name of range `i`: its name, or the name in front of an emit_nvtx text's
+/// fields (`aten::mm, seq = 5, …` → `aten::mm`).
+pub fn op_name(trace: &Trace, i: usize) -> &str {
+    let name = trace.str(trace.nvtx.spans.name[i]);
+    match trace.nvtx.kind_of(i) {
+        crate::trace::RangeKind::Nvtx => crate::trace::emit_nvtx::operator_name(name),
+        _ => name,
+    }
+}
+
 /// The `n` rows that lost most GPU time against their roofline ([`OpEfficiency::time_lost_us`]),
 /// most first; none where the GPU's peaks are unknown.
 pub fn furthest_from_roofline(rows: &[OpEfficiency], n: usize) -> Vec<OpEfficiency> {
@@ -198,7 +208,7 @@ fn key_of(trace: &Trace, call: &CollectedCall) -> Option<(Key, i64, EventRef)> {
     let text = |v: &Vec<StrId>, i: usize| v.get(i).copied().unwrap_or(StringTable::EMPTY);
     match (call.range, call.call) {
         (Some(i), _) => {
-            let op_name = trace.str(nvtx.spans.name[i]);
+            let op_name = op_name(trace, i);
             let name = match &call.synthetic_of {
                 Some(work) => format!("{op_name}->{work} (Synthetic Op)"),
                 None => op_name.to_string(),
@@ -352,7 +362,7 @@ fn category(trace: &Trace, call: &CollectedCall) -> String {
     if call.synthetic_of.is_none()
         && let Some(i) = call.range
     {
-        let name = trace.str(trace.nvtx.spans.name[i]);
+        let name = op_name(trace, i);
         if let Some((_, c)) = CATEGORY_ONLY.iter().find(|(n, _)| *n == name) {
             return c.to_string();
         }

@@ -254,6 +254,11 @@ fn product(shape: &[u64]) -> f64 {
 
 /// The model's FLOPs and bytes for one call; an error where TraceLens' model would raise.
 pub fn evaluate(kind: ModelKind, args: &CallArgs) -> Result<Work, String> {
+    // A call without Concrete Inputs (an nsys export's emit_nvtx ranges record sizes only) has
+    // no causal flag, normalized shape, stride or output size to read: no numbers, not guesses.
+    if args.concrete.is_empty() && reads_concrete_inputs(kind) {
+        return Err("the trace records no Concrete Inputs for this call".to_string());
+    }
     match kind {
         ModelKind::Mm => gemm(args, 0, false, false),
         ModelKind::Addmm => gemm(args, 1, true, false),
@@ -276,6 +281,22 @@ pub fn evaluate(kind: ModelKind, args: &CallArgs) -> Result<Work, String> {
             Err("not modelled by Sightline yet".to_string())
         }
     }
+}
+
+/// Models that read a flag or size from Concrete Inputs.
+fn reads_concrete_inputs(kind: ModelKind) -> bool {
+    matches!(
+        kind,
+        ModelKind::SdpaFlash
+            | ModelKind::SdpaEfficient
+            | ModelKind::SdpaBackward { .. }
+            | ModelKind::Conv
+            | ModelKind::Resize { .. }
+            | ModelKind::LayerNorm
+            | ModelKind::LayerNormBackward
+            | ModelKind::BatchNorm
+            | ModelKind::RmsNorm
+    )
 }
 
 /// GEMM (`aten_mm`, `aten_addmm`, `aten_bmm`, `aten_baddbmm`): A and B are Input Dims[a],

@@ -338,7 +338,7 @@ pub fn has_data(report: &dyn StatsReport, trace: &Trace) -> bool {
             .any(|&s| s != crate::trace::NO_STACK),
         "torch_ops" => trace.torch.is_some() && trace.event_count() > 0,
         "xla_kernel_stats" | "xla_op_stats" => trace.xla.is_some() && kernels,
-        "op_efficiency" => trace.torch.is_some() && (kernels || mem),
+        "op_efficiency" => trace.nvtx.has_operators() && (kernels || mem),
         "iterations" | "critical_path" | "critical_path_segments" => {
             crate::analysis::iterations::default_family(trace).is_some()
         }

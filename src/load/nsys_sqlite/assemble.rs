@@ -96,7 +96,13 @@ pub fn assemble(parts: Parts) -> Trace {
     // NVTX text was interned in the reader's own table; bring it into the trace's.
     let remap = strings.merge(&nvtx.strings);
     let mut nv = nvtx.ranges;
-    for id in nv.spans.name.iter_mut().chain(nv.domain.iter_mut()) {
+    for id in nv
+        .spans
+        .name
+        .iter_mut()
+        .chain(nv.domain.iter_mut())
+        .chain(nv.input_shapes.iter_mut())
+    {
         *id = remap[*id as usize];
     }
     let nvtx_thread_names: Vec<(i64, StrId)> = nvtx

@@ -9,7 +9,7 @@ use super::reader::{
     AT_MISSING_STRINGS, END_BEFORE_START, FileStrings, Reader, names_of, unknown_name,
 };
 use crate::load::LoadError;
-use crate::trace::{LoadWarnings, NvtxRanges, NvtxStyle, StrId, StringTable, pid_of};
+use crate::trace::{LoadWarnings, NvtxRanges, NvtxStyle, StrId, StringTable, emit_nvtx, pid_of};
 
 pub const T_NVTX: &str = "NVTX_EVENTS";
 pub const NVTX_COLUMNS: &[&str] = &[
@@ -217,6 +217,30 @@ impl Part {
     }
 }
 
+/// PyTorch's `emit_nvtx(record_shapes=True)` writes each operator's input sizes in its range's
+/// text (`aten::mm, seq = 5, op_id = 9, sizes = [[2048, 768], [768, 768]], …`): they become the
+/// range's `input_shapes`, as a Kineto trace's `Input Dims`. Left empty when no range has them.
+fn emit_nvtx_shapes(n: &mut NvtxRanges, strings: &mut StringTable) {
+    let mut sizes_of: HashMap<StrId, StrId> = HashMap::new();
+    let mut shapes: Vec<StrId> = Vec::new();
+    for (i, &name) in n.spans.name.iter().enumerate() {
+        let sizes = *sizes_of.entry(name).or_insert_with(|| {
+            let sizes = emit_nvtx::parse(strings.get(name)).and_then(|p| p.sizes);
+            match sizes.map(str::to_string) {
+                Some(s) => strings.intern(&s),
+                None => StringTable::EMPTY,
+            }
+        });
+        if sizes != StringTable::EMPTY && shapes.is_empty() {
+            shapes = vec![StringTable::EMPTY; n.spans.name.len()];
+        }
+        if let Some(slot) = shapes.get_mut(i) {
+            *slot = sizes;
+        }
+    }
+    n.input_shapes = shapes;
+}
+
 /// Joins the parts in file order (the strings of later parts renumbered into the first's),
 /// then ends unclosed ranges and names domains over the whole table.
 fn finish(parts: Vec<Part>) -> NvtxRead {
@@ -287,6 +311,7 @@ fn finish(parts: Vec<Part>) -> NvtxRead {
             }
         }
     }
+    emit_nvtx_shapes(n, &mut all.strings);
     let mut warnings = LoadWarnings::default();
     let w = &mut warnings;
     w.add_about(
