@@ -77,3 +77,26 @@ fn asking_for_an_iterations_critical_path_outlines_it() {
     assert!(drawn.path_segments > 0, "{drawn:?}");
     assert!(drawn.path_arrows > 0, "{drawn:?}");
 }
+
+/// "Select this iteration" in an iteration's context menu makes it the range selection, which
+/// every tab then measures (the Operators and Statistics tables, the gaps).
+#[test]
+fn selecting_an_iteration_from_its_menu_sets_the_range_selection() {
+    let mut h = opened("ws_baseline");
+    h.get_by_label("Iterations").click();
+    settle(&mut h);
+    settle(&mut h);
+    let trace = h.state().tab().document.as_ref().unwrap().trace.clone();
+    let found = iterations::iterations(&trace, TimeRange::ALL, &FamilyChoice::Default, None);
+    let it = &found.iterations[1];
+    h.get_by_role_and_label(Role::Label, "#1 token_1")
+        .click_secondary();
+    h.run();
+    h.get_by_label("Select this iteration").click();
+    settle(&mut h);
+    assert_eq!(
+        h.state().selection_range(),
+        Some((it.start_ns, it.end_ns)),
+        "the selection is token_1's span"
+    );
+}

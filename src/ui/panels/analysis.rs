@@ -23,6 +23,7 @@ mod jobs;
 mod keys;
 mod ncu_view;
 mod op_roofline_view;
+mod operators_view;
 mod results;
 mod samples_view;
 mod sql_editor;
@@ -105,6 +106,8 @@ pub enum PanelAction {
 pub enum AnalysisTab {
     #[default]
     Statistics,
+    /// Shown only when the trace's operators have shapes (`op_efficiency`).
+    Operators,
     Findings,
     Warmup,
     Gaps,
@@ -118,8 +121,9 @@ pub enum AnalysisTab {
 }
 
 impl AnalysisTab {
-    pub const ALL: [AnalysisTab; 10] = [
+    pub const ALL: [AnalysisTab; 11] = [
         AnalysisTab::Statistics,
+        AnalysisTab::Operators,
         AnalysisTab::Findings,
         AnalysisTab::Warmup,
         AnalysisTab::Gaps,
@@ -134,6 +138,7 @@ impl AnalysisTab {
     pub fn label(self) -> &'static str {
         match self {
             AnalysisTab::Statistics => "Statistics",
+            AnalysisTab::Operators => "Operators",
             AnalysisTab::Findings => "Findings",
             AnalysisTab::Warmup => "Warm-up",
             AnalysisTab::Gaps => "Gaps",
@@ -234,6 +239,8 @@ pub struct AnalysisPanel {
     pub ncu: Option<Arc<crate::ui::ncu_attach::AttachedNcu>>,
     /// The kernel name chosen in the Nsight Compute tab's "Worth optimising" table.
     pub ncu_chosen: Option<crate::trace::StrId>,
+    /// The Operators tab's sort and filter.
+    operators: operators_view::OperatorsState,
 }
 
 impl Default for AnalysisPanel {
@@ -269,6 +276,7 @@ impl Default for AnalysisPanel {
             sql: SqlTab::default(),
             ncu: None,
             ncu_chosen: None,
+            operators: operators_view::OperatorsState::default(),
         }
     }
 }
@@ -446,6 +454,9 @@ impl AnalysisPanel {
                 if tab == AnalysisTab::NsightCompute && self.ncu.is_none() {
                     continue;
                 }
+                if tab == AnalysisTab::Operators && !self.has_operators_tab() {
+                    continue;
+                }
                 let label = match (tab, badge) {
                     (AnalysisTab::Findings, Some(n)) => format!("Findings ({n})"),
                     _ => tab.label().to_string(),
@@ -459,6 +470,7 @@ impl AnalysisPanel {
             .auto_shrink([false, false])
             .show(ui, |ui| match self.tab {
                 AnalysisTab::Statistics => self.statistics_ui(ui, trace, selection, &mut actions),
+                AnalysisTab::Operators => self.operators_ui(ui, trace, selection, &mut actions),
                 AnalysisTab::Findings => self.findings_ui(ui, trace, &mut actions),
                 AnalysisTab::Warmup => self.warmup_ui(ui, trace, selection, &mut actions),
                 AnalysisTab::Gaps => self.gaps_ui(ui, trace, selection, &mut actions),

@@ -383,6 +383,14 @@ fn row_ui(
         });
     }
     name_response.context_menu(|ui| {
+        // Every tab then measures this iteration alone (Statistics, Operators, Gaps, …).
+        if ui.button("Select this iteration").clicked() {
+            actions.push(PanelAction::SetSelection {
+                start_ns: it.start_ns,
+                end_ns: it.end_ns,
+            });
+            ui.close();
+        }
         if ui.button("Critical path").clicked() {
             *asked = Some(n);
             actions.push(PanelAction::ZoomTo {

@@ -71,6 +71,12 @@ pub fn op_roofline_ui(
     let peaks = gpu_peaks(trace);
     match peaks.note() {
         Some(note) => ui.label(format!("Roofline: {note}.")),
+        None if dots.is_empty() => ui.label(format!(
+            "Roofline of {} ({}): no operator has both FLOPs and bytes moved (bytes need the \
+             inputs' data types, which emit_nvtx does not record)",
+            peaks.gpu_name,
+            peaks.spec.map_or("", |s| s.name),
+        )),
         None => ui.label(format!(
             "Roofline of {} ({}): {} operators with FLOPs; point area by GPU time",
             peaks.gpu_name,
@@ -81,6 +87,9 @@ pub fn op_roofline_ui(
     if dots.is_empty() {
         return None;
     }
+    // Room above the plot for its top tick label (drawn half above the frame), clear of the
+    // caption.
+    ui.add_space(22.0);
     let max_time = dots.iter().map(|d| d.time_us).fold(0.0_f64, f64::max);
     let radius = |t: f64| 2.5 + 9.0 * (t / max_time.max(1e-9)).sqrt();
     let (lo, hi) = (-3.0_f64, 4.0_f64);
@@ -102,8 +111,10 @@ pub fn op_roofline_ui(
         )
     };
     let response = Plot::new("op_roofline")
-        .height(260.0)
-        .legend(Legend::default())
+        .height(300.0)
+        // Top left is above every roof's memory slope, where no point can be: the legend
+        // hides none of them there (top right covered the GEMMs).
+        .legend(Legend::default().position(egui_plot::Corner::LeftTop))
         .x_axis_label("Arithmetic intensity (FLOP/byte)")
         .y_axis_label("TFLOP/s")
         .x_axis_formatter(|m, _| si(10f64.powf(m.value)))

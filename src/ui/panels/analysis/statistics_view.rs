@@ -32,37 +32,12 @@ impl AnalysisPanel {
         let current = self.report;
         let title = reports::find(current).map_or(current, |r| r.title());
         let mut chosen_report = current;
-        ui.horizontal(|ui| {
-            let label = ui.label("Report");
-            // A long title (`CUDA GPU MemOps Summary (by Time) (cuda_gpu_mem_time_sum)`) is cut
-            // to leave room for the format selector: a row wider than the panel widens every
-            // row below it, and the table's last columns ran past the panel's edge.
-            let room = (ui.available_width() - self.nsys_format_width(ui, trace)).max(120.0);
-            let available = &self.available;
-            ui.scope(|ui| {
-                ui.set_max_width(room);
-                egui::ComboBox::from_id_salt("analysis_report")
-                    .selected_text(format!("{title} ({current})"))
-                    .width(room.min(300.0))
-                    .truncate()
-                    .height(600.0)
-                    .show_ui(ui, |ui| {
-                        for r in reports::REPORTS {
-                            if !available.contains(&r.name()) {
-                                continue;
-                            }
-                            ui.selectable_value(
-                                &mut chosen_report,
-                                r.name(),
-                                format!("{} ({})", r.title(), r.name()),
-                            );
-                        }
-                    })
-                    .response
-                    .labelled_by(label.id);
-            });
-            self.nsys_format_ui(ui, trace);
-        });
+        if self.operators.showing {
+            // The Operators tab: one report, named, no selector.
+            ui.label(RichText::new(title).strong());
+        } else {
+            self.report_selector_ui(ui, trace, &mut chosen_report);
+        }
         if chosen_report != current {
             self.report = chosen_report;
             self.sort = None;
@@ -218,11 +193,22 @@ impl AnalysisPanel {
             self.choose_row(next, trace, actions);
         }
         self.message_ui(ui);
-        self.chosen_ui(ui, actions);
+        // The chosen row's name: its cell in the table's name column.
+        let chosen_name = self.chosen.as_ref().and_then(|k| {
+            let row = table.rows.get(k.index)?;
+            Some(row.cells.get(layout.name_column?)?.csv_text())
+        });
+        self.chosen_ui(ui, chosen_name, actions);
     }
 
     /// The histogram of the chosen row, with ways to jump to its longest event.
-    pub(super) fn chosen_ui(&self, ui: &mut Ui, actions: &mut Vec<PanelAction>) {
+    /// `name`: the row's name cell, where the table has one (else its longest text).
+    pub(super) fn chosen_ui(
+        &self,
+        ui: &mut Ui,
+        name: Option<String>,
+        actions: &mut Vec<PanelAction>,
+    ) {
         let Some(ChosenRow {
             key,
             events,
@@ -236,12 +222,13 @@ impl AnalysisPanel {
             return;
         }
         ui.separator();
-        let name = key
-            .text
-            .iter()
-            .max_by_key(|t| t.chars().count())
-            .cloned()
-            .unwrap_or_default();
+        let name = name.unwrap_or_else(|| {
+            key.text
+                .iter()
+                .max_by_key(|t| t.chars().count())
+                .cloned()
+                .unwrap_or_default()
+        });
         ui.label(RichText::new(format!("{name} · {} events", events.len())).strong());
         if !events.is_empty() {
             let max = histogram.start as f64 + histogram.bin_width * histogram.counts.len() as f64;
@@ -338,6 +325,43 @@ fn time_unit(max_ns: f64) -> (&'static str, f64) {
 impl AnalysisPanel {
     /// Which Nsight Systems release's output the reports and findings copy: by default the one
     /// that wrote the trace, else the one chosen here.
+    /// The report selector (every report the trace has data for) and the nsys format.
+    fn report_selector_ui(&mut self, ui: &mut Ui, trace: &Trace, chosen_report: &mut &'static str) {
+        let current = self.report;
+        let title = reports::find(current).map_or(current, |r| r.title());
+        ui.horizontal(|ui| {
+            let label = ui.label("Report");
+            // A long title (`CUDA GPU MemOps Summary (by Time) (cuda_gpu_mem_time_sum)`) is cut
+            // to leave room for the format selector: a row wider than the panel widens every
+            // row below it, and the table's last columns ran past the panel's edge.
+            let room = (ui.available_width() - self.nsys_format_width(ui, trace)).max(120.0);
+            let available = &self.available;
+            ui.scope(|ui| {
+                ui.set_max_width(room);
+                egui::ComboBox::from_id_salt("analysis_report")
+                    .selected_text(format!("{title} ({current})"))
+                    .width(room.min(300.0))
+                    .truncate()
+                    .height(600.0)
+                    .show_ui(ui, |ui| {
+                        for r in reports::REPORTS {
+                            if !available.contains(&r.name()) {
+                                continue;
+                            }
+                            ui.selectable_value(
+                                chosen_report,
+                                r.name(),
+                                format!("{} ({})", r.title(), r.name()),
+                            );
+                        }
+                    })
+                    .response
+                    .labelled_by(label.id);
+            });
+            self.nsys_format_ui(ui, trace);
+        });
+    }
+
     fn nsys_format_ui(&mut self, ui: &mut Ui, trace: &Trace) {
         egui::ComboBox::from_id_salt("analysis_nsys_format")
             .selected_text(self.nsys_format_text(trace))

@@ -63,11 +63,18 @@ impl TableLayout {
                     .unwrap_or(0)
             })
             .collect();
-        // The name is the text column with the longest texts (a kernel or range name, not a
-        // style or a kind); ties go to the leftmost.
-        let name_column = (0..columns)
-            .filter(|&c| !numeric[c])
-            .max_by_key(|&c| (widest[c], std::cmp::Reverse(c)));
+        // The name is the text column titled `Name` (`Kernel Name`, …) — op_efficiency's
+        // Input Dims are longer than its names —, else the one with the longest texts (a
+        // kernel or range name, not a style or a kind); ties go to the leftmost.
+        let titled_name = (0..columns).find(|&c| {
+            let title = table.columns[c].as_str();
+            !numeric[c] && (title == "Name" || title.ends_with(" Name"))
+        });
+        let name_column = titled_name.or_else(|| {
+            (0..columns)
+                .filter(|&c| !numeric[c])
+                .max_by_key(|&c| (widest[c], std::cmp::Reverse(c)))
+        });
         let width_chars = (0..columns)
             .map(|c| widest[c].max(table.columns[c].chars().count()))
             .collect();
