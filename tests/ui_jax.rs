@@ -1,6 +1,7 @@
 //! A JAX profile in the window: the `jax.profiler.trace` log folder given on the command line
 //! opens as its one XPlane in a trace tab (not as a run of one rank), with the GPU's rows, its
-//! 440 kernels and the host's ranges. Uses `../shared/traces/jax`.
+//! 440 kernels, XProf's XLA Modules and XLA Ops lines and the host's ranges. Uses
+//! `../shared/traces/jax`.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 
@@ -61,6 +62,20 @@ fn a_jax_log_folder_opens_as_its_xplane_in_a_trace_tab() {
         streams >= 1 && ranges >= 1,
         "{streams} streams, {ranges} range rows"
     );
+    // XProf's derived lines, one row each under the GPU, before the host's threads.
+    let titles: Vec<&str> = rows.iter().map(|r| r.title.as_str()).collect();
+    let at = |title: &str| titles.iter().position(|t| *t == title);
+    let (modules, ops) = (at("XLA Modules"), at("XLA Ops"));
+    assert!(
+        modules.is_some() && ops == modules.map(|m| m + 1),
+        "XLA Modules then XLA Ops: {titles:?}"
+    );
+    assert_eq!(titles.iter().filter(|t| **t == "XLA Ops").count(), 1);
+    let host = titles
+        .iter()
+        .position(|t| t.starts_with("python3"))
+        .expect("the host process");
+    assert!(ops.unwrap() < host, "{titles:?}");
     println!(
         "jax_train's folder: one trace tab, {} kernels, {} rows ({streams} streams, {ranges} range rows)",
         trace.kernels.spans.len(),

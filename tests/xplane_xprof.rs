@@ -15,7 +15,12 @@ use std::process::Command;
 use sightline::load::load_file;
 
 const XPROF: &str = "xprof==2.24.2";
-const TOOLS: [&str; 3] = ["kernel_stats", "framework_op_stats", "overview_page"];
+const TOOLS: [&str; 4] = [
+    "kernel_stats",
+    "framework_op_stats",
+    "overview_page",
+    "trace_viewer",
+];
 
 /// (name, XPlane) of every JAX profile the test can reach.
 fn profiles() -> Vec<(String, PathBuf)> {
@@ -98,12 +103,17 @@ fn xprof_run_here_gives_our_tables_on_every_jax_profile() {
             steps.rows > 0 && steps.differ.is_empty(),
             "{name}: overview_page {steps:#?}"
         );
-        println!(
-            "{name}: XProf {XPROF} here: kernel_stats {} rows, {} cells equal; framework_op_stats {} rows, {} cells equal; {} steps' times equal",
-            kernels.rows, kernels.cells, ops.rows, ops.cells, steps.rows
+        let lines = common::xprof::derived_lines(&t, &read_json(&out.join("trace_viewer.json")));
+        assert!(
+            lines.rows > 0 && lines.differ.is_empty(),
+            "{name}: trace_viewer's XLA Modules / XLA Ops {lines:#?}"
         );
-        cells += kernels.cells + ops.cells + steps.cells;
-        rows += kernels.rows + ops.rows + steps.rows;
+        println!(
+            "{name}: XProf {XPROF} here: kernel_stats {} rows, {} cells equal; framework_op_stats {} rows, {} cells equal; {} steps' times equal; {} XLA Modules / XLA Ops ranges equal",
+            kernels.rows, kernels.cells, ops.rows, ops.cells, steps.rows, lines.rows
+        );
+        cells += kernels.cells + ops.cells + steps.cells + lines.cells;
+        rows += kernels.rows + ops.rows + steps.rows + lines.rows;
     }
     println!(
         "{} profiles converted by XProf: {rows} rows, {cells} cells compared",

@@ -91,31 +91,13 @@ pub fn xla_steps(trace: &Trace) -> Vec<XlaStep> {
         &c.spans.start_ns,
         &c.spans.end_ns,
     );
-    // Each step's span of claimed work, then the unclaimed work joins the one before.
+    // Each step's span of the work grouped into it (claimed, or joining the one before).
+    let claims: Vec<(i64, Option<usize>)> = ops.iter().map(|&(b, _, s)| (b, s)).collect();
+    let groups = crate::trace::xla::group_into_steps(&claims, steps.len());
     let mut spans: Vec<Option<(i64, i64)>> = vec![None; steps.len()];
-    for &(b, e, s) in &ops {
-        if let Some(s) = s {
-            let span = spans[s].get_or_insert((b, e));
-            *span = (span.0.min(b), span.1.max(e));
-        }
-    }
-    let firsts: Vec<(i64, usize)> = {
-        let mut f: Vec<(i64, usize)> = spans
-            .iter()
-            .enumerate()
-            .filter_map(|(s, span)| span.map(|(b, _)| (b, s)))
-            .collect();
-        f.sort_unstable();
-        f
-    };
-    for &(b, e, s) in &ops {
-        if s.is_some() {
-            continue;
-        }
-        let before = firsts.partition_point(|&(first, _)| first <= b);
-        if let Some(&(_, s)) = before.checked_sub(1).and_then(|i| firsts.get(i))
-            && let Some(span) = spans[s].as_mut()
-        {
+    for (&(b, e, _), group) in ops.iter().zip(groups) {
+        if let Some(span) = group.and_then(|s| spans.get_mut(s)) {
+            let span = span.get_or_insert((b, e));
             *span = (span.0.min(b), span.1.max(e));
         }
     }

@@ -43,7 +43,13 @@ fn push_range_rows(
                 format!("NVTX {domain} · depth {depth}")
             }
         } else {
-            format!("{} · depth {depth}", kind.label())
+            // A lane of derived lines (an XPlane's XLA Modules, XLA Ops) is titled by them.
+            let domain = trace.str(trace.nvtx.domain[slice.range.start]);
+            if domain.is_empty() {
+                format!("{} · depth {depth}", kind.label())
+            } else {
+                domain.to_string()
+            }
         };
         let folds = kind == RangeKind::Python;
         let group = GroupId::Levels {

@@ -77,3 +77,30 @@ pub fn detail_dims(details: &str, key: &str) -> [u32; 3] {
     }
     out
 }
+
+/// XProf's grouping of GPU work into steps (`StepDetails`): work whose launching call lies in a
+/// step's range is that step's (`claims[i] = Some(step)`); work no step claims (a `device_put`'s
+/// copy, dispatched from another thread) joins the step before it — the last whose first
+/// claimed work started no later. `ops[i]`: (start, claim); steps are `0..steps`.
+pub fn group_into_steps(ops: &[(i64, Option<usize>)], steps: usize) -> Vec<Option<usize>> {
+    let mut first: Vec<Option<i64>> = vec![None; steps];
+    for &(begin, claim) in ops {
+        if let Some(slot) = claim.and_then(|s| first.get_mut(s)) {
+            *slot = Some(slot.map_or(begin, |f: i64| f.min(begin)));
+        }
+    }
+    let mut firsts: Vec<(i64, usize)> = first
+        .iter()
+        .enumerate()
+        .filter_map(|(s, f)| f.map(|f| (f, s)))
+        .collect();
+    firsts.sort_unstable();
+    ops.iter()
+        .map(|&(begin, claim)| {
+            claim.or_else(|| {
+                let before = firsts.partition_point(|&(f, _)| f <= begin);
+                before.checked_sub(1).map(|i| firsts[i].1)
+            })
+        })
+        .collect()
+}

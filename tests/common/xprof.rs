@@ -148,3 +148,82 @@ pub fn overview_steps(t: &Trace, overview: &Value) -> Compared {
     }
     out
 }
+
+/// The derived lines of XProf's `trace_viewer` tool data (`XLA Modules - from #N`, `XLA Ops -
+/// from #N` of each `/device:GPU:N`) against the GPU-annotation ranges of the same domain: the
+/// same number per line, each with the same name, start and duration (XProf writes µs with
+/// three decimals; ours are whole ns).
+pub fn derived_lines(t: &Trace, trace_viewer: &Value) -> Compared {
+    use std::collections::HashMap;
+    let events = trace_viewer["traceEvents"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut line_names: HashMap<(i64, i64), String> = HashMap::new();
+    for e in &events {
+        if e["ph"] == "M" && e["name"] == "thread_name" {
+            line_names.insert(
+                (
+                    e["pid"].as_i64().unwrap_or(-1),
+                    e["tid"].as_i64().unwrap_or(-1),
+                ),
+                e["args"]["name"].as_str().unwrap_or("").to_string(),
+            );
+        }
+    }
+    // XProf's: (domain, name, start ns, duration ns), by start.
+    let mut theirs: Vec<(String, String, i64, i64)> = Vec::new();
+    for e in &events {
+        if e["ph"] != "X" {
+            continue;
+        }
+        let key = (
+            e["pid"].as_i64().unwrap_or(-1),
+            e["tid"].as_i64().unwrap_or(-1),
+        );
+        let Some(line) = line_names.get(&key) else {
+            continue;
+        };
+        let domain = ["XLA Modules", "XLA Ops"]
+            .into_iter()
+            .find(|d| line.starts_with(&format!("{d} - from #")));
+        if let Some(domain) = domain {
+            let us = |v: &Value| (v.as_f64().unwrap_or(f64::NAN) * 1000.0).round() as i64;
+            theirs.push((
+                domain.to_string(),
+                e["name"].as_str().unwrap_or("").to_string(),
+                us(&e["ts"]),
+                us(&e["dur"]),
+            ));
+        }
+    }
+    let n = &t.nvtx;
+    let mut ours: Vec<(String, String, i64, i64)> = (0..n.spans.len())
+        .filter(|&i| n.kind_of(i) == sightline::trace::RangeKind::GpuAnnotation)
+        .map(|i| {
+            (
+                t.str(n.domain[i]).to_string(),
+                t.str(n.spans.name[i]).to_string(),
+                n.spans.start_ns[i],
+                n.spans.end_ns[i] - n.spans.start_ns[i],
+            )
+        })
+        .collect();
+    theirs.sort_by(|a, b| (&a.0, a.2, &a.1).cmp(&(&b.0, b.2, &b.1)));
+    ours.sort_by(|a, b| (&a.0, a.2, &a.1).cmp(&(&b.0, b.2, &b.1)));
+    let mut differ = Vec::new();
+    if theirs.len() != ours.len() {
+        differ.push(format!("{} ranges, XProf {}", ours.len(), theirs.len()));
+    }
+    for (a, b) in ours.iter().zip(&theirs) {
+        let close = a.0 == b.0 && a.1 == b.1 && (a.2 - b.2).abs() <= 1 && (a.3 - b.3).abs() <= 1;
+        if !close && differ.len() < 20 {
+            differ.push(format!("ours {a:?} XProf {b:?}"));
+        }
+    }
+    Compared {
+        rows: theirs.len(),
+        cells: theirs.len() * 4,
+        differ,
+    }
+}

@@ -191,12 +191,24 @@ pub(super) fn sort_nvtx_by_depth(
         bucket.sort_by_key(|&i| (start_ns[i as usize], std::cmp::Reverse(end_ns[i as usize])));
     });
     nv.permute(&order);
-    // A range nests inside the innermost open range that ends no earlier than it starts.
+    // A range nests inside the innermost open range that ends no earlier than it starts. Lines
+    // a loader derived (a GPU lane's ranges with a domain: an XPlane's XLA Modules and XLA Ops)
+    // keep the line it gave them: kernels launched back to back overlap a little, and their ops
+    // would climb a level each.
     let mut open: Vec<i64> = Vec::new();
     let mut max_depth = vec![0u16; track_rows.len()];
     for (t, rows) in track_rows.iter().enumerate() {
         open.clear();
         for i in rows.clone() {
+            if nv.kind.get(i) == Some(&RangeKind::GpuAnnotation)
+                && nv
+                    .domain
+                    .get(i)
+                    .is_some_and(|&d| d != crate::trace::StringTable::EMPTY)
+            {
+                max_depth[t] = max_depth[t].max(nv.depth[i]);
+                continue;
+            }
             let (s, e) = (nv.spans.start_ns[i], nv.spans.end_ns[i]);
             while open.last().is_some_and(|&end| end <= s) {
                 open.pop();

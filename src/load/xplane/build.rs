@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 
+use super::derived;
 use super::proto::{EventData, XEvent, XLine, XPlane, XSpace};
 use super::stats::{self, StatNames};
 use crate::load::nsys_sqlite::{
@@ -41,6 +42,8 @@ struct Tables {
     names: Names,
     gpus: Vec<GpuInfo>,
     xla: XlaInfo,
+    /// The step annotations' ranges (`train#3`): thread, start, end (ns).
+    step_ranges: Vec<(i64, i64, i64)>,
     /// Events that are aggregates (`num_occurrences`) rather than placed in time.
     aggregated: u64,
     events: u64,
@@ -136,6 +139,53 @@ pub fn build(space: &XSpace) -> Trace {
     if !t.names.processes.iter().any(|(p, _)| *p == host_pid) {
         t.names.processes.push((host_pid, "python3".into()));
     }
+    // XProf's derived XLA Modules / XLA Ops lines, on each GPU's lane.
+    let tables = [
+        derived::Table {
+            streams: &t.kernel_streams,
+            start_ns: &t.kernels.spans.start_ns,
+            end_ns: &t.kernels.spans.end_ns,
+            correlation: &t.kernels.correlation_id,
+            external_id: &t.kernels.external_id,
+            kernels: true,
+        },
+        derived::Table {
+            streams: &t.memset_streams,
+            start_ns: &t.memsets.spans.start_ns,
+            end_ns: &t.memsets.spans.end_ns,
+            correlation: &t.memsets.correlation_id,
+            external_id: &t.memsets.external_id,
+            kernels: false,
+        },
+        derived::Table {
+            streams: &t.memcpy_streams,
+            start_ns: &t.memcpys.spans.start_ns,
+            end_ns: &t.memcpys.spans.end_ns,
+            correlation: &t.memcpys.correlation_id,
+            external_id: &t.memcpys.external_id,
+            kernels: false,
+        },
+    ];
+    let host = derived::Host {
+        api_correlation: &t.api.correlation_id,
+        api_tid: &t.api.global_tid,
+        api_start_ns: &t.api.spans.start_ns,
+        steps: t.step_ranges.clone(),
+    };
+    let lanes = derived::add_xla_lines(
+        &tables,
+        &t.xla,
+        &host,
+        &mut t.strings,
+        &mut t.ranges,
+        crate::load::kineto::gpu_lane_tid,
+    );
+    for &device in &lanes {
+        t.names.threads.insert(
+            crate::load::kineto::gpu_lane_tid(device),
+            format!("GPU {device} · XLA (derived as XProf does)"),
+        );
+    }
     let order = |n: usize| (0..n).map(|i| i.min(u32::MAX as usize) as u32).collect();
     t.kernels.file_order = order(t.kernels.spans.len());
     t.memcpys.file_order = order(t.memcpys.spans.len());
@@ -194,6 +244,12 @@ pub fn build(space: &XSpace) -> Trace {
         loaded: Needs::ALL,
     };
     let mut trace = assemble(parts);
+    for thread in &mut trace.threads {
+        let lane = |&&d: &&u32| crate::load::kineto::gpu_lane_tid(d) == thread.global_tid;
+        if let Some(&device) = lanes.iter().find(lane) {
+            thread.gpu_lane = Some(device);
+        }
+    }
     trace.format = TraceFormat::XPlane;
     trace.xla = Some(t.xla);
     trace
@@ -536,6 +592,9 @@ fn read_host_plane(t: &mut Tables, plane: &XPlane, pid: u32) {
             let step = find(step_num)
                 .filter(|_| find(group_root).is_some())
                 .and_then(|s| stats::integer(s, &names));
+            if step.is_some() {
+                t.step_ranges.push((global_tid, start, end));
+            }
             let (text, kind) = match (step, name.strip_prefix('$')) {
                 (Some(n), _) => (format!("{name}#{n}"), RangeKind::Annotation),
                 (None, Some(frame)) => (frame.to_string(), RangeKind::Python),

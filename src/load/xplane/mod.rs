@@ -5,6 +5,7 @@
 //! fills the same [`Trace`] as every other format.
 
 pub mod build;
+pub mod derived;
 pub mod hlo;
 pub mod proto;
 pub mod stats;

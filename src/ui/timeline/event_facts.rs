@@ -97,6 +97,16 @@ pub fn describe(
             .copy_kind
             .get(i)
             .and_then(|&k| migration_label(k)),
+        // An XPlane's host ranges are TraceMe events; its GPU lane holds XProf's derived lines.
+        EventKind::Nvtx if trace.format == crate::trace::TraceFormat::XPlane => {
+            match trace.nvtx.kind_of(i) {
+                RangeKind::Python => Some("Python frame"),
+                RangeKind::GpuAnnotation => {
+                    Some("XLA module / op on the GPU (derived as XProf does)")
+                }
+                _ => Some("TraceMe range (JAX / XLA runtime)"),
+            }
+        }
         EventKind::Nvtx => match trace.nvtx.kind_of(i) {
             RangeKind::Nvtx => None,
             RangeKind::Operator => Some("PyTorch operator"),
