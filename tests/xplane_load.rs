@@ -352,3 +352,78 @@ fn planes_not_read_are_said_with_their_events() {
     println!("{}", said[0]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The GPU memory row: XLA's allocator events (`MemoryAllocation` / `MemoryDeallocation` of
+/// `GPU_0_bfc`) give the bytes in use over time; XProf's `memory_profile` of the same profile
+/// has the same peak, and each of its sampled snapshots is one of our samples (heap bytes, and
+/// time: XProf times these events within their host line, see below).
+#[test]
+fn gpu_memory_in_use_follows_the_allocator_as_xprof_reads_it() {
+    for name in ["jax_train", "jax_train_nocb"] {
+        let Some((dir, _)) = capture(name) else {
+            return;
+        };
+        let t = load_file(&dir).unwrap();
+        let xprof = &oracle(name, "memory_profile")["memoryProfilePerAllocator"]["GPU_0_bfc"];
+        let track = t
+            .memory_usage
+            .iter()
+            .find(|m| m.device == 0)
+            .expect("a memory track for GPU 0");
+        let peak = track.samples.iter().map(|s| s.bytes_in_use).max().unwrap();
+        let summary = &xprof["profileSummary"];
+        let want_peak: i64 = summary["peakBytesUsageLifetime"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(peak, want_peak, "{name}: peak bytes in use");
+        let snapshots = xprof["sampledTimelineSnapshots"].as_array().unwrap();
+        let number = |v: &serde_json::Value| v.as_str().unwrap().parse::<i64>().unwrap();
+        let theirs: Vec<(i64, i64)> = snapshots
+            .iter()
+            .map(|s| {
+                (
+                    number(&s["timeOffsetPs"]),
+                    number(&s["aggregationStats"]["heapAllocatedBytes"]),
+                )
+            })
+            .collect();
+        // XProf's memory profile times an event by its offset in its host line (a thread), not
+        // from the session start, so its times and ours differ by one offset per line (two on
+        // jax_train, one on jax_train_nocb): each snapshot must be a sample of ours with its
+        // bytes within 100 µs, and the offsets few (one per line that allocates).
+        let offsets: std::collections::BTreeSet<i64> = theirs
+            .iter()
+            .map(|&(at, heap)| {
+                track
+                    .samples
+                    .iter()
+                    .filter(|m| m.bytes_in_use == heap)
+                    .map(|m| m.time_ns * 1000 - at)
+                    .filter(|d| d.abs() <= 100_000_000)
+                    .min_by_key(|d| d.abs())
+                    .unwrap_or_else(|| panic!("{name}: XProf's {heap} bytes at {at} ps"))
+            })
+            .collect();
+        assert!(offsets.len() <= 3, "{name}: offsets {offsets:?}");
+        let peak_at = number(&summary["peakStatsTimePs"]);
+        assert!(
+            offsets.iter().any(|off| track
+                .samples
+                .iter()
+                .any(|m| m.time_ns * 1000 == peak_at + off && m.bytes_in_use == peak)),
+            "{name}: the peak's time"
+        );
+        let matched = theirs.len();
+        assert_eq!(
+            track.samples.len(),
+            matched,
+            "{name}: one sample per snapshot"
+        );
+        eprintln!(
+            "{name}: {} samples of GPU 0's allocator; peak {peak} bytes and {matched} XProf snapshots equal (XProf's times apart by {offsets:?} ps, one per line)",
+            track.samples.len()
+        );
+    }
+}

@@ -290,7 +290,8 @@ fn sorted_by_time(time_ns: &[i64]) -> Vec<u32> {
 
 /// The allocator's `Total Allocated` after each CUDA `[memory]` event, per (process, device): the
 /// memory-in-use row, as nsys's `CUDA_GPU_MEMORY_USAGE_EVENTS`.
-fn memory_tracks(mut samples: Vec<(u32, u32, i64, i64)>) -> Vec<MemoryUsageTrack> {
+/// Memory-in-use tracks from (pid, device, time, bytes in use) samples in any order.
+pub(crate) fn memory_tracks(mut samples: Vec<(u32, u32, i64, i64)>) -> Vec<MemoryUsageTrack> {
     samples.sort_by_key(|&(pid, device, time, _)| (pid, device, time));
     let mut tracks: Vec<MemoryUsageTrack> = Vec::new();
     for (pid, device, time_ns, bytes_in_use) in samples {

@@ -26,6 +26,7 @@ use build::{EVENTS, FileContents};
 use framer::{FrameError, Framer};
 use parse::Parsed;
 
+pub(crate) use build::memory_tracks;
 pub use parse::{global_tid, gpu_lane_tid, memcpy_kinds, short_kernel_name};
 
 /// Bytes decoded per block handed from the decoding thread.

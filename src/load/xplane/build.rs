@@ -44,6 +44,9 @@ struct Tables {
     xla: XlaInfo,
     /// The step annotations' ranges (`train#3`): thread, start, end (ns).
     step_ranges: Vec<(i64, i64, i64)>,
+    /// A GPU allocator's bytes in use after each of its allocations and frees: (pid, device,
+    /// time ns, bytes).
+    memory: Vec<(u32, u32, i64, i64)>,
     /// Events that are aggregates (`num_occurrences`) rather than placed in time.
     aggregated: u64,
     events: u64,
@@ -213,7 +216,7 @@ pub fn build(space: &XSpace) -> Trace {
         gpus: t.gpus,
         names: t.names,
         session: (session_start_utc_ns, None, None),
-        memory: Vec::new(),
+        memory: crate::load::kineto::memory_tracks(std::mem::take(&mut t.memory)),
         profiler_overhead: Default::default(),
         unified_memory: Default::default(),
         openacc: Default::default(),
@@ -519,6 +522,16 @@ fn add_gpu_event(
     }
 }
 
+/// The GPU an XLA allocator serves, from its name: `GPU_0_bfc` → 0 (the host's allocators,
+/// `xla_gpu_host_bfc`, serve none).
+fn gpu_of_allocator(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("GPU_")?;
+    let digits: &str = &rest[..rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len())];
+    digits.parse().ok()
+}
+
 /// A copy's direction from XLA's event name (`MemcpyH2D`, `MemcpyD2H`, `MemcpyD2D`, `MemcpyP2P`).
 pub fn copy_kind(name: &str) -> CopyKind {
     CopyKind(match name.strip_prefix("Memcpy").unwrap_or("") {
@@ -547,6 +560,8 @@ fn read_host_plane(t: &mut Tables, plane: &XPlane, pid: u32) {
     let correlation_id = names.id("correlation_id");
     let step_num = names.id("step_num");
     let group_root = names.id("_r");
+    let allocator = names.id("allocator_name");
+    let bytes_allocated = names.id("bytes_allocated");
     // Threads whose line id is no 24-bit tid (XLA's named threads have 64-bit ids) get one
     // above Linux's largest pid (2^22), in line order.
     let mut next_tid = 0x40_0000u32;
@@ -586,6 +601,17 @@ fn read_host_plane(t: &mut Tables, plane: &XPlane, pid: u32) {
                 a.callchain.push(NO_STACK);
                 a.external_id.push(0);
                 continue;
+            }
+            // XLA's allocators write each allocation and free (`MemoryAllocation`,
+            // `MemoryDeallocation`) with the bytes in use after it (`bytes_allocated`, XProf's
+            // heap in use); a GPU's allocator is named for it (`GPU_0_bfc`).
+            if matches!(name, "MemoryAllocation" | "MemoryDeallocation")
+                && let Some(device) = find(allocator)
+                    .map(|s| names.text(s))
+                    .and_then(|a| gpu_of_allocator(&a))
+                && let Some(bytes) = find(bytes_allocated).and_then(|s| stats::integer(s, &names))
+            {
+                t.memory.push((pid, device, start, bytes));
             }
             // A step's annotation (`StepTraceAnnotation`: `_r` and `step_num`) is named as
             // XProf's trace viewer names the step: `train#3`.
