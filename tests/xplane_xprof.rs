@@ -224,3 +224,99 @@ fn public_xplanes_open_and_their_kernels_equal_xprof() {
         xplanes.len()
     );
 }
+
+/// A TPU profile (XProf's own test data, tests/fixtures/xplane_public): each `/device:TPU:N`
+/// opens as device N, titled by its `device_type_string`, with its lines as rows; each line XProf's
+/// trace viewer shows under the same name has as many events (its ranges and its zero-length
+/// instants) as ours.
+#[test]
+fn tpu_planes_open_as_devices_with_xprofs_lines() {
+    use std::collections::BTreeMap;
+    let xplane = common::fixtures()
+        .join("xplane_public/openxla_xprof_convert_test_xplanes_tpu_inference_2_2cc1243.xplane.pb");
+    let t = load_file(&xplane).unwrap_or_else(|e| panic!("{e}"));
+    let tpus: Vec<&sightline::trace::GpuInfo> = t
+        .gpus
+        .iter()
+        .filter(|g| g.kind == sightline::trace::DeviceKind::Tpu)
+        .collect();
+    assert_eq!(tpus.len(), 4, "four TPU planes");
+    assert_eq!(t.gpu_title(0), "TPU 0 · TPU v6 Lite");
+    // Ours: (device, line) → ranges.
+    let mut ours: BTreeMap<(u32, String), usize> = BTreeMap::new();
+    for i in 0..t.nvtx.spans.len() {
+        if t.nvtx.kind_of(i) != sightline::trace::RangeKind::GpuAnnotation {
+            continue;
+        }
+        let device = (t.nvtx.global_tid[i] & 0xFF_FFFF) as u32;
+        *ours
+            .entry((device, t.str(t.nvtx.domain[i]).to_string()))
+            .or_default() += 1;
+    }
+    let Some(python) = common::venv::python_with(
+        "sightline_xprof_venv",
+        "xprof.convert.raw_to_tool_data",
+        &[XPROF],
+        None,
+    ) else {
+        return;
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/xprof_tool_data.py");
+    let out = common::scratch_dir("xprof_tpu");
+    let run = Command::new(&python)
+        .arg(&script)
+        .arg(&xplane)
+        .arg(&out)
+        .arg("trace_viewer")
+        .output()
+        .expect("run python");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let tv = read_json(&out.join("trace_viewer.json"));
+    let events = tv["traceEvents"].as_array().unwrap();
+    let (mut process, mut line) = (BTreeMap::new(), BTreeMap::new());
+    for e in events.iter().filter(|e| e["ph"] == "M") {
+        let pid = e["pid"].as_i64().unwrap_or(-1);
+        let name = e["args"]["name"].as_str().unwrap_or("").to_string();
+        if e["name"] == "process_name" {
+            process.insert(pid, name);
+        } else if e["name"] == "thread_name" {
+            line.insert((pid, e["tid"].as_i64().unwrap_or(-1)), name);
+        }
+    }
+    let mut theirs: BTreeMap<(u32, String), usize> = BTreeMap::new();
+    for e in events.iter().filter(|e| e["ph"] == "X" || e["ph"] == "i") {
+        let pid = e["pid"].as_i64().unwrap_or(-1);
+        let device = process
+            .get(&pid)
+            .and_then(|p| p.strip_prefix("/device:TPU:"))
+            .and_then(|n| n.parse::<u32>().ok());
+        let name = line.get(&(pid, e["tid"].as_i64().unwrap_or(-1)));
+        if let (Some(device), Some(name)) = (device, name) {
+            *theirs.entry((device, name.clone())).or_default() += 1;
+        }
+    }
+    let mut compared = 0;
+    for (key, &n) in &ours {
+        if let Some(&want) = theirs.get(key) {
+            assert_eq!(n, want, "{key:?}: ours {n}, XProf {want}");
+            compared += n;
+        }
+    }
+    for device in 0..4 {
+        for name in ["XLA Modules", "XLA Ops", "XLA TraceMe"] {
+            assert!(
+                ours.contains_key(&(device, name.to_string()))
+                    && theirs.contains_key(&(device, name.to_string())),
+                "TPU {device}: {name}"
+            );
+        }
+    }
+    println!(
+        "TPU profile: 4 devices, {} lines of ours; {compared} events on the lines XProf shows by the same name equal in number",
+        ours.len()
+    );
+}

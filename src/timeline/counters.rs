@@ -21,6 +21,8 @@ pub const METRIC_ROW_HEIGHT: f32 = 34.0;
 pub fn gpu_row_devices(trace: &Trace) -> Vec<u32> {
     let mut devices = trace.devices();
     devices.extend(trace.gpu_metrics.devices());
+    // A device with range lanes and no streams (a TPU of an XPlane).
+    devices.extend(trace.threads.iter().filter_map(|t| t.gpu_lane));
     devices.sort_unstable();
     devices.dedup();
     devices

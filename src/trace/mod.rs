@@ -42,7 +42,25 @@ pub use xla::{XlaGpuOp, XlaInfo};
 
 use std::path::PathBuf;
 
-/// A GPU of the profiled machine.
+/// What kind of accelerator a device is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DeviceKind {
+    #[default]
+    Gpu,
+    /// A TPU of an XPlane (`/device:TPU:N`): its ops are ranges of its lane, no kernels.
+    Tpu,
+}
+
+impl DeviceKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            DeviceKind::Gpu => "GPU",
+            DeviceKind::Tpu => "TPU",
+        }
+    }
+}
+
+/// A GPU of the profiled machine (or another accelerator: [`GpuInfo::kind`]).
 #[derive(Debug, Clone, Default)]
 pub struct GpuInfo {
     /// CUDA device id, as in the `deviceId` column of GPU activity.
@@ -53,6 +71,7 @@ pub struct GpuInfo {
     pub bus_location: Option<String>,
     /// (major, minor), where the file says (PyTorch's `deviceProperties`).
     pub compute_capability: Option<(u32, u32)>,
+    pub kind: DeviceKind,
 }
 
 /// A profiled process.
@@ -158,7 +177,8 @@ impl Trace {
     /// Human title of a GPU, e.g. "GPU 0 · NVIDIA H100 80GB HBM3".
     pub fn gpu_title(&self, device: u32) -> String {
         match self.gpu(device) {
-            Some(g) if !g.name.is_empty() => format!("GPU {device} · {}", g.name),
+            Some(g) if !g.name.is_empty() => format!("{} {device} · {}", g.kind.label(), g.name),
+            Some(g) => format!("{} {device}", g.kind.label()),
             _ => format!("GPU {device}"),
         }
     }

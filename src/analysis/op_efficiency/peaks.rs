@@ -217,6 +217,7 @@ mod tests {
             memory_bytes: Some((gb * 1e9) as u64),
             bus_location: None,
             compute_capability: None,
+            kind: Default::default(),
         }
     }
 

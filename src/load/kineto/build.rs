@@ -409,6 +409,7 @@ impl Metadata {
                                 .and_then(Value::as_u64)
                                 .zip(d.get("computeMinor").and_then(Value::as_u64))
                                 .map(|(a, b)| (a.min(99) as u32, b.min(99) as u32)),
+                            kind: Default::default(),
                         });
                     }
                 }

@@ -55,6 +55,7 @@ pub fn read_gpus(r: &Reader) -> Result<Vec<GpuInfo>, LoadError> {
                 memory_bytes: int(row, 5).map(|v| v.max(0) as u64),
                 bus_location: text_string(row, 6),
                 compute_capability: None,
+                kind: Default::default(),
             });
         })?;
     }

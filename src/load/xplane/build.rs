@@ -53,7 +53,7 @@ struct Tables {
 }
 
 /// An event's start and end in picoseconds from the session start.
-fn times_ps(line: &XLine, event: &XEvent) -> Option<(i64, i64)> {
+pub(super) fn times_ps(line: &XLine, event: &XEvent) -> Option<(i64, i64)> {
     let offset = match event.data {
         Some(EventData::OffsetPs(o)) => o,
         Some(EventData::NumOccurrences(_)) => return None,
@@ -63,7 +63,7 @@ fn times_ps(line: &XLine, event: &XEvent) -> Option<(i64, i64)> {
     Some((start, start.checked_add(event.duration_ps.max(0))?))
 }
 
-fn ps_to_ns(ps: i64) -> i64 {
+pub(super) fn ps_to_ns(ps: i64) -> i64 {
     ps.div_euclid(1000)
 }
 
@@ -87,6 +87,7 @@ pub fn build(space: &XSpace) -> Trace {
         .map_or(0, |v| v.clamp(0, 0xFF_FFFF) as u32);
     let mut session_start_utc_ns = None;
     let (mut unread_planes, mut unread_events) = (Vec::<String>::new(), 0u64);
+    let mut tpu_lanes: Vec<u32> = Vec::new();
     let programs = space
         .planes
         .iter()
@@ -96,6 +97,16 @@ pub fn build(space: &XSpace) -> Trace {
     for plane in &space.planes {
         if let Some(device) = device_number(&plane.name, "/device:GPU:") {
             read_gpu_plane(&mut t, plane, device, host_pid, &programs);
+        } else if let Some(device) = device_number(&plane.name, "/device:TPU:") {
+            let lane = crate::load::kineto::gpu_lane_tid(device);
+            let (events, gpu) =
+                super::tpu::read_tpu_plane(plane, device, lane, &mut t.strings, &mut t.ranges);
+            t.events += events;
+            t.gpus.push(gpu);
+            t.names
+                .threads
+                .insert(lane, format!("TPU {device} (its own lines)"));
+            tpu_lanes.push(device);
         } else if plane.name == "/host:CPU" {
             read_host_plane(&mut t, plane, host_pid);
         } else if plane.name == "/host:metadata" {
@@ -108,8 +119,8 @@ pub fn build(space: &XSpace) -> Trace {
         } else if plane.name == "Task Environment" {
             session_start_utc_ns = plane_stat_i64(plane, "profile_start_time");
         } else {
-            // A TPU's planes (`/device:TPU:0`) and others this loader does not read: said, with
-            // their events, rather than left out silently.
+            // Planes this loader does not read: said, with their events, rather than left out
+            // silently.
             let events: usize = plane.lines.iter().map(|l| l.events.len()).sum();
             if events > 0 {
                 unread_planes.push(plane.name.clone());
@@ -134,7 +145,7 @@ pub fn build(space: &XSpace) -> Trace {
     warnings.skip(
         EVENTS,
         &format!(
-            "[is|are] on planes not read yet ({}: only GPU and host planes are; left out)",
+            "[is|are] on planes not read yet ({}: only GPU, TPU and host planes are; left out)",
             named_planes(&unread_planes)
         ),
         unread_events,
@@ -175,7 +186,7 @@ pub fn build(space: &XSpace) -> Trace {
         api_start_ns: &t.api.spans.start_ns,
         steps: t.step_ranges.clone(),
     };
-    let lanes = derived::add_xla_lines(
+    let mut lanes = derived::add_xla_lines(
         &tables,
         &t.xla,
         &host,
@@ -189,6 +200,7 @@ pub fn build(space: &XSpace) -> Trace {
             format!("GPU {device} · XLA (derived as XProf does)"),
         );
     }
+    lanes.extend(tpu_lanes);
     let order = |n: usize| (0..n).map(|i| i.min(u32::MAX as usize) as u32).collect();
     t.kernels.file_order = order(t.kernels.spans.len());
     t.memcpys.file_order = order(t.memcpys.spans.len());
@@ -363,6 +375,7 @@ fn read_gpu_plane(t: &mut Tables, plane: &XPlane, device: u32, host_pid: u32, pr
                 .and_then(|(major, minor)| {
                     Some((u32::try_from(major).ok()?, u32::try_from(minor).ok()?))
                 }),
+            kind: Default::default(),
         });
     }
     let pid = plane_int("process_id").map_or(host_pid, |v| v.clamp(0, 0xFF_FFFF) as u32);

@@ -9,6 +9,7 @@ pub mod derived;
 pub mod hlo;
 pub mod proto;
 pub mod stats;
+pub mod tpu;
 
 use std::path::{Path, PathBuf};
 
