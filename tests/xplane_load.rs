@@ -315,9 +315,10 @@ fn xla_op_stats_equals_xprof_framework_op_stats() {
     }
 }
 
-/// A plane the loader does not read (a TPU's) is said in the load's warnings with its events,
-/// never dropped silently: jax_train with its GPU plane renamed `/device:TPU:0` still opens (its
-/// host ranges), with no kernels and a warning counting the plane's events.
+/// A plane the loader does not read (a device kind it does not know) is said in the load's
+/// warnings with its events, never dropped silently: jax_train with its GPU plane renamed
+/// `/device:IPU:0` still opens (its host ranges), with no kernels and a warning counting the
+/// plane's events.
 #[test]
 fn planes_not_read_are_said_with_their_events() {
     use prost::Message;
@@ -331,9 +332,9 @@ fn planes_not_read_are_said_with_their_events() {
         .iter_mut()
         .find(|p| p.name == "/device:GPU:0")
         .unwrap();
-    gpu.name = "/device:TPU:0".into();
+    gpu.name = "/device:IPU:0".into();
     let events: usize = gpu.lines.iter().map(|l| l.events.len()).sum();
-    let dir = common::scratch_dir("xplane_tpu");
+    let dir = common::scratch_dir("xplane_unknown_device");
     let path = dir.join("renamed.xplane.pb");
     std::fs::write(&path, space.encode_to_vec()).unwrap();
     let t = load_file(&path).unwrap();
@@ -342,7 +343,7 @@ fn planes_not_read_are_said_with_their_events() {
         .warnings
         .entries
         .iter()
-        .filter(|w| w.what.contains("/device:TPU:0"))
+        .filter(|w| w.what.contains("/device:IPU:0"))
         .map(|w| {
             assert_eq!(w.count, events as u64);
             w.message()
