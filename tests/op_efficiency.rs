@@ -34,6 +34,20 @@ struct Row {
     pct: Option<f64>,
 }
 
+/// Our columns, in [`Row`]'s order.
+const OURS: [&str; 10] = [
+    "Name",
+    "Category",
+    "Input Dims",
+    "Input Type",
+    "Count",
+    "Kernel Time Sum (µs)",
+    "GFLOPS",
+    "Data Moved (MB)",
+    "TFLOPS/s Mean",
+    "% of Roofline",
+];
+
 fn num(s: &str) -> Option<f64> {
     s.trim().parse::<f64>().ok().filter(|v| v.is_finite())
 }
@@ -107,21 +121,7 @@ fn kt_train_matches_tracelens() {
         "header: {}",
         text.lines().next().unwrap_or("")
     );
-    let ours = read(
-        &text,
-        [
-            "Name",
-            "Category",
-            "Input Dims",
-            "Input Type",
-            "Count",
-            "Kernel Time Sum (µs)",
-            "GFLOPS",
-            "Data Moved (MB)",
-            "TFLOPS/s Mean",
-            "% of Roofline",
-        ],
-    );
+    let ours = read(&text, OURS);
     let theirs = read(
         &std::fs::read_to_string(&oracle).unwrap(),
         [
@@ -366,21 +366,7 @@ fn report_lists_the_operators_furthest_from_their_roofline() {
 #[test]
 fn emit_nvtx_export_has_kt_trains_operators_and_numbers() {
     let export = common::fixture("emit_nvtx/emit_nvtx_train");
-    let ours = read(
-        &ours_csv(&export),
-        [
-            "Name",
-            "Category",
-            "Input Dims",
-            "Input Type",
-            "Count",
-            "Kernel Time Sum (µs)",
-            "GFLOPS",
-            "Data Moved (MB)",
-            "TFLOPS/s Mean",
-            "% of Roofline",
-        ],
-    );
+    let ours = read(&ours_csv(&export), OURS);
     assert!(ours.len() > 40, "{} rows", ours.len());
     assert!(ours.iter().all(|r| r.types.is_empty() && r.mb.is_none()));
     let gemms = ours.iter().filter(|r| r.category == "GEMM").count();
@@ -408,21 +394,7 @@ fn emit_nvtx_export_has_kt_trains_operators_and_numbers() {
         eprintln!("SKIPPED: {} is not there", kt.display());
         return;
     }
-    let theirs = read(
-        &ours_csv(&kt),
-        [
-            "Name",
-            "Category",
-            "Input Dims",
-            "Input Type",
-            "Count",
-            "Kernel Time Sum (µs)",
-            "GFLOPS",
-            "Data Moved (MB)",
-            "TFLOPS/s Mean",
-            "% of Roofline",
-        ],
-    );
+    let theirs = read(&ours_csv(&kt), OURS);
     // kt_train's rows by name and dims (rows that differ in Concrete Inputs only are one here).
     let mut by_key: HashMap<(String, String), Vec<&Row>> = HashMap::new();
     for r in &theirs {

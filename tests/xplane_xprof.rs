@@ -50,6 +50,19 @@ fn profiles() -> Vec<(String, PathBuf)> {
     found
 }
 
+/// The scratch venv's Python with XProf (skipped, loudly, without the registry) and the script
+/// that runs XProf's tools on a clean copy of an XPlane.
+fn xprof() -> Option<(PathBuf, PathBuf)> {
+    let python = common::venv::python_with(
+        "sightline_xprof_venv",
+        "xprof.convert.raw_to_tool_data",
+        &[XPROF],
+        None,
+    )?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/xprof_tool_data.py");
+    Some((python, script))
+}
+
 fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(path).unwrap_or_else(|e| panic!("{path:?}: {e}")))
         .unwrap_or_else(|e| panic!("{path:?}: {e}"))
@@ -57,15 +70,9 @@ fn read_json(path: &Path) -> serde_json::Value {
 
 #[test]
 fn xprof_run_here_gives_our_tables_on_every_jax_profile() {
-    let Some(python) = common::venv::python_with(
-        "sightline_xprof_venv",
-        "xprof.convert.raw_to_tool_data",
-        &[XPROF],
-        None,
-    ) else {
+    let Some((python, script)) = xprof() else {
         return;
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/xprof_tool_data.py");
     let profiles = profiles();
     assert!(!profiles.is_empty(), "no JAX profile to convert");
     let scratch = common::scratch_dir("xprof_tool_data");
@@ -132,15 +139,9 @@ fn public_xplanes_open_and_their_kernels_equal_xprof() {
         eprintln!("SKIPPED: SIGHTLINE_PUBLIC_XPLANES names no folder of public XPlanes");
         return;
     };
-    let Some(python) = common::venv::python_with(
-        "sightline_xprof_venv",
-        "xprof.convert.raw_to_tool_data",
-        &[XPROF],
-        None,
-    ) else {
+    let Some((python, script)) = xprof() else {
         return;
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/xprof_tool_data.py");
     let xplanes = sightline::load::xplane::xplanes_in_folder(Path::new(&folder));
     assert!(!xplanes.is_empty(), "no XPlane in {folder:?}");
     let scratch = common::scratch_dir("xprof_public");
@@ -253,15 +254,9 @@ fn tpu_planes_open_as_devices_with_xprofs_lines() {
             .entry((device, t.str(t.nvtx.domain[i]).to_string()))
             .or_default() += 1;
     }
-    let Some(python) = common::venv::python_with(
-        "sightline_xprof_venv",
-        "xprof.convert.raw_to_tool_data",
-        &[XPROF],
-        None,
-    ) else {
+    let Some((python, script)) = xprof() else {
         return;
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/xprof_tool_data.py");
     let out = common::scratch_dir("xprof_tpu");
     let run = Command::new(&python)
         .arg(&script)

@@ -155,30 +155,27 @@ pub fn build(space: &XSpace) -> Trace {
     }
     // XProf's derived XLA Modules / XLA Ops lines, on each GPU's lane.
     let tables = [
-        derived::Table {
-            streams: &t.kernel_streams,
-            start_ns: &t.kernels.spans.start_ns,
-            end_ns: &t.kernels.spans.end_ns,
-            correlation: &t.kernels.correlation_id,
-            external_id: &t.kernels.external_id,
-            kernels: true,
-        },
-        derived::Table {
-            streams: &t.memset_streams,
-            start_ns: &t.memsets.spans.start_ns,
-            end_ns: &t.memsets.spans.end_ns,
-            correlation: &t.memsets.correlation_id,
-            external_id: &t.memsets.external_id,
-            kernels: false,
-        },
-        derived::Table {
-            streams: &t.memcpy_streams,
-            start_ns: &t.memcpys.spans.start_ns,
-            end_ns: &t.memcpys.spans.end_ns,
-            correlation: &t.memcpys.correlation_id,
-            external_id: &t.memcpys.external_id,
-            kernels: false,
-        },
+        derived::Table::new(
+            &t.kernel_streams,
+            &t.kernels.spans,
+            &t.kernels.correlation_id,
+            &t.kernels.external_id,
+            true,
+        ),
+        derived::Table::new(
+            &t.memset_streams,
+            &t.memsets.spans,
+            &t.memsets.correlation_id,
+            &t.memsets.external_id,
+            false,
+        ),
+        derived::Table::new(
+            &t.memcpy_streams,
+            &t.memcpys.spans,
+            &t.memcpys.correlation_id,
+            &t.memcpys.external_id,
+            false,
+        ),
     ];
     let host = derived::Host {
         api_correlation: &t.api.correlation_id,

@@ -9,7 +9,9 @@
 use std::collections::HashMap;
 
 use crate::trace::xla::group_into_steps;
-use crate::trace::{NvtxRanges, NvtxStyle, RangeKind, StrId, StreamKey, StringTable, XlaInfo};
+use crate::trace::{
+    NvtxRanges, NvtxStyle, RangeKind, Spans, StrId, StreamKey, StringTable, XlaInfo,
+};
 
 pub const MODULES: &str = "XLA Modules";
 pub const OPS: &str = "XLA Ops";
@@ -40,12 +42,30 @@ pub struct Host<'a> {
 
 /// The GPU work of one table: its streams, spans, correlation ids and `external_id`s.
 pub struct Table<'a> {
-    pub streams: &'a [StreamKey],
-    pub start_ns: &'a [i64],
-    pub end_ns: &'a [i64],
-    pub correlation: &'a [u32],
-    pub external_id: &'a [u64],
-    pub kernels: bool,
+    streams: &'a [StreamKey],
+    spans: &'a Spans,
+    correlation: &'a [u32],
+    external_id: &'a [u64],
+    /// The table holds kernels (the XLA Ops line is made of kernels only).
+    kernels: bool,
+}
+
+impl<'a> Table<'a> {
+    pub fn new(
+        streams: &'a [StreamKey],
+        spans: &'a Spans,
+        correlation: &'a [u32],
+        external_id: &'a [u64],
+        kernels: bool,
+    ) -> Self {
+        Table {
+            streams,
+            spans,
+            correlation,
+            external_id,
+            kernels,
+        }
+    }
 }
 
 /// Appends the XLA Modules and XLA Ops ranges of every GPU stream to `ranges`, on the lane of
@@ -60,16 +80,19 @@ pub fn add_xla_lines(
 ) -> Vec<u32> {
     let mut work: Vec<Work> = Vec::new();
     for t in tables {
-        for i in 0..t.start_ns.len() {
+        for i in 0..t.spans.len() {
             let Some(op) = t.external_id.get(i).and_then(|&x| x.checked_sub(1)) else {
                 continue;
             };
+            let (Some(&key), Some(&correlation)) = (t.streams.get(i), t.correlation.get(i)) else {
+                continue;
+            };
             work.push(Work {
-                key: t.streams[i],
-                start_ns: t.start_ns[i],
-                end_ns: t.end_ns[i],
+                key,
+                start_ns: t.spans.start_ns[i],
+                end_ns: t.spans.end_ns[i],
                 op: op as usize,
-                correlation: t.correlation[i],
+                correlation,
                 kernel: t.kernels,
             });
         }
