@@ -4,7 +4,7 @@
 //! `python -m pytest python/tests`, whose oracle is the `sightline` binary built here.
 //!
 //! Skipped, loudly, only when pip cannot reach the package registry for maturin, pytest, pandas,
-//! numpy and pyarrow; a failing build or a failing Python test fails this test. Every test of
+//! numpy, pyarrow and nvidia-cuda-nvdisasm; a failing build or a failing Python test fails this test. Every test of
 //! the suite must run: a skipped one fails this test too.
 
 use std::path::{Path, PathBuf};
@@ -79,10 +79,18 @@ fn python_package_matches_the_command_line() {
         venv.join("bin").display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    // pyarrow for `output="arrow"`, which the package offers when it is installed.
+    // pyarrow for `output="arrow"`, which the package offers when it is installed;
+    // nvidia-cuda-nvdisasm for `NcuReport.source` (NVIDIA's disassembler, an executable in the
+    // environment's site-packages).
     let tools = ["maturin", "pytest", "pandas", "numpy", "pyarrow"];
     let have_tools = run(
-        Command::new(&python).args(["-c", &format!("import {}", tools.join(", "))]),
+        Command::new(&python).args([
+            "-c",
+            &format!(
+                "import {}, pathlib, sys; assert any(pathlib.Path(sys.prefix).rglob('nvdisasm'))",
+                tools.join(", ")
+            ),
+        ]),
         "python",
     )
     .status
@@ -97,8 +105,9 @@ fn python_package_matches_the_command_line() {
                     "--quiet",
                     "--disable-pip-version-check",
                 ])
-                .args(["maturin>=1.5,<2", "pytest", "pandas", "numpy", "pyarrow"]),
-            "pip install maturin pytest pandas numpy pyarrow",
+                .args(["maturin>=1.5,<2", "pytest", "pandas", "numpy", "pyarrow"])
+                .arg("nvidia-cuda-nvdisasm"),
+            "pip install maturin pytest pandas numpy pyarrow nvidia-cuda-nvdisasm",
         );
         if !got.status.success() {
             let said = text(&got);

@@ -12,8 +12,11 @@
 
 mod columns;
 mod ncu;
+mod ncu_pages;
 mod run;
+mod scope;
 mod trace;
+mod window;
 
 use std::ffi::{CStr, CString};
 
@@ -133,6 +136,7 @@ fn make_module(py: Python<'_>, module: &Bound<'_, PyModule>) -> PyResult<()> {
     trace::register(module)?;
     run::register(module)?;
     ncu::register(module)?;
+    window::register(module)?;
     Ok(())
 }
 

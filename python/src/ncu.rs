@@ -10,9 +10,11 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use sightline::analysis::ncu::source::KernelSelection;
 use sightline::analysis::ncu::units::metric_unit;
 use sightline::export::ncu_pages::names::KernelNames;
 use sightline::export::ncu_pages::raw;
+use sightline::export::ncu_pages::{NcuPage, UnitMode};
 use sightline::trace::ncu::{MetricValue, NcuReport as Report};
 
 use crate::columns::{self, Value};
@@ -23,7 +25,9 @@ const NAME: &std::ffi::CStr = c"sightline.NcuReport";
 
 /// A loaded Nsight Compute report.
 pub struct NcuReport {
-    report: Arc<Report>,
+    pub(crate) report: Arc<Report>,
+    /// Its file, read again for the Source page's per-instruction data.
+    path: PathBuf,
 }
 
 /// Loads an Nsight Compute report (`.ncu-rep`, `.ncu-rep.gz`, `.ncu-repz`, ncu's CSV pages).
@@ -33,7 +37,10 @@ fn ncu(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
     let report = without_gil(py, "loading", || {
         let trace = sightline::load::load_file(&path).map_err(error)?;
         match trace.ncu {
-            Some(report) => Ok(NcuReport { report }),
+            Some(report) => Ok(NcuReport {
+                report,
+                path: path.clone(),
+            }),
             None => Err(error(format!(
                 "{}: not an Nsight Compute report (sightline.open reads Nsight Systems and \
                  PyTorch traces)",
@@ -114,9 +121,85 @@ fn kernels(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
     object(args.py(), report.report.workloads.len())
 }
 
-/// `ncu(path)`, `ncu_raw(r)`, `ncu_kernels(r)`.
+/// `ncu_page(r, page, print_units, kernel, launch)`: the details or summary page as ncu prints
+/// it (`(columns, other lines)`); `kernel`/`launch` pick the details page's kernels.
+fn page(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+    let py = args.py();
+    let item = args.get_item(0)?;
+    let r: &NcuReport = handle(&item, NAME)?;
+    let name: String = arg(args, 1)?;
+    let mode = UnitMode::parse(&arg::<String>(args, 2)?).map_err(error)?;
+    let kernel: Option<String> = arg(args, 3)?;
+    let launch: Option<usize> = arg(args, 4)?;
+    let page =
+        NcuPage::from_report_name(&name).ok_or_else(|| error(format!("no ncu page '{name}'")))?;
+    let filtered = kernel.is_some() || launch.is_some();
+    if filtered && page != NcuPage::Details {
+        return Err(error(
+            "kernel and launch pick the kernels of the details and source pages",
+        ));
+    }
+    let selection = KernelSelection::parse(kernel.as_deref(), launch).map_err(error)?;
+    let (encoded, other) = without_gil(py, "the page", || {
+        let ids = filtered.then(|| selection.select(&r.report));
+        crate::ncu_pages::page(&r.report, page, mode, ids.as_deref())
+    })?;
+    object(py, (columns::to_py(py, encoded)?, other))
+}
+
+/// `ncu_source(r, kernel, launch)`: the Source page's SASS rows of the kernels picked.
+fn source(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+    let py = args.py();
+    let item = args.get_item(0)?;
+    let r: &NcuReport = handle(&item, NAME)?;
+    let kernel: Option<String> = arg(args, 1)?;
+    let launch: Option<usize> = arg(args, 2)?;
+    let selection = KernelSelection::parse(kernel.as_deref(), launch).map_err(error)?;
+    let encoded = without_gil(py, "the source page", || {
+        crate::ncu_pages::source(&r.path, &r.report, &selection)
+    })?;
+    object(py, columns::to_py(py, encoded)?)
+}
+
+/// `ncu_join(t, r)`: each profiled kernel of `r` with the timeline kernel of the trace `t` it
+/// measured, as `summary TRACE --ncu R --report ncu_join --format csv` prints them (`Matched`
+/// as a bool); with how many matched and the join's notes.
+fn join(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+    let py = args.py();
+    let item = args.get_item(0)?;
+    let t: &crate::trace::Trace = handle(&item, crate::trace::NAME)?;
+    let item = args.get_item(1)?;
+    let r: &NcuReport = handle(&item, NAME)?;
+    let (encoded, matched, notes) = without_gil(py, "the join", || {
+        let (trace, report) = (&*t.model, &*r.report);
+        let join = sightline::analysis::ncu::join(trace, report);
+        let rows = sightline::cli::ncu_join_rows(trace, report, &join);
+        let header: Vec<String> = sightline::cli::NCU_JOIN_COLUMNS
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        let encoded = columns::encode_table(&header, rows.len(), |r, c| {
+            let text = rows[r][c].as_str();
+            match (c, text.parse::<i64>()) {
+                (_, _) if text.is_empty() => Value::Null,
+                (1, _) => Value::Text(Cow::Borrowed(text)),
+                // Matched: yes / no.
+                (2, _) => Value::Int(i64::from(text == "yes")),
+                (_, Ok(v)) => Value::Int(v),
+                (_, Err(_)) => Value::Text(Cow::Borrowed(text)),
+            }
+        });
+        Ok((encoded, join.matched_count(), join.notes.clone()))
+    })?;
+    object(py, (columns::to_py(py, encoded)?, matched, notes))
+}
+
+/// `ncu(path)`, `ncu_raw(r)`, `ncu_kernels(r)`, `ncu_page(…)`, `ncu_source(…)`, `ncu_join(t, r)`.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     function(module, c"ncu", ncu)?;
+    function(module, c"ncu_page", page)?;
+    function(module, c"ncu_source", source)?;
+    function(module, c"ncu_join", join)?;
     function(module, c"ncu_raw", raw)?;
     function(module, c"ncu_kernels", kernels)
 }

@@ -3,6 +3,7 @@
 //! same `sightline::analysis::ranks` that `sightline ranks` prints.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -10,7 +11,8 @@ use pyo3::types::PyTuple;
 use sightline::analysis::Table;
 use sightline::analysis::ranks::digest::{DigestRun, RankDigest, analyse};
 use sightline::analysis::ranks::{ClockChoice, collectives, table};
-use sightline::digests::{self, cache::Cache};
+use sightline::digests::{self, cache::Cache, run_sql};
+use sightline::sql::SqlTrace;
 
 use crate::columns::{self, PyColumns};
 use crate::{arg, capsule, error, function, handle, object, without_gil};
@@ -21,6 +23,10 @@ const NAME: &std::ffi::CStr = c"sightline.Run";
 /// A run of ranks, aligned on one clock.
 pub struct Run {
     run: DigestRun,
+    /// The ranks' digests, in the order found (what `Run.sql`'s tables are made from).
+    got: Vec<digests::Got>,
+    /// The run's SQL database, made at the first query and kept for the next.
+    sql: Mutex<Option<SqlTrace>>,
     /// The rank numbers, in the table's order.
     numbers: Vec<u32>,
     /// Each rank's trace, in the table's order.
@@ -72,6 +78,8 @@ fn ranks(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
         let clock = run.alignment.describe();
         Ok(Run {
             run,
+            got,
+            sql: Mutex::new(None),
             numbers,
             paths,
             clock,
@@ -98,6 +106,59 @@ fn instances(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
     object(args.py(), table_columns(args.py(), &table)?)
 }
 
+/// `Run.sql(query, limit, timeout_s)`: a read-only query over the run's tables and its ranks'
+/// views, as `sightline sql --ranks PATHS… QUERY` runs it.
+fn sql(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+    let py = args.py();
+    let item = args.get_item(0)?;
+    let run: &Run = handle(&item, NAME)?;
+    let query: String = arg(args, 1)?;
+    let limit: Option<usize> = arg(args, 2)?;
+    let timeout = crate::trace::timeout(arg(args, 3)?)?;
+    let encoded = without_gil(py, "the query", || {
+        let mut db = run
+            .sql
+            .lock()
+            .map_err(|_| error("an earlier query failed inside Sightline"))?;
+        if db.is_none() {
+            *db = Some(run_sql::run_database(&run.run, &run.got).map_err(error)?);
+        }
+        let Some(db) = db.as_ref() else {
+            return Err(error("the run's SQL database could not be made"));
+        };
+        crate::trace::query_columns(db, &query, limit, timeout)
+    })?;
+    object(py, columns::to_py(py, encoded)?)
+}
+
+/// `digest(traces, out, shard, shards, collectives, force)`: `sightline digest TRACES… --out
+/// OUT` run in this process by the command's own code (its progress and each failure on
+/// stderr, as the command prints them); a trace that could not be digested raises.
+fn digest(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+    let py = args.py();
+    let digest = sightline::cli::DigestArgs {
+        traces: arg(args, 0)?,
+        out: arg(args, 1)?,
+        shard: arg(args, 2)?,
+        shards: arg(args, 3)?,
+        collectives: arg::<Option<String>>(args, 4)?
+            .unwrap_or_else(|| collectives::DEFAULT_PATTERN.to_string()),
+        force: arg(args, 5)?,
+    };
+    let out = digest.out.clone();
+    let code = without_gil(py, "the digest", || {
+        sightline::cli::run(sightline::cli::Command::Digest(digest))
+            .map_err(|e| error(format!("{e:#}")))
+    })?;
+    if code != 0 {
+        return Err(error(format!(
+            "digest: some traces could not be digested into {} (each is named on stderr)",
+            out.display()
+        )));
+    }
+    object(py, out)
+}
+
 /// `(clock, [(rank, path)])`: how the ranks were put on one clock, in words, and each rank's
 /// trace in the table's order.
 fn info(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
@@ -112,9 +173,12 @@ fn info(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
     object(args.py(), (run.clock.clone(), ranks))
 }
 
-/// `ranks(paths, collectives, align, cache)`, `run_table(r)`, `run_instances(r)`, `run_info(r)`.
+/// `ranks(paths, collectives, align, cache)`, `run_table(r)`, `run_instances(r)`, `run_info(r)`,
+/// `run_sql(r, query, limit, timeout_s)`, `digest(traces, out, shard, shards, collectives, force)`.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     function(module, c"ranks", ranks)?;
+    function(module, c"run_sql", sql)?;
+    function(module, c"digest", digest)?;
     function(module, c"run_table", table)?;
     function(module, c"run_instances", instances)?;
     function(module, c"run_info", info)

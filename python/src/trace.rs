@@ -15,20 +15,21 @@ use pyo3::types::PyTuple;
 use rusqlite::types::Value as SqlValue;
 
 use sightline::analysis::reports;
-use sightline::analysis::{Filter, GapOptions, MeasureOver, NsysFormat, ReportInput, TimeRange};
+use sightline::analysis::{GapOptions, MeasureOver, ReportInput, TimeRange};
 use sightline::load::{self, LoadControl};
 use sightline::sql::SqlTrace;
 use sightline::trace::{Needs, Trace as Model, TraceFormat};
 
 use crate::columns::{self, Value};
+use crate::scope::Scope;
 use crate::{arg, capsule, error, function, handle, object, without_gil};
 
 /// The capsule name of a loaded trace.
-const NAME: &std::ffi::CStr = c"sightline.Trace";
+pub(crate) const NAME: &std::ffi::CStr = c"sightline.Trace";
 
 /// A loaded trace (`sightline.open`). Immutable; safe to share between threads.
 pub struct Trace {
-    model: Arc<Model>,
+    pub(crate) model: Arc<Model>,
     /// The SQL views, made at the first query and kept for the next.
     sql: Mutex<Option<SqlTrace>>,
 }
@@ -85,6 +86,38 @@ fn open(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
     )
 }
 
+/// `timeout_s` as a duration; refused unless a positive number of seconds.
+pub(crate) fn timeout(timeout_s: f64) -> PyResult<Duration> {
+    if !(timeout_s.is_finite() && timeout_s > 0.0) {
+        return Err(error("timeout_s takes a positive number of seconds"));
+    }
+    Ok(Duration::from_secs_f64(timeout_s))
+}
+
+/// Runs `query` over `db` (a trace's views or a run's) and encodes its result as columns:
+/// integers, reals and text as they are, a blob as `sightline sql` prints it.
+pub(crate) fn query_columns(
+    db: &SqlTrace,
+    query: &str,
+    limit: Option<usize>,
+    timeout: Duration,
+) -> PyResult<Vec<(String, columns::Encoded)>> {
+    let result = db.query(query, limit, timeout, None).map_err(error)?;
+    Ok(columns::encode_table(
+        &result.columns,
+        result.rows.len(),
+        |r, c| match &result.rows[r][c] {
+            SqlValue::Null => Value::Null,
+            SqlValue::Integer(i) => Value::Int(*i),
+            SqlValue::Real(f) => Value::Float(*f, None),
+            SqlValue::Text(t) => Value::Text(Cow::Borrowed(t.as_str())),
+            SqlValue::Blob(_) => {
+                Value::Text(Cow::Owned(sightline::sql::cell_text(&result.rows[r][c])))
+            }
+        },
+    ))
+}
+
 fn format_name(format: TraceFormat) -> &'static str {
     match format {
         TraceFormat::NsysSqlite => "nsys",
@@ -128,9 +161,7 @@ impl Trace {
         limit: Option<usize>,
         timeout_s: f64,
     ) -> PyResult<columns::PyColumns> {
-        if !(timeout_s.is_finite() && timeout_s > 0.0) {
-            return Err(error("timeout_s takes a positive number of seconds"));
-        }
+        let timeout = timeout(timeout_s)?;
         let encoded = without_gil(py, "the query", || {
             let mut sql = self
                 .sql
@@ -142,30 +173,21 @@ impl Trace {
             let Some(sql) = sql.as_ref() else {
                 return Err(error("the SQL views could not be made"));
             };
-            let result = sql
-                .query(query, limit, Duration::from_secs_f64(timeout_s), None)
-                .map_err(error)?;
-            Ok(columns::encode_table(
-                &result.columns,
-                result.rows.len(),
-                |r, c| match &result.rows[r][c] {
-                    SqlValue::Null => Value::Null,
-                    SqlValue::Integer(i) => Value::Int(*i),
-                    SqlValue::Real(f) => Value::Float(*f, None),
-                    SqlValue::Text(t) => Value::Text(Cow::Borrowed(t.as_str())),
-                    SqlValue::Blob(_) => {
-                        Value::Text(Cow::Owned(sightline::sql::cell_text(&result.rows[r][c])))
-                    }
-                },
-            ))
+            query_columns(sql, query, limit, timeout)
         })?;
         columns::to_py(py, encoded)
     }
 
     /// The report `spec` (`name[:option[=value]]…`, as `summary --report` takes it), computed as
-    /// `summary --format csv` computes it: the whole trace, the nsys release that wrote it.
+    /// `summary --format csv` computes it, over `scope` (`--range`, warm-up exclusion,
+    /// `--nsys-format`).
     /// Returns the columns; a report the trace has no data for has no rows.
-    fn report_columns(&self, py: Python<'_>, spec: &str) -> PyResult<columns::PyColumns> {
+    fn report_columns(
+        &self,
+        py: Python<'_>,
+        spec: &str,
+        scope: &Scope,
+    ) -> PyResult<columns::PyColumns> {
         let (report, options) = reports::parse_spec(spec).map_err(error)?;
         if self.model.format == TraceFormat::NsightCompute {
             return Err(error(format!(
@@ -176,14 +198,15 @@ impl Trace {
         }
         let encoded = without_gil(py, "the report", || {
             let trace = &*self.model;
-            let filter = Filter::range(TimeRange::ALL);
+            let exclusion = scope.exclusion(trace);
+            let filter = scope.filter(exclusion.as_ref());
             let mut table = report.compute(&ReportInput {
                 trace,
                 filter: &filter,
                 options: &options,
                 with_events: false,
                 row_limit: None,
-                nsys_format: NsysFormat::of_trace(trace),
+                nsys_format: scope.nsys_format(trace),
                 sink: None,
             });
             // What `summary` prints nothing for (NVTX reports over a PyTorch trace's own ranges).
@@ -195,19 +218,25 @@ impl Trace {
         columns::to_py(py, encoded)
     }
 
-    /// The rule `spec` (`name[:option=value]…`, as `analyze --rule` takes it) over the whole
-    /// trace, as `analyze --format csv` computes it; no rows where it finds nothing.
-    fn rule_columns(&self, py: Python<'_>, spec: &str) -> PyResult<columns::PyColumns> {
+    /// The rule `spec` (`name[:option=value]…`, as `analyze --rule` takes it) over `scope`, as
+    /// `analyze --format csv` computes it; no rows where it finds nothing.
+    fn rule_columns(
+        &self,
+        py: Python<'_>,
+        spec: &str,
+        scope: &Scope,
+    ) -> PyResult<columns::PyColumns> {
         let (rule, options) = sightline::analysis::rules::parse_spec(spec).map_err(error)?;
         let encoded = without_gil(py, "the rule", || {
             let trace = &*self.model;
-            let filter = Filter::range(TimeRange::ALL);
+            let exclusion = scope.exclusion(trace);
+            let filter = scope.filter(exclusion.as_ref());
             let table = rule
                 .compute(&sightline::analysis::RuleInput {
                     trace,
                     filter: &filter,
                     options: &options,
-                    nsys_format: NsysFormat::of_trace(trace),
+                    nsys_format: scope.nsys_format(trace),
                 })
                 .map_err(|e| error(format!("{}: {e}", rule.name())))?;
             Ok(columns::encode_report_table(&table))
@@ -223,13 +252,15 @@ impl Trace {
         min_ns: i64,
         per_stream: bool,
         causes: bool,
+        scope: &Scope,
     ) -> PyResult<columns::PyColumns> {
         if min_ns < 0 {
             return Err(error(format!("min_ns must not be negative (got {min_ns})")));
         }
         let encoded = without_gil(py, "the gaps", || {
             let trace = &*self.model;
-            let filter = Filter::range(TimeRange::ALL);
+            let exclusion = scope.exclusion(trace);
+            let filter = scope.filter(exclusion.as_ref());
             let options = GapOptions {
                 min_ns,
                 per_stream,
@@ -241,6 +272,11 @@ impl Trace {
                 .iter()
                 .map(|c| c.to_string())
                 .collect();
+            // Only a range has edges to cut gaps (as `gaps --range` adds the column).
+            let with_edges = scope.range != TimeRange::ALL;
+            if with_edges {
+                names.push("Edge".to_string());
+            }
             if causes {
                 names.extend(sightline::cli::CAUSE_COLUMNS.iter().map(|c| c.to_string()));
             }
@@ -250,6 +286,14 @@ impl Trace {
                 .unwrap_or_default();
             Ok(columns::encode_table(&names, gaps.len(), |r, c| {
                 let g = &gaps[r];
+                let c = match c {
+                    7 if with_edges => {
+                        let edge = g.edge.map_or("", sightline::analysis::SelectionEdge::label);
+                        return Value::Text(Cow::Borrowed(edge));
+                    }
+                    c if with_edges && c > 7 => c - 1,
+                    c => c,
+                };
                 let host = why.as_ref().and_then(|w| w[r].host.as_ref());
                 let host_ns = |f: fn(&sightline::analysis::gap_causes::HostBreakdown) -> i64| {
                     host.map_or(Value::Null, |h| Value::Int(f(h)))
@@ -297,7 +341,7 @@ fn report(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
     let item = args.get_item(0)?;
     let t: &Trace = handle(&item, NAME)?;
     let spec: String = arg(args, 1)?;
-    let columns = t.report_columns(args.py(), &spec)?;
+    let columns = t.report_columns(args.py(), &spec, &Scope::from_args(args, 2)?)?;
     object(args.py(), columns)
 }
 
@@ -305,19 +349,27 @@ fn rule(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
     let item = args.get_item(0)?;
     let t: &Trace = handle(&item, NAME)?;
     let spec: String = arg(args, 1)?;
-    let columns = t.rule_columns(args.py(), &spec)?;
+    let columns = t.rule_columns(args.py(), &spec, &Scope::from_args(args, 2)?)?;
     object(args.py(), columns)
 }
 
 fn gaps(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
     let item = args.get_item(0)?;
     let t: &Trace = handle(&item, NAME)?;
-    let columns = t.gaps_columns(args.py(), arg(args, 1)?, arg(args, 2)?, arg(args, 3)?)?;
+    let scope = Scope::from_args(args, 4)?;
+    let columns = t.gaps_columns(
+        args.py(),
+        arg(args, 1)?,
+        arg(args, 2)?,
+        arg(args, 3)?,
+        &scope,
+    )?;
     object(args.py(), columns)
 }
 
 /// `open(path)`, `trace_info(t)`, `trace_sql(t, query, limit, timeout_s)`,
-/// `trace_report(t, spec)`, `trace_rule(t, spec)`, `trace_gaps(t, min_ns, per_stream, causes)`.
+/// `trace_report(t, spec, *scope)`, `trace_rule(t, spec, *scope)`,
+/// `trace_gaps(t, min_ns, per_stream, causes, *scope)`; `scope` is [`Scope::from_args`]'s six.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     function(module, c"open", open)?;
     function(module, c"trace_info", info)?;

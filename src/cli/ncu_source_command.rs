@@ -1,9 +1,8 @@
 //! `sightline summary REPORT.ncu-rep --report ncu_source [--print-source sass|cuda,sass|ptx]
-//! [--kernel REGEX] [--launch N]`: ncu's Source page. Reads the kernels' source data in a pass
-//! over the report, disassembles each function once (with `nvdisasm`, as ncu disassembles the
-//! cubin it stores), then writes the page.
+//! [--kernel REGEX] [--launch N]`: ncu's Source page. Gathers the kernels' source data and SASS
+//! ([`source_inputs`]: a pass over the report, each function disassembled once with `nvdisasm`
+//! from the cubin it stores), then writes the page.
 
-use std::collections::HashMap;
 use std::io::Write;
 
 use anyhow::{Context, Result, bail};
@@ -11,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use super::{SummaryArgs, load_for_cli};
 use crate::analysis::ncu::source::{KernelSelection, source_metric_names};
 use crate::export::ncu_pages::source::{SourceInput, SourceView, write};
-use crate::load::ncu_rep::{read_source_data, sass};
+use crate::load::ncu_rep::source_inputs;
 use crate::trace::Needs;
 
 /// The `--report` name of the page.
@@ -31,82 +30,25 @@ pub fn print(args: &SummaryArgs) -> Result<i32> {
             );
         };
         let ids = selection.select(report);
-        let wanted: std::collections::HashSet<u32> = ids.iter().copied().collect();
-        let data = read_source_data(
+        let inputs = source_inputs(
             path,
-            &|id| wanted.contains(&id),
+            report,
+            &ids,
             &source_metric_names(report),
+            args.print_source == SourceView::Sass,
         )
         .with_context(|| format!("{}: reading the source data", path.display()))?;
-        let mut lineinfo = HashMap::new();
-        let mut ptx = HashMap::new();
-        for (&reference, module) in &data.modules {
-            if let Some(cubin) = &module.cubin {
-                lineinfo.insert(reference, sass::cubin_has_lineinfo(cubin));
-                if let Some(lines) = sass::cubin_ptx(cubin) {
-                    ptx.insert(reference, lines);
-                }
-            }
+        for warning in &inputs.warnings {
+            eprintln!("warning: {}: {warning}", path.display());
         }
-        let mut functions: Vec<(u64, String)> = Vec::new();
-        if args.print_source == SourceView::Sass {
-            for k in &data.kernels {
-                let (Some(r), Some(w)) = (k.module, report.workloads.get(k.workload as usize))
-                else {
-                    continue;
-                };
-                let key = (r, w.mangled_name.clone());
-                if !functions.contains(&key) {
-                    functions.push(key);
-                }
-            }
-        }
-        let nvdisasm = if functions.is_empty() {
-            None
-        } else {
-            Some(sass::find_nvdisasm().ok_or(sass::SassError::NoDisassembler)?)
-        };
-        // Functions whose module kept its cubin and names the function's load address.
-        let code: Vec<((u64, String), sass::FunctionCode<'_>)> = functions
-            .iter()
-            .filter_map(|(reference, mangled)| {
-                let module = data.modules.get(reference)?;
-                let cubin = module.cubin.as_ref()?;
-                let function = module
-                    .functions
-                    .iter()
-                    .find(|f| &f.mangled_name == mangled)?;
-                Some((
-                    (*reference, mangled.clone()),
-                    sass::FunctionCode {
-                        cubin,
-                        mangled,
-                        address: function.address,
-                    },
-                ))
-            })
-            .collect();
-        let (keys, code): (Vec<_>, Vec<_>) = code.into_iter().unzip();
-        let listings = match &nvdisasm {
-            Some(nvdisasm) => sass::disassemble_all(nvdisasm, &code),
-            None => Vec::new(),
-        };
-        let mut disassembled = Vec::new();
-        for (key, listing) in keys.into_iter().zip(listings) {
-            match listing {
-                Ok(listing) => disassembled.push((key, listing)),
-                Err(e) => eprintln!("warning: {}: {e}", path.display()),
-            }
-        }
-        let sass_by_function: HashMap<_, _> = disassembled.into_iter().collect();
         if args.traces.len() > 1 {
             writeln!(out, "# {}", path.display())?;
         }
         let input = SourceInput {
-            data: &data,
-            sass: &sass_by_function,
-            lineinfo: &lineinfo,
-            ptx: &ptx,
+            data: &inputs.data,
+            sass: &inputs.sass,
+            lineinfo: &inputs.lineinfo,
+            ptx: &inputs.ptx,
         };
         let counts = write(report, &input, args.print_source, &ids, &mut out)?;
         if counts.cuda_not_printed > 0 {

@@ -220,8 +220,10 @@ fn iteration_path(trace: &Trace, n: usize) -> Result<crate::analysis::critical_p
     Ok(path)
 }
 
-pub fn render(args: &RenderArgs) -> Result<i32> {
-    let png = wants_png(&args.out)?;
+/// The timeline of `trace` as `sightline render` draws it for `args` (its range, size, rows,
+/// theme, colours, SQL tracks and critical path; `args.trace` and `args.out` are not read):
+/// shared by the command and Python's `Trace.render`.
+pub fn frame_of(trace: &Trace, args: &RenderArgs) -> Result<render::RenderedFrame> {
     let span = parse_span(args.range.as_deref())?;
     let rows = match &args.rows {
         Some(pattern) => Some(
@@ -232,18 +234,8 @@ pub fn render(args: &RenderArgs) -> Result<i32> {
         ),
         None => None,
     };
-    if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty())
-        && !dir.is_dir()
-    {
-        bail!(
-            "--out {}: the folder {} does not exist",
-            args.out.display(),
-            dir.display()
-        );
-    }
-    let trace = super::load_for_cli(&args.trace, crate::trace::Needs::ALL)?;
     let path = match args.critical_path {
-        Some(n) => Some(iteration_path(&trace, n)?),
+        Some(n) => Some(iteration_path(trace, n)?),
         None => None,
     };
     let range = match (&path, args.range.is_none()) {
@@ -251,9 +243,9 @@ pub fn render(args: &RenderArgs) -> Result<i32> {
             let margin = ((p.end_ns - p.start_ns) as f64 * GPU_MARGIN).round() as i64;
             TimeRange::new(p.start_ns - margin, p.end_ns + margin)
         }
-        _ => resolve(&trace, span)?,
+        _ => resolve(trace, span)?,
     };
-    let sql_tracks = sql_tracks(args, &trace, range)?;
+    let sql_tracks = sql_tracks(args, trace, range)?;
     let options = RenderOptions {
         sql_tracks,
         width_px: args.width,
@@ -268,8 +260,30 @@ pub fn render(args: &RenderArgs) -> Result<i32> {
         },
         critical_path: path.as_ref().map(crate::timeline::PathOverlay::of),
     };
-    let frame = render::render(&trace, &options)
-        .with_context(|| format!("cannot render {}", args.trace.display()))?;
+    render::render(trace, &options)
+        .with_context(|| format!("cannot render {}", trace.path.display()))
+}
+
+pub fn render(args: &RenderArgs) -> Result<i32> {
+    let png = wants_png(&args.out)?;
+    // Bad options are said before the trace is loaded.
+    parse_span(args.range.as_deref())?;
+    if let Some(pattern) = &args.rows {
+        RegexBuilder::new(pattern)
+            .build()
+            .with_context(|| format!("--rows '{pattern}' is not a valid regex"))?;
+    }
+    if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        bail!(
+            "--out {}: the folder {} does not exist",
+            args.out.display(),
+            dir.display()
+        );
+    }
+    let trace = super::load_for_cli(&args.trace, crate::trace::Needs::ALL)?;
+    let frame = frame_of(&trace, args)?;
     if png {
         frame.write_png(&args.out)?;
     } else {

@@ -13,7 +13,6 @@ use crate::analysis::ranks::digest::{RankDigest, analyse};
 use crate::analysis::ranks::{ClockChoice, collectives};
 use crate::digests::{self, cache::Cache, run_sql};
 use crate::export::text_table;
-use crate::sql::run_db::{RankTrace, RunRank};
 use crate::sql::{SqlTrace, cell_text, views};
 
 #[derive(clap::Args, Debug)]
@@ -136,25 +135,13 @@ fn open_run(paths: &[PathBuf], no_cache: bool, collectives: &str) -> Result<SqlT
         anyhow::bail!("not one run: {why}");
     }
     eprintln!("clock: {}", run.alignment.describe());
-    let mut ranks = Vec::with_capacity(run.ranks.len());
     for p in &run.ranks {
-        let path = got[p.index].entry.source.clone();
         eprintln!(
             "rank {}: {} (offset {} ns)",
             p.rank,
-            path.display(),
+            got[p.index].entry.source.display(),
             p.offset_ns
         );
-        ranks.push(RankTrace {
-            rank: RunRank {
-                rank: p.rank,
-                offset_ns: p.offset_ns,
-            },
-            path,
-            trace: None,
-            made_from: got[p.index].digest.source_stamp,
-        });
     }
-    let tables = run_sql::RunSqlInputs::of_digest_run(&run, &got).tables();
-    Ok(SqlTrace::for_run_digests(&tables, ranks)?)
+    Ok(run_sql::run_database(&run, &got)?)
 }

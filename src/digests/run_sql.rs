@@ -14,7 +14,8 @@ use crate::analysis::ranks::collectives::Collectives;
 use crate::analysis::ranks::digest::DigestRun;
 use crate::analysis::ranks::steps::StepGrid;
 use crate::analysis::table::{Cell, Table};
-use crate::sql::run_db::RunTable;
+use crate::sql::run_db::{RankTrace, RunRank, RunTable};
+use crate::sql::{SqlError, SqlTrace};
 
 /// The names of the run-level tables, as `sql --help` lists them.
 pub const TABLES: &str = "ranks(rank, trace, path, offset_ns, span_ns, busy_ns, idle_ns, \
@@ -151,6 +152,29 @@ impl RunSqlInputs {
             .collect();
         run_tables(self, &summaries)
     }
+}
+
+/// The run's database as `sightline sql --ranks` and Python's `Run.sql` query it: the run-level
+/// tables from the digests now, each rank's event views from its trace at the first query that
+/// reads one (times moved by the rank's offset onto the run's clock).
+pub fn run_database(run: &DigestRun, got: &[super::Got]) -> Result<SqlTrace, SqlError> {
+    let ranks = run
+        .ranks
+        .iter()
+        .filter_map(|p| {
+            let g = got.get(p.index)?;
+            Some(RankTrace {
+                rank: RunRank {
+                    rank: p.rank,
+                    offset_ns: p.offset_ns,
+                },
+                path: g.entry.source.clone(),
+                trace: None,
+                made_from: g.digest.source_stamp,
+            })
+        })
+        .collect();
+    SqlTrace::for_run_digests(&RunSqlInputs::of_digest_run(run, got).tables(), ranks)
 }
 
 fn run_tables(run: &RunSqlInputs, summaries: &[Option<(Columns, Columns)>]) -> Vec<RunTable> {

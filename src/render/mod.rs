@@ -137,6 +137,13 @@ impl RenderedFrame {
         canvas
     }
 
+    /// The frame as the bytes of a PNG file.
+    pub fn png_bytes(&self) -> Result<Vec<u8>, png::EncodingError> {
+        let mut bytes = Vec::new();
+        self.rasterize().write_png(&mut bytes)?;
+        Ok(bytes)
+    }
+
     /// The frame as an SVG document.
     pub fn to_svg(&self) -> String {
         svg::to_svg(&self.shapes, self.width_px, self.height_px, self.background)

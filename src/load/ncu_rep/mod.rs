@@ -21,6 +21,7 @@ pub mod messages;
 pub mod sass;
 mod section_messages;
 mod source;
+mod source_input;
 mod source_messages;
 
 use std::io::{BufReader, Read};
@@ -40,6 +41,7 @@ use crate::trace::{Trace, TraceFormat};
 use convert::Converter;
 pub use instances::read_instances;
 pub use source::read_source_data;
+pub use source_input::{SourceInputError, SourceInputs, source_inputs};
 
 /// The report's magic bytes.
 pub const MAGIC: &[u8; 4] = b"NVR\0";
