@@ -163,8 +163,33 @@ fn a_dropped_report_shows_its_kernels_their_details_and_the_roofline() {
         "header and section"
     );
     h.get_by_label("20.16");
-    // Launch Statistics' header, and the occupancy charts that mark the launch's value.
-    assert!(h.query_all_by_label("Registers Per Thread").count() >= 2);
+    // Launch Statistics' header, and the occupancy line charts drawn as charts (not as the
+    // sums of their points that ncu's page prints), each marking the launch's own value.
+    assert!(h.query_all_by_label("Registers Per Thread").count() >= 1);
+    let report = &view(&h).report;
+    let regs = report.number(&report.workloads[0], "launch__registers_per_thread");
+    let block = report.number(&report.workloads[0], "launch__block_size");
+    let (regs, block) = (regs.expect("registers"), block.expect("block size"));
+    for mark in [
+        format!("This kernel — Registers Per Thread: {regs}"),
+        format!("This kernel — Block Size: {block}"),
+    ] {
+        assert!(
+            h.query_all_by_label(&mark).count() >= 1,
+            "no chart marks `{mark}`"
+        );
+    }
+    assert!(
+        h.query_all_by_label_contains("This kernel — Shared Memory")
+            .count()
+            >= 1
+    );
+    // The chart's legend names its line and the kernel's point on it.
+    assert!(
+        h.query_all_by_label("% Occupancy Per Block Size (this kernel)")
+            .count()
+            >= 1
+    );
     // The NVLink topology of an H200 with no NVLink connections: ncu's note.
     h.get_by_label("The system does not have any NVLink connections.");
     // The memory tables and chart: a line per metric of their lists, as ncu's details page

@@ -1,7 +1,7 @@
 //! Pure computations over an Nsight Compute report ([`crate::trace::ncu::NcuReport`]): the
 //! kernel table's rows with their filters and sort ([`kernels`]), the FP32/FP64 roofline as
 //! ncu's `SpeedOfLight_RooflineChart` section computes it ([`roofline`]), throughput
-//! breakdowns ([`breakdown`]), metric groups ([`groups`]), the NUMA table ([`numa`]), which
+//! breakdowns ([`breakdown`]), line charts ([`line_chart`]), metric groups ([`groups`]), the NUMA table ([`numa`]), which
 //! metric a section entry shows for a kernel ([`shown`]) and which operations of a grid
 //! ([`operation_rows`]), metric values with the units ncu-ui
 //! prints them in ([`units`]); and, read beside a timeline of the same program, which timeline
@@ -16,6 +16,7 @@ pub mod facts;
 pub mod groups;
 pub mod join;
 pub mod kernels;
+pub mod line_chart;
 pub mod numa;
 mod pairing;
 pub mod roofline;

@@ -209,6 +209,17 @@ fn section_body(
                 ("ncu_item", &section.identifier, &body.display_name, k),
                 |ui| {
                     ui.weak(label);
+                    // A line chart is drawn as one (the table would print its lines' sums).
+                    if let Some(chart) =
+                        crate::analysis::ncu::line_chart::line_chart(report, workload, item)
+                    {
+                        super::line_chart::show(
+                            ui,
+                            (&section.identifier, &body.display_name, k),
+                            &chart,
+                        );
+                        return;
+                    }
                     metric_table(
                         ui,
                         (

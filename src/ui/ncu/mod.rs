@@ -9,6 +9,7 @@
 pub mod baseline;
 pub mod details;
 pub mod kernel_table;
+pub mod line_chart;
 pub mod raw;
 pub mod roofline;
 
