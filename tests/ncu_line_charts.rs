@@ -8,23 +8,13 @@
 
 mod common;
 
+use common::load_ncu as load;
+
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 
 use sightline::analysis::ncu::line_chart::line_chart;
-use sightline::load::ncu_rep;
-use sightline::trace::ncu::NcuReport;
-
-fn load(path: &Path) -> NcuReport {
-    let cancel = std::sync::atomic::AtomicBool::new(false);
-    let control = sightline::load::LoadControl {
-        progress: &|_| {},
-        cancel: &cancel,
-        needs: sightline::trace::Needs::ALL,
-    };
-    ncu_rep::load_report(path, &control).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 /// ncu's listed points of each (kernel ID, chart label, line label): the values printed in
 /// `SUM (v1; v2; …)`, and the kernel's block size.

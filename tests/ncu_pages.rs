@@ -16,11 +16,12 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
 mod common;
 
+use common::load_ncu as load;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use sightline::export::ncu_pages::{self, NcuPage, UnitMode};
-use sightline::load::ncu_rep;
 use sightline::trace::ncu::NcuReport;
 
 const REPORTS: [&str; 4] = [
@@ -29,16 +30,6 @@ const REPORTS: [&str; 4] = [
     "ncu_moe_full",
     "ncu_train_gemm",
 ];
-
-fn load(path: &Path) -> NcuReport {
-    let cancel = std::sync::atomic::AtomicBool::new(false);
-    let control = sightline::load::LoadControl {
-        progress: &|_| {},
-        cancel: &cancel,
-        needs: sightline::trace::Needs::ALL,
-    };
-    ncu_rep::load_report(path, &control).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 fn read_text(path: &Path) -> String {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

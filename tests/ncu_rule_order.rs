@@ -8,23 +8,13 @@
 
 mod common;
 
+use common::load_ncu as load;
+
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 
 use sightline::analysis::ncu::{facts, kernels};
-use sightline::load::ncu_rep;
-use sightline::trace::ncu::NcuReport;
-
-fn load(path: &Path) -> NcuReport {
-    let cancel = std::sync::atomic::AtomicBool::new(false);
-    let control = sightline::load::LoadControl {
-        progress: &|_| {},
-        cancel: &cancel,
-        needs: sightline::trace::Needs::ALL,
-    };
-    ncu_rep::load_report(path, &control).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 /// The largest global estimated speedup ncu prints for each kernel ID.
 fn largest_global_by_id(details: &Path) -> HashMap<u32, f64> {
