@@ -116,17 +116,8 @@ fn sql(args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
     let limit: Option<usize> = arg(args, 2)?;
     let timeout = crate::trace::timeout(arg(args, 3)?)?;
     let encoded = without_gil(py, "the query", || {
-        let mut db = run
-            .sql
-            .lock()
-            .map_err(|_| error("an earlier query failed inside Sightline"))?;
-        if db.is_none() {
-            *db = Some(run_sql::run_database(&run.run, &run.got).map_err(error)?);
-        }
-        let Some(db) = db.as_ref() else {
-            return Err(error("the run's SQL database could not be made"));
-        };
-        crate::trace::query_columns(db, &query, limit, timeout)
+        let make = || run_sql::run_database(&run.run, &run.got).map_err(error);
+        crate::trace::query_columns(&run.sql, make, &query, limit, timeout)
     })?;
     object(py, columns::to_py(py, encoded)?)
 }

@@ -94,14 +94,23 @@ pub(crate) fn timeout(timeout_s: f64) -> PyResult<Duration> {
     Ok(Duration::from_secs_f64(timeout_s))
 }
 
-/// Runs `query` over `db` (a trace's views or a run's) and encodes its result as columns:
-/// integers, reals and text as they are, a blob as `sightline sql` prints it.
+/// Runs `query` over the database in `slot` (a trace's views or a run's; made by `make` at the
+/// first query and kept for the next) and encodes its result as columns: integers, reals and
+/// text as they are, a blob as `sightline sql` prints it.
 pub(crate) fn query_columns(
-    db: &SqlTrace,
+    slot: &Mutex<Option<SqlTrace>>,
+    make: impl FnOnce() -> PyResult<SqlTrace>,
     query: &str,
     limit: Option<usize>,
     timeout: Duration,
 ) -> PyResult<Vec<(String, columns::Encoded)>> {
+    let mut db = slot
+        .lock()
+        .map_err(|_| error("an earlier query failed inside Sightline"))?;
+    let db = match db.as_mut() {
+        Some(db) => db,
+        None => db.insert(make()?),
+    };
     let result = db.query(query, limit, timeout, None).map_err(error)?;
     Ok(columns::encode_table(
         &result.columns,
@@ -163,17 +172,8 @@ impl Trace {
     ) -> PyResult<columns::PyColumns> {
         let timeout = timeout(timeout_s)?;
         let encoded = without_gil(py, "the query", || {
-            let mut sql = self
-                .sql
-                .lock()
-                .map_err(|_| error("an earlier query failed inside Sightline"))?;
-            if sql.is_none() {
-                *sql = Some(SqlTrace::for_loaded(&self.model).map_err(error)?);
-            }
-            let Some(sql) = sql.as_ref() else {
-                return Err(error("the SQL views could not be made"));
-            };
-            query_columns(sql, query, limit, timeout)
+            let make = || SqlTrace::for_loaded(&self.model).map_err(error);
+            query_columns(&self.sql, make, query, limit, timeout)
         })?;
         columns::to_py(py, encoded)
     }
