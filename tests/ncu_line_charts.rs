@@ -11,7 +11,6 @@ mod common;
 use common::load_ncu as load;
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::Path;
 
 use sightline::analysis::ncu::line_chart::line_chart;
@@ -21,13 +20,7 @@ use sightline::analysis::ncu::line_chart::line_chart;
 type Printed = HashMap<(u32, String, String), Vec<String>>;
 
 fn printed_points(details: &Path) -> (Printed, HashMap<u32, f64>) {
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(details).expect("open details"))
-        .read_to_string(&mut text)
-        .expect("gunzip details");
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .from_reader(text.as_bytes());
+    let mut reader = common::gz_csv(details);
     let header = reader.headers().expect("header").clone();
     let col = |name: &str| header.iter().position(|h| h == name).expect(name);
     let (id, block, item, label, value) = (

@@ -11,20 +11,13 @@ mod common;
 use common::load_ncu as load;
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::Path;
 
 use sightline::analysis::ncu::{facts, kernels};
 
 /// The largest global estimated speedup ncu prints for each kernel ID.
 fn largest_global_by_id(details: &Path) -> HashMap<u32, f64> {
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(details).expect("open details"))
-        .read_to_string(&mut text)
-        .expect("gunzip details");
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .from_reader(text.as_bytes());
+    let mut reader = common::gz_csv(details);
     let header = reader.headers().expect("header").clone();
     let col = |name: &str| header.iter().position(|h| h == name).expect(name);
     let (id, kind, value) = (

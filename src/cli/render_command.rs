@@ -220,20 +220,24 @@ fn iteration_path(trace: &Trace, n: usize) -> Result<crate::analysis::critical_p
     Ok(path)
 }
 
+/// `--rows REGEX`, matched in any case.
+fn rows_regex(pattern: Option<&str>) -> Result<Option<regex::Regex>> {
+    pattern
+        .map(|p| {
+            RegexBuilder::new(p)
+                .case_insensitive(true)
+                .build()
+                .with_context(|| format!("--rows '{p}' is not a valid regex"))
+        })
+        .transpose()
+}
+
 /// The timeline of `trace` as `sightline render` draws it for `args` (its range, size, rows,
 /// theme, colours, SQL tracks and critical path; `args.trace` and `args.out` are not read):
 /// shared by the command and Python's `Trace.render`.
 pub fn frame_of(trace: &Trace, args: &RenderArgs) -> Result<render::RenderedFrame> {
     let span = parse_span(args.range.as_deref())?;
-    let rows = match &args.rows {
-        Some(pattern) => Some(
-            RegexBuilder::new(pattern)
-                .case_insensitive(true)
-                .build()
-                .with_context(|| format!("--rows '{pattern}' is not a valid regex"))?,
-        ),
-        None => None,
-    };
+    let rows = rows_regex(args.rows.as_deref())?;
     let path = match args.critical_path {
         Some(n) => Some(iteration_path(trace, n)?),
         None => None,
@@ -268,11 +272,7 @@ pub fn render(args: &RenderArgs) -> Result<i32> {
     let png = wants_png(&args.out)?;
     // Bad options are said before the trace is loaded.
     parse_span(args.range.as_deref())?;
-    if let Some(pattern) = &args.rows {
-        RegexBuilder::new(pattern)
-            .build()
-            .with_context(|| format!("--rows '{pattern}' is not a valid regex"))?;
-    }
+    rows_regex(args.rows.as_deref())?;
     if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty())
         && !dir.is_dir()
     {

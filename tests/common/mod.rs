@@ -69,6 +69,15 @@ pub fn shared_ncu() -> Option<PathBuf> {
     }
 }
 
+/// A gzipped CSV (an oracle page such as `oracle/*.details.csv.gz`) as a flexible reader, its
+/// first line the header: ncu's pages mix rows of different lengths.
+pub fn gz_csv(path: &Path) -> csv::Reader<flate2::read::GzDecoder<std::fs::File>> {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(flate2::read::GzDecoder::new(file))
+}
+
 /// `../shared/traces` beside the checkout, when present (it is on CI).
 pub fn shared_traces() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
