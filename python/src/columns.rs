@@ -208,3 +208,140 @@ pub fn to_py(py: Python<'_>, columns: Vec<(String, Encoded)>) -> PyResult<PyColu
         })
         .collect()
 }
+
+/// Columns built row by row from a query's values as SQLite hands them out: numbers kept as
+/// numbers, each distinct text copied once per column (its code is its category), so no
+/// `String` is made per cell. [`Self::finish`] types each column as [`encode`] would.
+#[derive(Default)]
+pub struct RowColumns {
+    columns: Vec<Column>,
+}
+
+#[derive(Default)]
+struct Column {
+    cells: Vec<Cell>,
+    texts: Vec<String>,
+    index: HashMap<String, i32>,
+}
+
+#[derive(Clone, Copy)]
+enum Cell {
+    Null,
+    Int(i64),
+    Float(f64),
+    Text(i32),
+}
+
+impl RowColumns {
+    /// Adds a row (a value per column).
+    pub fn push(&mut self, row: &[rusqlite::types::ValueRef<'_>]) {
+        use rusqlite::types::ValueRef;
+        if self.columns.len() < row.len() {
+            self.columns.resize_with(row.len(), Column::default);
+        }
+        for (column, value) in self.columns.iter_mut().zip(row) {
+            let cell = match *value {
+                ValueRef::Null => Cell::Null,
+                ValueRef::Integer(i) => Cell::Int(i),
+                ValueRef::Real(f) => Cell::Float(f),
+                ValueRef::Text(t) => Cell::Text(column.intern(&String::from_utf8_lossy(t))),
+                ValueRef::Blob(b) => {
+                    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+                    Cell::Text(column.intern(&hex))
+                }
+            };
+            column.cells.push(cell);
+        }
+    }
+
+    /// The columns `names`, typed: ints (nullable), floats, categories, or mixed values.
+    pub fn finish(self, names: Vec<String>) -> Vec<(String, Encoded)> {
+        let mut columns = self.columns.into_iter();
+        names
+            .into_iter()
+            .map(|name| (name, columns.next().unwrap_or_default().finish()))
+            .collect()
+    }
+}
+
+impl Column {
+    fn intern(&mut self, text: &str) -> i32 {
+        if let Some(&code) = self.index.get(text) {
+            return code;
+        }
+        let code = self.texts.len() as i32;
+        self.texts.push(text.to_string());
+        self.index.insert(text.to_string(), code);
+        code
+    }
+
+    /// As [`encode`] types a column.
+    fn finish(self) -> Encoded {
+        let (mut ints, mut floats, mut nulls) = (false, false, false);
+        for c in &self.cells {
+            match c {
+                Cell::Null => nulls = true,
+                Cell::Int(_) => ints = true,
+                Cell::Float(_) => floats = true,
+                Cell::Text(_) => {}
+            }
+        }
+        let texts = !self.texts.is_empty();
+        let cells = self.cells;
+        if texts && (ints || floats) {
+            let names = self.texts;
+            return Encoded::Mixed(
+                cells
+                    .iter()
+                    .map(|c| match *c {
+                        Cell::Null => Owned::Null,
+                        Cell::Int(v) => Owned::Int(v),
+                        Cell::Float(v) => Owned::Float(v),
+                        Cell::Text(t) => Owned::Text(names[t as usize].clone()),
+                    })
+                    .collect(),
+            );
+        }
+        if texts || cells.is_empty() || !(ints || floats) {
+            let codes = cells
+                .iter()
+                .map(|c| match *c {
+                    Cell::Text(t) => t,
+                    _ => -1,
+                })
+                .collect();
+            return Encoded::Category {
+                codes,
+                categories: self.texts,
+            };
+        }
+        if floats {
+            let values = cells
+                .iter()
+                .map(|c| match *c {
+                    Cell::Int(v) => v as f64,
+                    Cell::Float(v) => v,
+                    _ => f64::NAN,
+                })
+                .collect();
+            return Encoded::Float {
+                values,
+                decimals: None,
+            };
+        }
+        let values = cells
+            .iter()
+            .map(|c| match *c {
+                Cell::Int(v) => v,
+                _ => 0,
+            })
+            .collect();
+        let nulls = nulls.then(|| {
+            cells
+                .iter()
+                .map(|c| u8::from(matches!(c, Cell::Null)))
+                .collect()
+        });
+        Encoded::Int { values, nulls }
+    }
+}

@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-use rusqlite::types::Value as SqlValue;
 
 use sightline::analysis::reports;
 use sightline::analysis::{GapOptions, MeasureOver, ReportInput, TimeRange};
@@ -111,20 +110,19 @@ pub(crate) fn query_columns(
         Some(db) => db,
         None => db.insert(make()?),
     };
-    let result = db.query(query, limit, timeout, None).map_err(error)?;
-    Ok(columns::encode_table(
-        &result.columns,
-        result.rows.len(),
-        |r, c| match &result.rows[r][c] {
-            SqlValue::Null => Value::Null,
-            SqlValue::Integer(i) => Value::Int(*i),
-            SqlValue::Real(f) => Value::Float(*f, None),
-            SqlValue::Text(t) => Value::Text(Cow::Borrowed(t.as_str())),
-            SqlValue::Blob(_) => {
-                Value::Text(Cow::Owned(sightline::sql::cell_text(&result.rows[r][c])))
-            }
-        },
-    ))
+    let mut built = columns::RowColumns::default();
+    let mut names = Vec::new();
+    db.query_each(
+        query,
+        &[],
+        limit,
+        timeout,
+        None,
+        |n| names = n.to_vec(),
+        |row| built.push(row),
+    )
+    .map_err(error)?;
+    Ok(built.finish(names))
 }
 
 fn format_name(format: TraceFormat) -> &'static str {
@@ -172,7 +170,7 @@ impl Trace {
     ) -> PyResult<columns::PyColumns> {
         let timeout = timeout(timeout_s)?;
         let encoded = without_gil(py, "the query", || {
-            let make = || SqlTrace::for_loaded(&self.model).map_err(error);
+            let make = || SqlTrace::for_shared(self.model.clone()).map_err(error);
             query_columns(&self.sql, make, query, limit, timeout)
         })?;
         columns::to_py(py, encoded)

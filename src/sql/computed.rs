@@ -17,23 +17,10 @@ pub const SAMPLES: &str = "ts, pid, tid, thread, function, module, depth";
 /// Creates and fills `gaps` and `samples` in `conn` where `trace` has them; `temp` makes them
 /// TEMP tables (beside the views of a read-only export).
 pub fn add(conn: &Connection, trace: &Trace, temp: bool) -> rusqlite::Result<()> {
-    let create = |name: &str, columns: &str| {
-        let list: Vec<String> = columns.split(", ").map(|c| format!("\"{c}\"")).collect();
-        let temp = if temp { "TEMP " } else { "" };
-        conn.execute_batch(&format!(
-            "CREATE {temp}TABLE \"{name}\" ({})",
-            list.join(", ")
-        ))
-    };
     conn.execute_batch("BEGIN")?;
     let filled = (|| {
-        if trace.gpu_span().is_some() {
-            create("gaps", GAPS)?;
-            fill_gaps(conn, trace)?;
-        }
-        if !trace.cpu_samples.is_empty() {
-            create("samples", SAMPLES)?;
-            fill_samples(conn, trace)?;
+        for name in create(conn, trace, temp)? {
+            fill_table(conn, trace, name)?;
         }
         Ok(())
     })();
@@ -43,6 +30,37 @@ pub fn add(conn: &Connection, trace: &Trace, temp: bool) -> rusqlite::Result<()>
             let _ = conn.execute_batch("ROLLBACK");
             Err(e)
         }
+    }
+}
+
+/// Creates `gaps` and `samples` where `trace` has them, empty, and returns the names made (for
+/// [`fill_table`]).
+pub fn create(conn: &Connection, trace: &Trace, temp: bool) -> rusqlite::Result<Vec<&'static str>> {
+    let mut made = Vec::new();
+    for (name, columns, has) in [
+        ("gaps", GAPS, trace.gpu_span().is_some()),
+        ("samples", SAMPLES, !trace.cpu_samples.is_empty()),
+    ] {
+        if !has {
+            continue;
+        }
+        let list: Vec<String> = columns.split(", ").map(|c| format!("\"{c}\"")).collect();
+        let temp = if temp { "TEMP " } else { "" };
+        conn.execute_batch(&format!(
+            "CREATE {temp}TABLE \"{name}\" ({})",
+            list.join(", ")
+        ))?;
+        made.push(name);
+    }
+    Ok(made)
+}
+
+/// Fills `name` (`gaps` or `samples`, made by [`create`]) from `trace`.
+pub fn fill_table(conn: &Connection, trace: &Trace, name: &str) -> rusqlite::Result<()> {
+    match name {
+        "gaps" => fill_gaps(conn, trace),
+        "samples" => fill_samples(conn, trace),
+        _ => Ok(()),
     }
 }
 

@@ -11,6 +11,7 @@
 
 pub mod computed;
 pub mod guard;
+mod lazy;
 pub mod model_db;
 pub mod run_db;
 pub mod track;
@@ -23,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
-use rusqlite::types::Value;
+use rusqlite::types::{Value, ValueRef};
 
 use crate::load::{self, LoadError};
 
@@ -62,6 +63,8 @@ pub struct SqlTrace {
     /// A run opened from its digests: the ranks whose event views are filled at the first
     /// query that reads them ([`SqlTrace::for_run_digests`]).
     pending_run: std::sync::Mutex<Option<Vec<run_db::RankTrace>>>,
+    /// Tables made empty, filled at the first query that names them ([`Self::for_shared`]).
+    unfilled: std::sync::Mutex<Option<lazy::Unfilled>>,
 }
 
 /// True when `path` starts with SQLite's file header.
@@ -85,20 +88,22 @@ impl SqlTrace {
     /// The views of a trace already loaded: over its file when it is an nsys export (read again
     /// from disk, so every column is there), else its model copied into memory.
     pub fn for_loaded(trace: &crate::trace::Trace) -> Result<Self, SqlError> {
-        if trace.format == crate::trace::TraceFormat::NsysSqlite && is_sqlite_file(&trace.path) {
+        if Self::is_export(trace) {
             Self::over_export_with(&trace.path, Some(trace))
         } else {
             Self::from_trace(trace)
         }
     }
 
+    /// True when `trace` was loaded from an nsys export still there to read views over.
+    fn is_export(trace: &crate::trace::Trace) -> bool {
+        trace.format == crate::trace::TraceFormat::NsysSqlite && is_sqlite_file(&trace.path)
+    }
+
     /// [`Self::open`] for one query: an export whose query reads the computed views (`gaps`,
     /// `samples`) is loaded too, to compute them; others only get the views over the file.
     pub fn open_for_query(path: &Path, query: &str) -> Result<Self, SqlError> {
-        let lower = query.to_ascii_lowercase();
-        let reads_computed = lower
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .any(|w| w == "gaps" || w == "samples");
+        let reads_computed = lazy::words(query).any(|w| w == "gaps" || w == "samples");
         if is_sqlite_file(path) && reads_computed {
             let trace = load::load_file(path)?;
             return Self::over_export_with(path, Some(&trace));
@@ -117,6 +122,18 @@ impl SqlTrace {
         path: &Path,
         trace: Option<&crate::trace::Trace>,
     ) -> Result<Self, SqlError> {
+        let conn = Self::export_views(path)?;
+        if let Some(trace) = trace {
+            computed::add(&conn, trace, true).map_err(|e| SqlError::Views {
+                path: path.to_path_buf(),
+                detail: e.to_string(),
+            })?;
+        }
+        Ok(Self::guarded(conn, true))
+    }
+
+    /// An export opened read-only and immutable, with the TEMP views over it.
+    fn export_views(path: &Path) -> Result<Connection, SqlError> {
         let conn = load::nsys_sqlite::connection::open_read_only(path)?;
         let views_error = |e: rusqlite::Error| SqlError::Views {
             path: path.to_path_buf(),
@@ -126,10 +143,7 @@ impl SqlTrace {
         for statement in views::create_statements(&schema) {
             conn.execute_batch(&statement).map_err(views_error)?;
         }
-        if let Some(trace) = trace {
-            computed::add(&conn, trace, true).map_err(views_error)?;
-        }
-        Ok(Self::guarded(conn, true))
+        Ok(conn)
     }
 
     /// An in-memory database filled from a loaded trace.
@@ -152,6 +166,7 @@ impl SqlTrace {
             refusals,
             over_file,
             pending_run: Default::default(),
+            unfilled: Default::default(),
         }
     }
 
@@ -197,8 +212,41 @@ impl SqlTrace {
         timeout: Duration,
         cancel: Option<Arc<AtomicBool>>,
     ) -> Result<QueryResult, SqlError> {
+        let mut columns = Vec::new();
+        let mut rows: Vec<Vec<Value>> = Vec::new();
+        let truncated = self.query_each(
+            sql,
+            params,
+            limit,
+            timeout,
+            cancel,
+            |names| columns = names.to_vec(),
+            |row| rows.push(row.iter().map(|&v| Value::from(v)).collect()),
+        )?;
+        Ok(QueryResult {
+            columns,
+            rows,
+            truncated,
+        })
+    }
+
+    /// [`Self::query_with`] handing the column names to `on_columns`, then each row to `on_row`
+    /// as values borrowed from SQLite (no copy per cell: for callers that build columns of their
+    /// own). Returns true when more rows matched than `limit` let through.
+    #[allow(clippy::too_many_arguments)]
+    pub fn query_each(
+        &self,
+        sql: &str,
+        params: &[(&str, i64)],
+        limit: Option<usize>,
+        timeout: Duration,
+        cancel: Option<Arc<AtomicBool>>,
+        on_columns: impl FnOnce(&[String]),
+        on_row: impl FnMut(&[ValueRef<'_>]),
+    ) -> Result<bool, SqlError> {
         let started = Instant::now();
         self.fill_run_if_asked(sql, cancel.as_deref())?;
+        self.fill_named(sql)?;
         let _ = self.refusals.take();
         let timed_out = Arc::new(AtomicBool::new(false));
         let flag = timed_out.clone();
@@ -216,7 +264,7 @@ impl SqlTrace {
                 false
             }),
         );
-        let result = self.run(sql, params, limit);
+        let result = self.run(sql, params, limit, on_columns, on_row);
         self.conn.progress_handler(0, None::<fn() -> bool>);
         result.map_err(|e| self.explain(e, &timed_out, timeout))
     }
@@ -226,7 +274,9 @@ impl SqlTrace {
         sql: &str,
         params: &[(&str, i64)],
         limit: Option<usize>,
-    ) -> rusqlite::Result<QueryResult> {
+        on_columns: impl FnOnce(&[String]),
+        mut on_row: impl FnMut(&[ValueRef<'_>]),
+    ) -> rusqlite::Result<bool> {
         let mut stmt = self.conn.prepare(sql)?;
         for i in 1..=stmt.parameter_count() {
             let asked = stmt.parameter_name(i).unwrap_or("?").to_string();
@@ -248,23 +298,20 @@ impl SqlTrace {
         }
         let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
         let n = columns.len();
-        let mut out = QueryResult {
-            columns,
-            ..Default::default()
-        };
+        on_columns(&columns);
         let mut rows = stmt.raw_query();
+        let mut seen = 0usize;
         while let Some(row) = rows.next()? {
-            if limit.is_some_and(|l| out.rows.len() >= l) {
-                out.truncated = true;
-                break;
+            if limit.is_some_and(|l| seen >= l) {
+                return Ok(true);
             }
-            let mut values = Vec::with_capacity(n);
-            for i in 0..n {
-                values.push(row.get::<_, Value>(i)?);
-            }
-            out.rows.push(values);
+            seen += 1;
+            let values = (0..n)
+                .map(|i| row.get_ref(i))
+                .collect::<rusqlite::Result<Vec<ValueRef<'_>>>>()?;
+            on_row(&values);
         }
-        Ok(out)
+        Ok(false)
     }
 
     fn explain(&self, e: rusqlite::Error, timed_out: &AtomicBool, timeout: Duration) -> SqlError {

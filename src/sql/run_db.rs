@@ -103,10 +103,8 @@ impl SqlTrace {
         sql: &str,
         cancel: Option<&AtomicBool>,
     ) -> Result<(), SqlError> {
-        let lower = sql.to_ascii_lowercase();
-        let names_event_view = lower
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .any(|w| views::VIEWS.iter().any(|(n, _)| *n == w) || OPTIONAL.contains(&w));
+        let names_event_view = super::lazy::words(sql)
+            .any(|w| views::VIEWS.iter().any(|(n, _)| *n == w) || OPTIONAL.contains(&w.as_str()));
         if !names_event_view {
             return Ok(());
         }

@@ -38,6 +38,17 @@ enum Expect {
     CommaOrEnd,
 }
 
+/// The bytes that open or close a string, an object or an array.
+const STRUCTURAL: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'"' as usize] = true;
+    t[b'{' as usize] = true;
+    t[b'}' as usize] = true;
+    t[b'[' as usize] = true;
+    t[b']' as usize] = true;
+    t
+};
+
 /// What the document is not, when it is not a Chrome trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FrameError {
@@ -129,6 +140,15 @@ impl Framer {
                         i = n;
                         break;
                     }
+                }
+            }
+            if self.depth >= 2 && self.depth != self.events_depth {
+                // Inside an event (or a nested member): only strings and brackets matter.
+                while i < n && !STRUCTURAL[buf[i] as usize] {
+                    i += 1;
+                }
+                if i == n {
+                    break;
                 }
             }
             let b = buf[i];

@@ -44,7 +44,7 @@ impl SqlSession {
     /// Starts the thread for `trace`; `repaint` is called when an answer is ready.
     pub fn start(trace: Arc<Trace>, repaint: impl Fn() + Send + 'static) -> Self {
         Self::start_with(
-            move |_| SqlTrace::for_loaded(&trace).map_err(|e| e.to_string()),
+            move |_| SqlTrace::for_shared(trace.clone()).map_err(|e| e.to_string()),
             repaint,
         )
     }
