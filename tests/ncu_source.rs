@@ -2,8 +2,9 @@
 //! for cell, line for line, with what ncu 2025.3.1 printed for the same reports
 //! (`../shared/traces/ncu/oracle/NAME.source_{sass,cuda_sass,ptx}.csv[.gz]`): the SASS of every
 //! profiled kernel of `ncu_lineinfo`, `ncu_train_gemm` and `ncu_moe_full` with each
-//! instruction's Source Counters, ncu's warnings where a kernel has no line table or PTX, and
-//! the PTX `ncu_lineinfo` carries.
+//! instruction's Source Counters, the CUDA view of `ncu_lineinfo` (each CUDA source line with
+//! its counters and its instructions), ncu's warnings where a kernel has no line table or PTX,
+//! and the PTX `ncu_lineinfo` carries.
 //!
 //! The SASS text comes from the cubin the report stores, disassembled by NVIDIA's `nvdisasm`:
 //! `SIGHTLINE_NVDISASM`, else the `nvidia-cuda-nvdisasm` package installed into a scratch venv
@@ -17,8 +18,13 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// (report, `--print-source`, oracle file).
-const PAGES: [(&str, &str, &str); 8] = [
+const PAGES: [(&str, &str, &str); 9] = [
     ("ncu_lineinfo", "sass", "ncu_lineinfo.source_sass.csv"),
+    (
+        "ncu_lineinfo",
+        "cuda,sass",
+        "ncu_lineinfo.source_cuda_sass.csv",
+    ),
     ("ncu_lineinfo", "ptx", "ncu_lineinfo.source_ptx.csv"),
     (
         "ncu_train_gemm",
@@ -118,6 +124,7 @@ fn source_pages_equal_ncus_cell_for_cell() {
     };
     let nvdisasm = nvdisasm.to_string_lossy().into_owned();
     let (mut total_cells, mut total_blocks, mut total_warnings) = (0usize, 0usize, 0usize);
+    let mut total_source_lines = 0usize;
     for (name, view, oracle) in PAGES {
         let report = dir.join(format!("{name}.ncu-rep.gz"));
         let out = common::sightline_ok(
@@ -143,6 +150,7 @@ fn source_pages_equal_ncus_cell_for_cell() {
             theirs.len()
         );
         let (mut page_cells, mut blocks, mut warnings) = (0usize, 0usize, 0usize);
+        let mut source_lines = 0usize;
         for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
             let (ca, cb) = (cells(a), cells(b));
             assert_eq!(
@@ -162,24 +170,33 @@ fn source_pages_equal_ncus_cell_for_cell() {
             }
             assert_eq!(a, b, "{name} {view} line {}: quoted differently", i + 1);
             page_cells += ca.len();
-            blocks += usize::from(b.starts_with("\"Kernel Name\""));
+            // A kernel's block: the SASS view's "Kernel Name", the CUDA view's "Function Name".
+            blocks +=
+                usize::from(b.starts_with("\"Kernel Name\"") || b.starts_with("\"Function Name\""));
             warnings += usize::from(b.starts_with("==WARNING=="));
+            // The CUDA view's source lines: a row that starts with a line number.
+            source_lines += usize::from(view == "cuda,sass" && cb[0].parse::<u32>().is_ok());
         }
         eprintln!(
             "{name} --print-source {view}: {page_cells} cells in {} lines equal ncu's \
-             ({blocks} kernel blocks, {warnings} warnings)",
+             ({blocks} kernel blocks, {source_lines} CUDA source lines, {warnings} warnings)",
             theirs.len()
         );
         total_cells += page_cells;
         total_blocks += blocks;
         total_warnings += warnings;
+        total_source_lines += source_lines;
     }
     eprintln!(
         "ncu_source: {total_cells} cells of {} pages equal ncu's ({total_blocks} kernel blocks, \
-         {total_warnings} warnings)",
+         {total_source_lines} CUDA source lines, {total_warnings} warnings)",
         PAGES.len()
     );
-    assert!(total_blocks >= 48 + 96 + 225, "every kernel block compared");
+    assert!(
+        total_blocks >= 48 + 24 + 96 + 225,
+        "every kernel block compared"
+    );
+    assert!(total_source_lines >= 174, "every CUDA source line compared");
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! `sightline summary REPORT.ncu-rep --report ncu_source [--print-source sass|cuda,sass|ptx]
 //! [--kernel REGEX] [--launch N]`: ncu's Source page. Gathers the kernels' source data and SASS
-//! ([`source_inputs`]: a pass over the report, each function disassembled once with `nvdisasm`
-//! from the cubin it stores), then writes the page.
+//! ([`source_inputs_for`]: a pass over the report, each function disassembled once with
+//! `nvdisasm` from the cubin it stores; for the CUDA view only the functions with a line table,
+//! and their line tables), then writes the page.
 
 use std::io::Write;
 
@@ -10,7 +11,7 @@ use anyhow::{Context, Result, bail};
 use super::{SummaryArgs, load_for_cli};
 use crate::analysis::ncu::source::{KernelSelection, source_metric_names};
 use crate::export::ncu_pages::source::{SourceInput, SourceView, write};
-use crate::load::ncu_rep::source_inputs;
+use crate::load::ncu_rep::{Disassemble, source_inputs_for};
 use crate::trace::Needs;
 
 /// The `--report` name of the page.
@@ -30,12 +31,17 @@ pub fn print(args: &SummaryArgs) -> Result<i32> {
             );
         };
         let ids = selection.select(report);
-        let inputs = source_inputs(
+        let disassemble = match args.print_source {
+            SourceView::Sass => Disassemble::All,
+            SourceView::CudaSass => Disassemble::WithLineTables,
+            SourceView::Ptx => Disassemble::Nothing,
+        };
+        let inputs = source_inputs_for(
             path,
             report,
             &ids,
             &source_metric_names(report),
-            args.print_source == SourceView::Sass,
+            disassemble,
         )
         .with_context(|| format!("{}: reading the source data", path.display()))?;
         for warning in &inputs.warnings {
@@ -49,12 +55,13 @@ pub fn print(args: &SummaryArgs) -> Result<i32> {
             sass: &inputs.sass,
             lineinfo: &inputs.lineinfo,
             ptx: &inputs.ptx,
+            lines: &inputs.lines,
         };
         let counts = write(report, &input, args.print_source, &ids, &mut out)?;
         if counts.cuda_not_printed > 0 {
             eprintln!(
-                "note: {}: {} kernels have a line table; their CUDA source view is not printed \
-                 yet (--print-source sass prints their SASS)",
+                "note: {}: {} kernels have lines in CUDA source files the report does not hold \
+                 (profile with --import-source yes); those lines are not printed",
                 path.display(),
                 counts.cuda_not_printed
             );

@@ -94,3 +94,57 @@ pub struct SassInstruction {
     pub address: u64,
     pub text: String,
 }
+
+/// A function's line table: the CUDA source line of each of its instructions that has one (an
+/// inlined function's instruction at the inlined function's own line), as the cubin's
+/// `.debug_line` gives it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineTable {
+    /// The source files it names, as it spells them (`/usr/local/cuda/bin/../targets/…`).
+    pub files: Vec<String>,
+    /// (instruction address, index into `files`, line number from 1), by address.
+    pub lines: Vec<(u64, usize, u32)>,
+}
+
+impl NcuModule {
+    /// The index in `files` of the imported source file at `path` (as a line table spells it:
+    /// `..` and `.` steps are compared resolved, as ncu stores the paths).
+    pub fn file_index(&self, path: &str) -> Option<usize> {
+        let wanted = resolved(path);
+        self.files.iter().position(|f| resolved(&f.path) == wanted)
+    }
+}
+
+/// A path with its `.` and `..` steps resolved, by its text alone.
+fn resolved(path: &str) -> String {
+    let mut steps: Vec<&str> = Vec::new();
+    for step in path.split('/') {
+        match step {
+            "." => {}
+            ".." if steps.last().is_some_and(|s| !s.is_empty() && *s != "..") => {
+                steps.pop();
+            }
+            _ => steps.push(step),
+        }
+    }
+    steps.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_compare_resolved() {
+        assert_eq!(
+            resolved("/usr/local/cuda/bin/../targets/x86_64-linux/include/a.hpp"),
+            "/usr/local/cuda/targets/x86_64-linux/include/a.hpp"
+        );
+        assert_eq!(
+            resolved("/tmp/./w/li/workloads.cu"),
+            "/tmp/w/li/workloads.cu"
+        );
+        assert_eq!(resolved("../a/b.cu"), "../a/b.cu");
+        assert_eq!(resolved("/../a.cu"), "/../a.cu");
+    }
+}

@@ -5,7 +5,9 @@
 //! per-instruction list for the kernel (a group — the sampled warp stall reasons — when the
 //! kernel has the group); a cell is the list's value at the instruction's PC, `0` where the list
 //! has none. The memory columns are what ncu prints for its enumerations: `-` for an instruction
-//! that is no memory access, empty for one never executed, the access's kinds otherwise.
+//! that is no memory access, empty for one never executed, the access's kinds otherwise. The
+//! CUDA view's row of a source line has its instructions' cells added up, the memory columns'
+//! names counted ([`SourceColumn::write_line_cell`]).
 //!
 //! Checked cell for cell against ncu 2025.3.1's `--page source --csv` on the shared reports
 //! (`tests/ncu_source.rs`).
@@ -83,6 +85,52 @@ impl SourceColumn<'_> {
                 Some(0.0) => {}
                 Some(v) => write_enum(kind, v, out),
             },
+        }
+    }
+
+    /// The CUDA view's cell (`--print-source cuda,sass`) of a source line whose instructions
+    /// are at `pcs`, as ncu 2025.3 prints it: a number column's sum over
+    /// them (the `Avg.` columns too: ncu adds those up as well); a memory column's names, each
+    /// once in the order first met, with how many instructions have it in parentheses where
+    /// more than one does (`Load(2),Store`), empty where the line's accesses never ran, `-`
+    /// where none of its instructions is an access.
+    pub fn write_line_cell(&self, pcs: &[u64], out: &mut String) {
+        if self.kind == ColumnKind::Number {
+            let sum: f64 = pcs.iter().map(|&pc| self.value(pc).unwrap_or(0.0)).sum();
+            write_number(sum, out);
+            return;
+        }
+        let mut any = false;
+        let mut names: Vec<(String, usize)> = Vec::new();
+        let mut cell = String::new();
+        for &pc in pcs {
+            if self.value(pc).is_none() {
+                continue;
+            }
+            any = true;
+            cell.clear();
+            self.write_cell(pc, &mut cell);
+            for name in cell.split(',').filter(|n| !n.is_empty()) {
+                match names.iter_mut().find(|(n, _)| n == name) {
+                    Some((_, count)) => *count += 1,
+                    None => names.push((name.to_string(), 1)),
+                }
+            }
+        }
+        if !any {
+            out.push('-');
+            return;
+        }
+        for (i, (name, count)) in names.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(name);
+            if *count > 1 {
+                out.push('(');
+                out.push_str(itoa::Buffer::new().format(*count));
+                out.push(')');
+            }
         }
     }
 }
@@ -252,6 +300,50 @@ mod tests {
         let mut out = String::new();
         column.write_cell(16, &mut out);
         out
+    }
+
+    fn line_cell(kind: ColumnKind, values: &[Option<f64>]) -> String {
+        let list = PcValues {
+            metric: String::new(),
+            values: (0u64..)
+                .zip(values)
+                .filter_map(|(pc, v)| Some((pc, (*v)?)))
+                .collect(),
+        };
+        let column = SourceColumn {
+            label: String::new(),
+            metric: String::new(),
+            kind,
+            lists: vec![&list],
+            group: false,
+        };
+        let pcs: Vec<u64> = (0..values.len() as u64).collect();
+        let mut out = String::new();
+        column.write_line_cell(&pcs, &mut out);
+        out
+    }
+
+    #[test]
+    fn line_cells_print_as_ncu_prints_them() {
+        use ColumnKind::*;
+        assert_eq!(line_cell(Number, &[Some(32.0), None, Some(32.0)]), "64");
+        assert_eq!(line_cell(AddressSpace, &[None, None]), "-");
+        assert_eq!(line_cell(AddressSpace, &[None, Some(0.0)]), "");
+        assert_eq!(
+            line_cell(
+                AccessOperation,
+                &[Some(2.0), None, Some(4.0), Some(2.0), Some(0.0)]
+            ),
+            "Load(2),Store"
+        );
+        assert_eq!(
+            line_cell(AddressSpace, &[Some(4.0), Some(16.0)]),
+            "Global,Shared"
+        );
+        assert_eq!(
+            line_cell(AccessSize, &[Some(32.0), Some(128.0), Some(32.0)]),
+            "32(2),128"
+        );
     }
 
     #[test]

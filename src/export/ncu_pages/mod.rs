@@ -16,6 +16,7 @@ pub mod names;
 pub mod nvtx;
 pub mod raw;
 pub mod source;
+pub mod source_cuda;
 pub mod summary;
 
 /// `--print-units`: ncu scales units by default (`auto`); `base` prints every value in its

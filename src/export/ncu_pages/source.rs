@@ -2,18 +2,20 @@
 //! as ncu 2025.3.1 prints it. `sass`: for each kernel a `"Kernel Name"` line, the header and one
 //! row per SASS instruction; ncu prints a kernel's block once per source message of its module
 //! in the report (twice for most kernels of the shared reports: the module's message, then the
-//! one that added the kernel's function), and so does this page. `cuda,sass` and `ptx`: ncu's
-//! warning for a kernel whose cubin has no line table or PTX; the PTX of a module that has it,
-//! once, numbered by line, its quotes written as they are (as ncu writes them).
+//! one that added the kernel's function), and so does this page. `cuda,sass`: per CUDA source
+//! line, its counters and its instructions ([`source_cuda`]), or ncu's warning for a kernel
+//! whose cubin has no line table. `ptx`: the PTX of a module that has it, once, numbered by
+//! line, its quotes written as they are (as ncu writes them), or ncu's warning.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
 
 use super::names::KernelNames;
+use super::source_cuda;
 use super::write_row;
-use crate::analysis::ncu::source::columns;
+use crate::analysis::ncu::source::{SourceColumn, columns};
 use crate::trace::ncu::NcuReport;
-use crate::trace::ncu_source::{NcuSourceData, SassInstruction};
+use crate::trace::ncu_source::{LineTable, NcuSourceData, SassInstruction};
 
 /// `--print-source`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -45,14 +47,20 @@ pub struct SourceInput<'a> {
     /// Of each module (by reference): whether its cubin has a line table, and its PTX lines.
     pub lineinfo: &'a HashMap<u64, bool>,
     pub ptx: &'a HashMap<u64, Vec<String>>,
+    /// The line tables of the functions, keyed as `sass` (the CUDA view).
+    pub lines: &'a HashMap<(u64, String), LineTable>,
 }
 
 /// What the page printed, for a caller that says so.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct SourcePageCounts {
     pub blocks: usize,
+    /// Instruction rows.
     pub rows: usize,
-    /// Kernels whose CUDA view needs their line table (not printed: see the docs).
+    /// CUDA source line rows.
+    pub lines: usize,
+    /// Kernels of the CUDA view with lines in a source file the report does not hold (those
+    /// lines are not printed: ncu's page for them is not known).
     pub cuda_not_printed: usize,
 }
 
@@ -80,14 +88,30 @@ pub fn write(
         match view {
             SourceView::Sass => {}
             SourceView::CudaSass => {
-                if module_ref.and_then(|r| input.lineinfo.get(&r)) == Some(&true) {
-                    counts.cuda_not_printed += 1;
-                } else {
-                    writeln!(
+                let has_table = module_ref.and_then(|r| input.lineinfo.get(&r)) == Some(&true);
+                let key = module_ref.map(|r| (r, workload.mangled_name.clone()));
+                let table = key.as_ref().and_then(|k| input.lines.get(k));
+                let sass = key.as_ref().and_then(|k| input.sass.get(k));
+                match (module, table, sass) {
+                    (Some(module), Some(table), Some(sass)) if !table.lines.is_empty() => {
+                        let columns = columns(report, workload, kernel);
+                        let cuda = source_cuda::Kernel {
+                            // As the SASS view's "Kernel Name" (casts kept: `<(int)16>`).
+                            name: workload.display_name(),
+                            module,
+                            sass,
+                            table,
+                            columns: &columns,
+                        };
+                        source_cuda::write_kernel(&cuda, out, &mut counts)?;
+                    }
+                    // A line table or SASS that could not be had: the caller says why.
+                    (_, None, _) | (_, _, None) if has_table => {}
+                    _ => writeln!(
                         out,
                         "==WARNING== No lineinfo available to show CUDA-C source related to '{}'.",
                         names.get(workload)
-                    )?;
+                    )?,
                 }
                 continue;
             }
@@ -132,21 +156,7 @@ pub fn write(
             write_row(out, &header)?;
             for instruction in sass {
                 line.clear();
-                line.push_str("\"0x");
-                line.push_str(&format!("{:x}", instruction.address));
-                line.push_str("\",");
-                quoted(&mut line, &instruction.text);
-                for c in &columns {
-                    line.push_str(",\"");
-                    let start = line.len();
-                    c.write_cell(instruction.address, &mut line);
-                    if line[start..].contains('"') {
-                        let cell = line.split_off(start).replace('"', "\"\"");
-                        line.push_str(&cell);
-                    }
-                    line.push('"');
-                }
-                line.push('\n');
+                push_instruction(&mut line, instruction, &columns);
                 out.write_all(line.as_bytes())?;
             }
             counts.blocks += 1;
@@ -154,6 +164,40 @@ pub fn write(
         }
     }
     Ok(counts)
+}
+
+/// An instruction's row (its address, text and cells, `\n`), appended to `line`.
+pub(super) fn push_instruction(
+    line: &mut String,
+    instruction: &SassInstruction,
+    columns: &[SourceColumn<'_>],
+) {
+    line.push_str("\"0x");
+    line.push_str(&format!("{:x}", instruction.address));
+    line.push_str("\",");
+    quoted(line, &instruction.text);
+    push_cells(line, columns, |c, cell| {
+        c.write_cell(instruction.address, cell)
+    });
+    line.push('\n');
+}
+
+/// `,"CELL"` for each column, `write` writing the cell, its quotes doubled.
+pub(super) fn push_cells(
+    line: &mut String,
+    columns: &[SourceColumn<'_>],
+    mut write: impl FnMut(&SourceColumn<'_>, &mut String),
+) {
+    for c in columns {
+        line.push_str(",\"");
+        let start = line.len();
+        write(c, line);
+        if line[start..].contains('"') {
+            let cell = line.split_off(start).replace('"', "\"\"");
+            line.push_str(&cell);
+        }
+        line.push('"');
+    }
 }
 
 fn quoted(line: &mut String, text: &str) {

@@ -17,6 +17,7 @@
 
 mod convert;
 mod instances;
+pub mod line_table;
 pub mod messages;
 pub mod sass;
 mod section_messages;
@@ -41,7 +42,9 @@ use crate::trace::{Trace, TraceFormat};
 use convert::Converter;
 pub use instances::read_instances;
 pub use source::read_source_data;
-pub use source_input::{SourceInputError, SourceInputs, source_inputs};
+pub use source_input::{
+    Disassemble, SourceInputError, SourceInputs, source_inputs, source_inputs_for,
+};
 
 /// The report's magic bytes.
 pub const MAGIC: &[u8; 4] = b"NVR\0";

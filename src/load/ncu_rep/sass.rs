@@ -7,7 +7,7 @@
 //! no `.reuse` flags, no `;`.
 //!
 //! Also here: the PTX a cubin built with `-lineinfo` carries (`.nv_debug_ptx_txt`) and whether it
-//! has a line table (`.debug_line`).
+//! has a line table (`.debug_line`; the table itself: [`super::line_table`]).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -27,6 +27,8 @@ pub enum SassError {
     NoCode(String),
     #[error("nvdisasm failed on {function}: {detail}")]
     Failed { function: String, detail: String },
+    #[error("nvdisasm could not print the line table of a cubin: {0}")]
+    LineTable(String),
 }
 
 /// A section of an ELF64 image by name: its bytes.
@@ -186,6 +188,16 @@ pub fn disassemble_all(
         .collect()
 }
 
+/// A name in the temp folder for `nvdisasm`'s input, unique to this process and call.
+pub(super) fn scratch_file() -> PathBuf {
+    static FILES: AtomicU64 = AtomicU64::new(0);
+    std::env::temp_dir().join(format!(
+        "sightline-sass-{}-{}.bin",
+        std::process::id(),
+        FILES.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
 /// The second base address: far from any offset within a blob of code.
 const HIGH_BASE: u64 = 0x4000_0000_0000;
 
@@ -197,12 +209,7 @@ fn run_twice(
     sm: u32,
     blob: &[u8],
 ) -> Result<(Vec<(u64, String)>, Vec<(u64, String)>), String> {
-    static FILES: AtomicU64 = AtomicU64::new(0);
-    let file = std::env::temp_dir().join(format!(
-        "sightline-sass-{}-{}.bin",
-        std::process::id(),
-        FILES.fetch_add(1, Ordering::Relaxed)
-    ));
+    let file = scratch_file();
     std::fs::write(&file, blob).map_err(|e| e.to_string())?;
     let run = |arch: &str, base: u64| -> Result<Vec<(u64, String)>, String> {
         let output = Command::new(nvdisasm)
