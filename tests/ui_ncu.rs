@@ -190,6 +190,30 @@ fn a_dropped_report_shows_its_kernels_their_details_and_the_roofline() {
             .count()
             >= 1
     );
+    // The roofline sections drawn as charts: every ceiling of the single-precision hierarchical
+    // chart (DRAM, L2, L1, as `tests/ncu_hierarchical_roofline.rs` checks them against ncu's
+    // page) in the legend, and the kernel's achieved point at each level.
+    let charts = sightline::analysis::ncu::hierarchical::of_workload(report, &report.workloads[0]);
+    let single = charts
+        .iter()
+        .find(|c| c.title.ends_with("(Single Precision)"))
+        .expect("the single-precision hierarchical roofline");
+    assert_eq!(single.ceilings.len(), 3, "{single:?}");
+    for c in &single.ceilings {
+        let si = sightline::ui::ncu::roofline::si;
+        let legend = format!(
+            "{} ({}op/s, {}B/s)",
+            c.label,
+            si(c.peak_work),
+            si(c.peak_traffic)
+        );
+        assert!(h.query_all_by_label(&legend).count() >= 1, "no `{legend}`");
+    }
+    assert!(
+        h.query_all_by_label_contains("DRAM Achieved Value (6.5 % of its roof)")
+            .count()
+            >= 1
+    );
     // The NVLink topology of an H200 with no NVLink connections: ncu's note.
     h.get_by_label("The system does not have any NVLink connections.");
     // The memory tables and chart: a line per metric of their lists, as ncu's details page

@@ -359,6 +359,25 @@ pub struct BodyItem {
     /// A table's rows and columns, when it is one.
     pub rows: u32,
     pub columns: u32,
+    /// A roofline item's two quantities as the section defines them (ncu-ui draws its point
+    /// or ceiling from them).
+    pub roofline: Option<RooflineSpec>,
+}
+
+/// A roofline's or an achieved value's work (operations per second) and traffic (bytes per
+/// second).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct RooflineSpec {
+    pub work: RooflineQuantity,
+    pub traffic: RooflineQuantity,
+}
+
+/// A quantity of a roofline: one metric's value, or the sum of metrics counted per cycle times
+/// a frequency (cycles per second).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct RooflineQuantity {
+    pub metrics: Vec<SectionMetric>,
+    pub frequency: Option<SectionMetric>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,7 @@
 //! Pure computations over an Nsight Compute report ([`crate::trace::ncu::NcuReport`]): the
 //! kernel table's rows with their filters and sort ([`kernels`]), the FP32/FP64 roofline as
-//! ncu's `SpeedOfLight_RooflineChart` section computes it ([`roofline`]), throughput
+//! ncu's `SpeedOfLight_RooflineChart` section computes it ([`roofline`]), the hierarchical
+//! rooflines (L1, L2, DRAM) as each roofline section defines them ([`hierarchical`]), throughput
 //! breakdowns ([`breakdown`]), line charts ([`line_chart`]), metric groups ([`groups`]), the NUMA table ([`numa`]), which
 //! metric a section entry shows for a kernel ([`shown`]) and which operations of a grid
 //! ([`operation_rows`]), metric values with the units ncu-ui
@@ -14,6 +15,7 @@ pub mod breakdown;
 pub mod diff;
 pub mod facts;
 pub mod groups;
+pub mod hierarchical;
 pub mod join;
 pub mod kernels;
 pub mod line_chart;

@@ -12,7 +12,8 @@ use super::messages as msg;
 use crate::trace::ncu::{
     BodyItem, BodyItemKind, GROUP_PREFIX, InstanceList, ItemOrder, MetricId, MetricValue, NcuNvtx,
     NcuProcess, NcuReport, NcuRule, NcuSection, NcuSystem, NcuWorkload, NvtxDomainStack,
-    RuleMessage, RuleSpeedup, ScalarValue, SectionBody, SectionId, SectionMetric,
+    RooflineQuantity, RooflineSpec, RuleMessage, RuleSpeedup, ScalarValue, SectionBody, SectionId,
+    SectionMetric,
 };
 
 #[derive(Default)]
@@ -328,6 +329,23 @@ fn roofline(r: &msg::SectionRoofline, achieved: bool) -> BodyItem {
     };
     let mut metrics = group(&r.work);
     metrics.extend(group(&r.traffic));
+    let quantity = |q: &Option<msg::RooflineQuantity>| match q {
+        Some(msg::RooflineQuantity {
+            per_cycle: Some(p), ..
+        }) => RooflineQuantity {
+            metrics: p.metrics.iter().map(metric).collect(),
+            frequency: p.frequency.as_ref().map(metric),
+        },
+        Some(q) => RooflineQuantity {
+            metrics: q.metric.iter().map(metric).collect(),
+            frequency: None,
+        },
+        None => RooflineQuantity::default(),
+    };
+    let spec = RooflineSpec {
+        work: quantity(&r.work),
+        traffic: quantity(&r.traffic),
+    };
     BodyItem {
         kind: BodyItemKind::Roofline,
         label: r
@@ -340,6 +358,7 @@ fn roofline(r: &msg::SectionRoofline, achieved: bool) -> BodyItem {
         order: ItemOrder::ByName,
         rows: 0,
         columns: 0,
+        roofline: Some(spec),
     }
 }
 
@@ -384,6 +403,7 @@ fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
         order: ItemOrder::ByName,
         rows: 0,
         columns: 0,
+        roofline: None,
     };
     if let Some(t) = &i.table {
         return BodyItem {

@@ -161,6 +161,9 @@ fn section_body(
     if section.has_item(BodyItemKind::NumaTable) {
         numa_table(ui, report, workload);
     }
+    if let Some(chart) = crate::analysis::ncu::hierarchical::of_section(report, workload, section) {
+        super::hierarchical::show(ui, &section.identifier, &chart);
+    }
     let mut rooflines_shown = std::collections::HashSet::new();
     for body in &section.bodies {
         // A roofline the kernel lacks a metric of (another architecture's operations: the

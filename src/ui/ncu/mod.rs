@@ -8,6 +8,7 @@
 
 pub mod baseline;
 pub mod details;
+pub mod hierarchical;
 pub mod kernel_table;
 pub mod line_chart;
 pub mod raw;
