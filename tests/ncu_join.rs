@@ -243,4 +243,103 @@ fn the_html_report_measures_dram_from_the_joined_kernels() {
     assert!(row.contains(&expected), "{expected} not in {row}");
     assert!(!row.contains("not measurable"), "{row}");
     eprintln!("DRAM row: {expected} (113 matched kernels)");
+    profiled_kernel_charts(&page, &trace, &report, &join);
+}
+
+/// The page's *Profiled kernels* section: the three matched kernels with the longest time on
+/// the timeline, each with its hierarchical roofline (a point per level) and its line charts
+/// (each line's points, the kernel's configuration marked), every picture well-formed SVG.
+fn profiled_kernel_charts(
+    page: &str,
+    trace: &sightline::trace::Trace,
+    report: &NcuReport,
+    join: &ncu::NcuJoin,
+) {
+    use sightline::analysis::ncu::hierarchical::of_workload;
+    use sightline::analysis::ncu::line_chart::line_chart;
+    let section = page
+        .split("<h2 id=\"ncu\">Profiled kernels (Nsight Compute)</h2>")
+        .nth(1)
+        .expect("the Profiled kernels section")
+        .split("<h2")
+        .next()
+        .unwrap();
+    let mut by_time: Vec<(i64, usize)> = join
+        .pairs()
+        .map(|(k, w)| (trace.kernels.spans.duration_ns(k), w))
+        .collect();
+    by_time.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let blocks: Vec<&str> = section.split("<h3>").skip(1).collect();
+    assert_eq!(blocks.len(), 3, "three kernels");
+    let (mut charts, mut points) = (0, 0);
+    for (block, &(_, w)) in blocks.iter().zip(&by_time) {
+        let workload = &report.workloads[w];
+        assert!(
+            block.starts_with(&format!("ID {} · ", workload.id)),
+            "{block:.80}"
+        );
+        let svgs: Vec<&str> = block
+            .split("<svg")
+            .skip(1)
+            .map(|s| s.split("</svg>").next().unwrap())
+            .collect();
+        for svg in &svgs {
+            let text = format!("<svg{svg}</svg>");
+            let mut reader = quick_xml::Reader::from_str(&text);
+            loop {
+                match reader.read_event() {
+                    Ok(quick_xml::events::Event::Eof) => break,
+                    Ok(_) => {}
+                    Err(e) => panic!("not well-formed SVG: {e}"),
+                }
+            }
+        }
+        let rooflines = of_workload(report, workload);
+        let single = rooflines
+            .iter()
+            .find(|r| r.title.ends_with("(Single Precision)"))
+            .expect("a single-precision roofline");
+        let drawable = single.points.iter().filter(|p| p.is_drawable()).count();
+        assert_eq!(svgs[0].matches("<circle class=\"point\"").count(), drawable);
+        assert!(svgs[0].contains(&single.title));
+        let lines: Vec<_> = report
+            .sections_in_order(workload)
+            .iter()
+            .flat_map(|s| s.bodies.iter().flat_map(|b| &b.items))
+            .filter_map(|item| line_chart(report, workload, item))
+            .collect();
+        assert_eq!(
+            svgs.len(),
+            1 + lines.len(),
+            "a roofline and the line charts"
+        );
+        for (chart, svg) in lines.iter().zip(&svgs[1..]) {
+            assert!(svg.contains(&chart.label), "{}", chart.label);
+            let polylines: Vec<&str> = svg.split("<polyline class=\"line\"").skip(1).collect();
+            assert_eq!(polylines.len(), chart.lines.len(), "{}", chart.label);
+            for (line, poly) in chart.lines.iter().zip(&polylines) {
+                let listed = poly
+                    .split("points=\"")
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap();
+                assert_eq!(
+                    listed.split(' ').count(),
+                    line.points.len(),
+                    "{}",
+                    line.label
+                );
+                points += line.points.len();
+            }
+            for (label, _) in &chart.marks {
+                assert!(svg.contains(&format!("This kernel — {label}")), "{label}");
+            }
+            charts += 1;
+        }
+        let block_size = report.number(workload, "launch__block_size").unwrap();
+        assert!(block.contains(&format!("This kernel — Block Size: {block_size}")));
+    }
+    eprintln!("Profiled kernels: 3 kernels, 3 rooflines, {charts} line charts, {points} points");
 }

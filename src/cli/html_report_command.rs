@@ -31,7 +31,9 @@ pub struct ReportArgs {
     #[arg(long)]
     pub range: Option<String>,
     /// An Nsight Compute report (.ncu-rep, .ncu-rep.gz) of the same program as TRACE: fills the
-    /// Memory bandwidth (DRAM) row from the profiled kernels when the trace has no GPU metrics.
+    /// Memory bandwidth (DRAM) row from the profiled kernels when the trace has no GPU metrics, and
+    /// adds the charts (occupancy, hierarchical roofline) of the profiled kernels that took the
+    /// most time on the timeline.
     #[arg(long, value_name = "REPORT")]
     pub ncu: Option<PathBuf>,
 }
@@ -84,6 +86,7 @@ pub fn report(args: &ReportArgs) -> Result<i32> {
             args.trace.display()
         );
         report::ncu_dram::fill_dram_from_ncu(&mut built.run, &trace, &ncu, &join);
+        built.run.ncu_kernels = report::ncu_charts::gather(&trace, &ncu, &join);
     }
     let page = report::html::page(&built);
     std::fs::write(&args.out, page)

@@ -26,6 +26,8 @@ pub fn esc(text: &str) -> String {
 const STYLE: &str = r#"
 :root { --ok: #1e7e34; --bad: #b02a37; --na: #6c757d; --line: #d0d4da; --soft: #f4f6f8; }
 * { box-sizing: border-box; }
+.ncu-charts { display: flex; flex-wrap: wrap; gap: 12px; }
+.ncu-chart { background: #fff; border: 1px solid var(--line); }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
        color: #1d2330; margin: 0 auto; max-width: 1480px; padding: 24px 32px; background: #fff; }
 h1 { font-size: 24px; margin: 0 0 4px; }
@@ -95,6 +97,7 @@ pub fn page(report: &Report) -> String {
     h.push_str(&super::bounds::section(report));
     h.push_str(&sections::top_tables(report));
     h.push_str(&super::op_roofline::section(run));
+    h.push_str(&super::ncu_charts::section(&run.ncu_kernels));
     h.push_str(&sections::host_threads(run));
     h.push_str(&sections::configuration(report));
     h.push_str(DEFINITIONS);

@@ -15,6 +15,7 @@ pub mod iterations_chart;
 pub mod json;
 pub mod lost_time;
 pub mod metrics;
+pub mod ncu_charts;
 pub mod ncu_dram;
 pub mod op_roofline;
 pub mod pictures;
@@ -77,6 +78,8 @@ pub struct RunReport {
     pub path_threads: std::collections::HashMap<i64, String>,
     /// Where times count from in the page (session start, a PyTorch trace's first event).
     pub time_origin_ns: i64,
+    /// With `--ncu`: the charts of the profiled kernels that took the most timeline time.
+    pub ncu_kernels: Vec<ncu_charts::KernelCharts>,
 }
 
 /// The page's content: a run, and optionally the baseline it is compared with.
@@ -180,6 +183,7 @@ fn run_report(
         threads,
         pictures,
         time_origin_ns: trace.time_origin_ns(),
+        ncu_kernels: Vec::new(),
     }
 }
 
