@@ -15,7 +15,7 @@
 mod common;
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// (report, `--print-source`, oracle file).
 const PAGES: [(&str, &str, &str); 9] = [
@@ -61,42 +61,6 @@ fn read_text(path: &Path) -> String {
     text
 }
 
-/// NVIDIA's disassembler: `SIGHTLINE_NVDISASM`, else the pip package in a scratch venv.
-fn nvdisasm() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("SIGHTLINE_NVDISASM") {
-        return Some(PathBuf::from(p));
-    }
-    let python = common::venv::python_with(
-        "sightline-nvdisasm-venv",
-        "nvidia",
-        &["nvidia-cuda-nvdisasm"],
-        None,
-    )?;
-    let venv = python.parent()?.parent()?.to_path_buf();
-    let found = find_file(&venv.join("lib"), "nvdisasm");
-    if found.is_none() {
-        eprintln!(
-            "SKIPPED: nvidia-cuda-nvdisasm installed no nvdisasm under {}",
-            venv.display()
-        );
-    }
-    found
-}
-
-fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {
-    for entry in std::fs::read_dir(dir).ok()?.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            if let Some(found) = find_file(&path, name) {
-                return Some(found);
-            }
-        } else if path.file_name().is_some_and(|n| n == name) {
-            return Some(path);
-        }
-    }
-    None
-}
-
 /// A line's cells as a CSV reader reads them (a warning line is one cell).
 fn cells(line: &str) -> Vec<String> {
     if !line.starts_with('"') {
@@ -119,7 +83,7 @@ fn source_pages_equal_ncus_cell_for_cell() {
     let Some(dir) = common::shared_ncu() else {
         return;
     };
-    let Some(nvdisasm) = nvdisasm() else {
+    let Some(nvdisasm) = common::nvdisasm::nvdisasm() else {
         return;
     };
     let nvdisasm = nvdisasm.to_string_lossy().into_owned();

@@ -319,6 +319,7 @@ impl SightlineApp {
             self.show_help = !self.show_help;
         }
         self.help_window(&ctx);
+        super::ncu::source::attached_window(&ctx);
         let mut about = self.show_about;
         super::about::about_window(&ctx, &mut about, self.tab().trace());
         self.show_about = about;

@@ -7,16 +7,18 @@
 //! has none. The memory columns are what ncu prints for its enumerations: `-` for an instruction
 //! that is no memory access, empty for one never executed, the access's kinds otherwise. The
 //! CUDA view's row of a source line has its instructions' cells added up, the memory columns'
-//! names counted ([`SourceColumn::write_line_cell`]).
+//! names counted ([`SourceColumn::write_line_cell`]); its lines are grouped by [`cuda_lines`].
 //!
 //! Checked cell for cell against ncu 2025.3.1's `--page source --csv` on the shared reports
 //! (`tests/ncu_source.rs`).
+
+use std::collections::BTreeMap;
 
 use regex::Regex;
 
 use super::listed;
 use crate::trace::ncu::{GROUP_PREFIX, NcuReport, NcuWorkload};
-use crate::trace::ncu_source::{KernelSource, PcValues};
+use crate::trace::ncu_source::{KernelSource, LineTable, NcuModule, PcValues, SassInstruction};
 
 /// The Source Counters section's identifier.
 pub const SOURCE_COUNTERS: &str = "SourceCounters";
@@ -77,15 +79,7 @@ impl SourceColumn<'_> {
 
     /// The cell at `pc` as ncu prints it, appended to `out`.
     pub fn write_cell(&self, pc: u64, out: &mut String) {
-        let value = self.value(pc);
-        match self.kind {
-            ColumnKind::Number => write_number(value.unwrap_or(0.0), out),
-            kind => match value {
-                None => out.push('-'),
-                Some(0.0) => {}
-                Some(v) => write_enum(kind, v, out),
-            },
-        }
+        write_value(self.kind, self.value(pc), out);
     }
 
     /// The CUDA view's cell (`--print-source cuda,sass`) of a source line whose instructions
@@ -132,6 +126,20 @@ impl SourceColumn<'_> {
                 out.push(')');
             }
         }
+    }
+}
+
+/// A cell of a column of `kind` whose value is `value` ([`SourceColumn::value`]), as ncu prints
+/// it ([`SourceColumn::write_cell`]): for a viewer that keeps the values and prints only the cells
+/// on screen.
+pub fn write_value(kind: ColumnKind, value: Option<f64>, out: &mut String) {
+    match kind {
+        ColumnKind::Number => write_number(value.unwrap_or(0.0), out),
+        kind => match value {
+            None => out.push('-'),
+            Some(0.0) => {}
+            Some(v) => write_enum(kind, v, out),
+        },
     }
 }
 
@@ -215,6 +223,54 @@ pub fn columns<'d>(
         }
     }
     out
+}
+
+/// A CUDA source line of a kernel's CUDA view: the line's instructions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CudaLine {
+    /// The stored source file (index into the module's `files`).
+    pub file: usize,
+    /// From 1.
+    pub number: u32,
+    /// Indices into the function's SASS, in the line table's (address) order.
+    pub instructions: Vec<usize>,
+}
+
+/// The CUDA lines of a function with SASS `sass` (by address) and line table `table`, as ncu's
+/// CUDA view groups them: each instruction the table names under its (file, line), the lines by
+/// stored file, then number; lines without instructions left out. Also whether some of the
+/// table's lines are in a file the report does not hold (those are left out: ncu's page for
+/// them is not known).
+pub fn cuda_lines(
+    module: &NcuModule,
+    sass: &[SassInstruction],
+    table: &LineTable,
+) -> (Vec<CudaLine>, bool) {
+    let stored: Vec<Option<usize>> = table
+        .files
+        .iter()
+        .map(|path| module.file_index(path))
+        .collect();
+    let mut lines: BTreeMap<(usize, u32), Vec<usize>> = BTreeMap::new();
+    let mut missing = false;
+    for &(address, file, number) in &table.lines {
+        let Ok(index) = sass.binary_search_by_key(&address, |i| i.address) else {
+            continue;
+        };
+        match stored.get(file).copied().flatten() {
+            Some(file) => lines.entry((file, number)).or_default().push(index),
+            None => missing = true,
+        }
+    }
+    let lines = lines
+        .into_iter()
+        .map(|((file, number), instructions)| CudaLine {
+            file,
+            number,
+            instructions,
+        })
+        .collect();
+    (lines, missing)
 }
 
 /// The per-instruction metrics a report's Source page reads: every metric its Source Counters

@@ -20,12 +20,11 @@
 //! kernel (an inlined function of a header), and quotes in a source line (written as they are,
 //! as ncu writes a PTX line).
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use super::source::{SourcePageCounts, push_cells, push_instruction};
 use super::write_row;
-use crate::analysis::ncu::source::SourceColumn;
+use crate::analysis::ncu::source::{SourceColumn, cuda_lines};
 use crate::trace::ncu_source::{LineTable, NcuModule, SassInstruction};
 
 /// What the CUDA view of one kernel shows.
@@ -47,24 +46,7 @@ pub fn write_kernel(
     counts: &mut SourcePageCounts,
 ) -> io::Result<()> {
     let module = kernel.module;
-    // The instructions (by index into the SASS) of each (stored file, line).
-    let stored: Vec<Option<usize>> = kernel
-        .table
-        .files
-        .iter()
-        .map(|path| module.file_index(path))
-        .collect();
-    let mut lines: BTreeMap<(usize, u32), Vec<usize>> = BTreeMap::new();
-    let mut missing = false;
-    for &(address, file, number) in &kernel.table.lines {
-        let Ok(index) = kernel.sass.binary_search_by_key(&address, |i| i.address) else {
-            continue;
-        };
-        match stored.get(file).copied().flatten() {
-            Some(file) => lines.entry((file, number)).or_default().push(index),
-            None => missing = true,
-        }
-    }
+    let (lines, missing) = cuda_lines(module, kernel.sass, kernel.table);
     counts.cuda_not_printed += usize::from(missing);
     let mut header: Vec<&str> = vec!["Line No", "Source", "Address", "Source"];
     header.extend(kernel.columns.iter().map(|c| c.label.as_str()));
@@ -72,7 +54,8 @@ pub fn write_kernel(
     let mut row = String::with_capacity(1 << 12);
     let mut file_lines: Vec<&str> = Vec::new();
     let mut current_file = None;
-    for (&(file, number), instructions) in &lines {
+    for line in &lines {
+        let (file, number, instructions) = (line.file, line.number, &line.instructions);
         if current_file != Some(file) {
             current_file = Some(file);
             let source = &module.files[file];

@@ -2,13 +2,17 @@
 //! in the section's order, collapsible, with its header metrics in two columns of label, value
 //! and unit, its body items (tables and charts as tables of label and value), and the results
 //! of the section's rules (a type badge, the title, the message and the estimated speedup).
-//! With a baseline, every metric gets the baseline's value and the change in percent.
+//! With a baseline, every metric gets the baseline's value and the change in percent. Links lead
+//! to the instructions behind a section or rule ([`DetailsControl::open_source`]): Warp State
+//! Statistics to the Source view sorted by the largest stall reason, an uncoalesced access rule
+//! to it sorted by the access's excessive sectors or wavefronts.
 //!
 //! [`workload_details`] is a widget of its own so that other views (the timeline's details of a
 //! kernel joined to a report) can show the same page.
 
 use egui::{Color32, RichText, Ui};
 
+use super::source_model::{GLOBAL_EXCESS_LABEL, SHARED_EXCESS_LABEL, SortRequest};
 use crate::analysis::ncu::{breakdown, groups, numa, operation_rows, rule_text, shown, units};
 use crate::trace::ncu::{
     BodyItem, BodyItemKind, GROUP_PREFIX, NcuReport, NcuRule, NcuSection, NcuWorkload, RuleMessage,
@@ -32,6 +36,8 @@ pub struct DetailsControl {
     pub set_all_open: Option<bool>,
     /// Open this section (by identifier) and scroll to it, once.
     pub focus: Option<String>,
+    /// Asked from the page: the kernel's Source view, sorted as this says.
+    pub open_source: Option<SortRequest>,
 }
 
 /// Draws the details of `workload` of `report`; with `baseline`, each metric's baseline value
@@ -73,8 +79,9 @@ pub fn workload_details(
             rule_badges(ui, workload, section);
             r
         });
+        let open_source = &mut control.open_source;
         let (toggle, header_inner, _) = header.body(|ui| {
-            section_body(ui, report, workload, section, baseline);
+            section_body(ui, report, workload, section, baseline, open_source);
         });
         // A click on the title toggles, as on a CollapsingHeader.
         if header_inner.inner.clicked() {
@@ -141,7 +148,18 @@ fn section_body(
     workload: &NcuWorkload,
     section: &NcuSection,
     baseline: Option<BaselineRef<'_>>,
+    open_source: &mut Option<SortRequest>,
 ) {
+    if section.identifier == "WarpStateStats"
+        && ui
+            .link("Source: the instructions behind the largest stall reason")
+            .on_hover_text(
+                "Open the Source view sorted by the sampled stall reason with the most samples",
+            )
+            .clicked()
+    {
+        *open_source = Some(SortRequest::LargestStall);
+    }
     if !section.header.is_empty() {
         metric_table(
             ui,
@@ -264,7 +282,7 @@ fn section_body(
         .filter(|r| r.section == section.identifier && !r.messages.is_empty())
         .collect();
     for rule in rules {
-        rule_result(ui, rule);
+        rule_result(ui, rule, open_source);
     }
 }
 
@@ -478,7 +496,7 @@ fn badge_colour(message: &RuleMessage) -> Color32 {
 }
 
 /// A rule's messages: type badge, title, estimated speedup and text.
-fn rule_result(ui: &mut Ui, rule: &NcuRule) {
+fn rule_result(ui: &mut Ui, rule: &NcuRule, open_source: &mut Option<SortRequest>) {
     for (k, m) in rule.messages.iter().enumerate() {
         ui.add_space(4.0);
         egui::Frame::group(ui.style()).show(ui, |ui| {
@@ -511,6 +529,24 @@ fn rule_result(ui: &mut Ui, rule: &NcuRule) {
                 }
             });
             ui.label(rule_text::plain(&m.text));
+            if k == 0
+                && let Some(label) = excess_column(&rule.identifier)
+                && ui
+                    .link(format!("Source: the instructions by {label}"))
+                    .clicked()
+            {
+                *open_source = Some(SortRequest::Column(label.to_string()));
+            }
         });
+    }
+}
+
+/// The Source column that shows where an uncoalesced access rule's excess comes from (ncu's
+/// `UncoalescedGlobalAccess`, `UncoalescedSharedAccess` rules of the Source Counters section).
+fn excess_column(rule: &str) -> Option<&'static str> {
+    match rule {
+        "UncoalescedGlobalAccess" => Some(GLOBAL_EXCESS_LABEL),
+        "UncoalescedSharedAccess" => Some(SHARED_EXCESS_LABEL),
+        _ => None,
     }
 }

@@ -1,7 +1,7 @@
 //! The kernel table of a report tab: one row per profiled kernel, a click on a header sorts by
 //! its column (again: the other way), a box under each header filters by that column (`>50`,
 //! `<=10` on numbers, any part of the text otherwise), a click on a row selects its kernel, and
-//! its context menu sets it as the baseline. Only the rows on screen are drawn (as the
+//! its context menu sets it as the baseline or opens its Source view. Only the rows on screen are drawn (as the
 //! statistics table draws its rows: `ScrollArea::show_rows`), so 956 kernels scroll smoothly.
 
 use egui::{Button, Layout, RichText, Ui};
@@ -30,6 +30,8 @@ pub struct TableClick {
     pub select: Option<usize>,
     /// The workload set as baseline from its context menu.
     pub baseline: Option<usize>,
+    /// The workload whose Source view its context menu asked for.
+    pub source: Option<usize>,
     /// The section (identifier) of the top rule clicked: its kernel is selected too.
     pub rule_section: Option<String>,
 }
@@ -220,6 +222,10 @@ impl KernelTable {
                     r.context_menu(|ui| {
                         if ui.button("Set as baseline").clicked() {
                             click.baseline = Some(row.workload);
+                            ui.close();
+                        }
+                        if ui.button("Source").clicked() {
+                            click.source = Some(row.workload);
                             ui.close();
                         }
                     });

@@ -1,7 +1,8 @@
 //! A tab showing an Nsight Compute report as ncu-ui reads: the kernel table on top
 //! ([`kernel_table`]), and below it the selected kernel's Details page ([`details`]), every raw
-//! metric ([`raw`]) or the roofline of all kernels ([`roofline`]); a baseline kernel
-//! ([`baseline`]) adds its values and the changes to the details and raw metrics.
+//! metric ([`raw`]), its Source view (SASS and CUDA source with per-instruction counters,
+//! [`source`]) or the roofline of all kernels ([`roofline`]); a baseline kernel ([`baseline`])
+//! adds its values and the changes to the details and raw metrics.
 //!
 //! [`NcuView`] is built once when the report is loaded (the table's rows and the roofline are
 //! computed then, not per frame).
@@ -13,6 +14,10 @@ pub mod kernel_table;
 pub mod line_chart;
 pub mod raw;
 pub mod roofline;
+pub mod source;
+pub mod source_lines;
+pub mod source_model;
+pub mod source_table;
 
 use std::sync::Arc;
 
@@ -30,16 +35,18 @@ pub enum Page {
     #[default]
     Details,
     Raw,
+    Source,
     Roofline,
 }
 
 impl Page {
-    pub const ALL: [Page; 3] = [Page::Details, Page::Raw, Page::Roofline];
+    pub const ALL: [Page; 4] = [Page::Details, Page::Raw, Page::Source, Page::Roofline];
 
     pub fn title(self) -> &'static str {
         match self {
             Page::Details => "Details",
             Page::Raw => "Raw",
+            Page::Source => "Source",
             Page::Roofline => "Roofline",
         }
     }
@@ -62,6 +69,8 @@ pub struct NcuView {
     baseline_source: usize,
     /// What the details page is asked to do next frame (collapse all, show a rule's section).
     pub details_control: details::DetailsControl,
+    /// The Source view of a kernel, once asked for (kept while another page is shown).
+    pub source: Option<source::SourceView>,
 }
 
 impl NcuView {
@@ -94,6 +103,30 @@ impl NcuView {
             raw_filter: String::new(),
             baseline_source: 0,
             details_control: details::DetailsControl::default(),
+            source: None,
+        }
+    }
+
+    /// Shows the Source page of kernel `workload`, sorted as `request` asks (hottest first
+    /// without one); its data is gathered in the background unless already there.
+    pub fn open_source(
+        &mut self,
+        workload: usize,
+        request: Option<source_model::SortRequest>,
+        ctx: Option<&egui::Context>,
+    ) {
+        self.selected = Some(workload);
+        self.page = Page::Source;
+        match &mut self.source {
+            Some(view) if view.workload == workload && view.error.is_none() => view.apply(request),
+            _ => {
+                self.source = Some(source::SourceView::open(
+                    self.report.clone(),
+                    workload,
+                    request,
+                    ctx,
+                ))
+            }
         }
     }
 
@@ -138,6 +171,9 @@ impl NcuView {
         if let Some(w) = click.baseline {
             self.set_baseline(w);
         }
+        if let Some(w) = click.source {
+            self.open_source(w, None, Some(ui.ctx()));
+        }
         if let Some(section) = click.rule_section {
             self.page = Page::Details;
             self.details_control.focus = Some(section);
@@ -154,6 +190,17 @@ impl NcuView {
                     .clicked()
             {
                 self.set_baseline(w);
+            }
+            if let Some(w) = self.selected
+                && ui
+                    .button("Source")
+                    .on_hover_text(
+                        "The kernel's SASS with per-instruction counters, and its CUDA source \
+                         when built with -lineinfo",
+                    )
+                    .clicked()
+            {
+                self.open_source(w, None, Some(ui.ctx()));
             }
         });
         let title = self.title.clone();
@@ -178,6 +225,19 @@ impl NcuView {
             Page::Raw => match self.selected.and_then(|i| report.workloads.get(i)) {
                 Some(w) => raw::raw_metrics(ui, &report, w, baseline, &mut self.raw_filter),
                 None => {
+                    ui.weak("Select a kernel in the table.");
+                }
+            },
+            Page::Source => match self.selected {
+                Some(w) if report.workloads.get(w).is_some() => {
+                    if self.source.as_ref().is_none_or(|s| s.workload != w) {
+                        self.open_source(w, None, Some(ui.ctx()));
+                    }
+                    if let Some(view) = &mut self.source {
+                        view.ui(ui, &report);
+                    }
+                }
+                _ => {
                     ui.weak("Select a kernel in the table.");
                 }
             },
@@ -209,6 +269,10 @@ impl NcuView {
                                 &mut self.details_control,
                             )
                         });
+                    if let Some(request) = self.details_control.open_source.take() {
+                        let w = self.selected.unwrap_or_default();
+                        self.open_source(w, Some(request), Some(ui.ctx()));
+                    }
                 }
                 None => {
                     ui.weak("Select a kernel in the table.");

@@ -32,7 +32,17 @@ pub fn fact_rows(f: &WorkloadFacts) -> Vec<(&'static str, String)> {
 /// ncu did not profile it.
 pub fn show_for_kernel(ui: &mut Ui, ncu: &AttachedNcu, kernel: usize) {
     match ncu.workload_of_kernel(kernel) {
-        Some(w) => show(ui, &ncu.report, w),
+        Some(w) => {
+            show(ui, &ncu.report, w);
+            if ui
+                .button("Source")
+                .on_hover_text("The kernel's SASS with per-instruction counters, in a window")
+                .clicked()
+                && let Some(index) = ncu.join.workload_of_kernel(kernel)
+            {
+                crate::ui::ncu::source::open_window(ui.ctx(), ncu.report.clone(), index);
+            }
+        }
         None => {
             ui.strong("Nsight Compute");
             ui.weak("Not profiled in the attached report (or not matched to it).");
