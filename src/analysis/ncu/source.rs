@@ -151,17 +151,29 @@ fn write_number(v: f64, out: &mut String) {
     }
 }
 
+/// The access size, in bits, that ncu prints for a `memory_access_size_type` value. The value is
+/// a flag of the instruction's size modifier, not a size: `.U8` accesses carry 2 and print `8`
+/// (`LDG.E.U8` in `ncu_moe_full`), `.U16` ones carry 8 and print `16` (`LDG.E.U16`, `STG.E.U16` in
+/// the `--set detailed` fixture); the signed forms' flags lie between them (`.S8` 4, `.S16` 16:
+/// not seen in a report). 32-, 64- and 128-bit accesses carry their size.
+pub fn access_size_bits(flag: u64) -> u64 {
+    match flag {
+        2 | 4 => 8,
+        8 | 16 => 16,
+        other => other,
+    }
+}
+
 /// A memory column's value: the names of its flags (bits as the shared reports' `Global` 4,
 /// `Shared` 16, `Load` 2, `Store` 4, `Atomic` 8, joined by `,` as ncu joins them), an access
-/// size in bits (a size type of 2 prints `8`), a number where no name is known.
+/// size in bits ([`access_size_bits`]), a number where no name is known.
 fn write_enum(kind: ColumnKind, v: f64, out: &mut String) {
     let bits = v as u64;
     let names: &[(u64, &str)] = match kind {
         ColumnKind::AddressSpace => &[(4, "Global"), (16, "Shared")],
         ColumnKind::AccessOperation => &[(2, "Load"), (4, "Store"), (8, "Atomic")],
         ColumnKind::AccessSize => {
-            let bits_size = if bits == 2 { 8 } else { bits };
-            out.push_str(itoa::Buffer::new().format(bits_size));
+            out.push_str(itoa::Buffer::new().format(access_size_bits(bits)));
             return;
         }
         ColumnKind::EvictPolicies | ColumnKind::Number => &[],
@@ -412,6 +424,7 @@ mod tests {
         assert_eq!(cell(ColumnKind::AccessOperation, Some(6.0)), "Load,Store");
         assert_eq!(cell(ColumnKind::AccessOperation, Some(8.0)), "Atomic");
         assert_eq!(cell(ColumnKind::AccessSize, Some(2.0)), "8");
+        assert_eq!(cell(ColumnKind::AccessSize, Some(8.0)), "16");
         assert_eq!(cell(ColumnKind::AccessSize, Some(128.0)), "128");
         assert_eq!(cell(ColumnKind::AddressSpace, Some(1.0)), "1");
     }

@@ -175,7 +175,7 @@ impl Writer<'_> {
         m: &SectionMetric,
     ) -> io::Result<()> {
         let item_label = item.map_or("", |i| i.label.as_str());
-        self.rows.metric(w, item, m, &mut |(label, unit, text)| {
+        let mut emit = |(label, unit, text): Entry| {
             let mut row = self.fixed.clone();
             row.extend([
                 section.display_name.clone(),
@@ -193,7 +193,18 @@ impl Writer<'_> {
             line.pop();
             line.extend_from_slice(b",\n");
             out.write_all(&line)
-        })
+        };
+        if shown(self.rows.report, w, m).is_none() {
+            // Only a listed source metric the workload lacks gets here (`header_metrics`).
+            let label = if m.label.is_empty() {
+                &m.name
+            } else {
+                &m.label
+            };
+            let na = crate::analysis::ncu::groups::NOT_AVAILABLE;
+            return emit((label.clone(), String::new(), na.to_string()));
+        }
+        self.rows.metric(w, item, m, &mut emit)
     }
 
     fn rule_rows(&self, out: &mut dyn Write, rule: &NcuRule) -> io::Result<()> {
@@ -374,7 +385,31 @@ fn header_metrics<'a>(
         .iter()
         .filter(|m| m.is_for_scope(w.scope) && !section.header.iter().any(|h| h.name == m.name));
     let header = section.header.iter().filter(|m| m.is_for_scope(w.scope));
-    by_name(report, w, header.chain(extra))
+    let mut named: Vec<(&str, &SectionMetric)> = header
+        .chain(extra)
+        .filter_map(|m| match shown(report, w, m) {
+            Some((name, _, _)) => Some((name, m)),
+            None => missing_source_metric(report, w, section, m).then_some((m.name.as_str(), m)),
+        })
+        .collect();
+    named.sort_by(|a, b| a.0.cmp(b.0));
+    named.into_iter().map(|(_, m)| m).collect()
+}
+
+/// Whether `m` is a Source Counters source metric meant for the workload's architecture that
+/// the workload has no value of: ncu's details page prints such a metric with the value `n/a`
+/// (`Derivative Avg. Predicated-On Threads Executed` of a `--set detailed` report, which does
+/// not collect it), where it leaves out other metrics a workload lacks.
+fn missing_source_metric(
+    report: &NcuReport,
+    w: &NcuWorkload,
+    section: &NcuSection,
+    m: &SectionMetric,
+) -> bool {
+    section.source_metrics.iter().any(|s| s.name == m.name)
+        && !m.name.is_empty()
+        && report.sm_version(w).is_none_or(|arch| m.is_for(arch))
+        && shown(report, w, m).is_none()
 }
 
 /// Metrics in the order ncu prints a table's or a header's: by the name of the metric shown

@@ -1,6 +1,6 @@
 //! ncu's Source page (`ncu --import R --csv --page source --print-source sass|cuda,sass|ptx`),
 //! as ncu 2025.3.1 prints it. `sass`: for each kernel a `"Kernel Name"` line, the header and one
-//! row per SASS instruction; ncu prints a kernel's block once per source message of its module
+//! row per SASS instruction (its address and text alone for a kernel with no Source Counters); ncu prints a kernel's block once per source message of its module
 //! in the report (twice for most kernels of the shared reports: the module's message, then the
 //! one that added the kernel's function), and so does this page. `cuda,sass`: per CUDA source
 //! line, its counters and its instructions ([`source_cuda`]), or ncu's warning for a kernel
@@ -151,7 +151,9 @@ pub fn write(
             line.clear();
             line.push_str("\"Kernel Name\",");
             quoted(&mut line, workload.display_name());
-            line.push_str(",\n");
+            // ncu ends the line with an empty cell where the kernel has Source Counters, not
+            // where its page is the SASS alone (a report collected without that section).
+            line.push_str(if columns.is_empty() { "\n" } else { ",\n" });
             out.write_all(line.as_bytes())?;
             write_row(out, &header)?;
             for instruction in sass {

@@ -18,7 +18,7 @@ use crate::trace::ncu::{
 
 #[derive(Default)]
 pub(super) struct Converter {
-    /// The current block's string table, as report metric ids.
+    /// The report's string table so far, as report metric ids.
     names: Vec<MetricId>,
     /// Section definitions seen, by a hash of their bytes (the bytes compared on a hit).
     sections: HashMap<u64, Vec<(Bytes, SectionId)>>,
@@ -26,6 +26,8 @@ pub(super) struct Converter {
     process: Option<u32>,
     pid: u32,
     unknown_names: u64,
+    /// Values whose names were not in the table yet (see [`Pending`]).
+    pending: Vec<Pending>,
     bad_sections: u64,
     /// Derived metrics a section defines for some architectures only (their units: none).
     limited_definitions: Vec<String>,
@@ -33,14 +35,14 @@ pub(super) struct Converter {
 
 impl Converter {
     pub fn block_header(&mut self, report: &mut NcuReport, header: &msg::BlockHeader) {
-        if let Some(table) = &header.string_table
-            && !table.strings.is_empty()
-        {
-            self.names = table
-                .strings
-                .iter()
-                .map(|s| report.intern_metric(s))
-                .collect();
+        // A block's strings extend the table of the blocks before it: ids count from the
+        // report's first string. Most reports carry every name in the first result's block;
+        // some (three public reports of ncu 2023.3) add names one block at a time after it, and
+        // results before those blocks already use them (`nvlrx__bytes.sum.per_second`: name 967
+        // of the first result, whose block's table holds 967 names; block 8 adds it).
+        if let Some(table) = &header.string_table {
+            self.names
+                .extend(table.strings.iter().map(|s| report.intern_metric(s)));
         }
         if let Some(details) = &header.session_details {
             session(report, details);
@@ -69,30 +71,27 @@ impl Converter {
         let mut metrics: Vec<(MetricId, MetricValue)> = Vec::with_capacity(r.metric_results.len());
         let mut value_instances = Vec::new();
         for (m, list) in r.metric_results.iter().zip(decoded.lists) {
-            let Some(&id) = m.name_id.and_then(|i| self.names.get(i as usize)) else {
+            let Some(index) = m.name_id else {
                 self.unknown_names += 1;
                 continue;
             };
-            if let Some(InstanceList::Read(items)) = &list
-                && items
-                    .first()
-                    .is_some_and(|i| matches!(i.correlation, Some(ScalarValue::Str(_))))
-            {
-                report.unitless.insert(id);
-            }
-            let value = match (&m.metric_value, list) {
-                // Both a value and instances (found against NVIDIA's reader): keep both.
-                (Some(v), Some(list)) => {
-                    value_instances.push((id, list));
-                    scalar(v).into()
-                }
-                (Some(v), None) => scalar(v).into(),
-                (None, Some(InstanceList::Read(list))) => MetricValue::List(list),
-                // Only lists beside a value are left in the file.
-                (None, Some(InstanceList::Deferred(_))) | (None, None) => {
-                    MetricValue::List(Vec::new())
-                }
+            let Some(&id) = self.names.get(index as usize) else {
+                // A name a later block adds: resolved when the whole table is known.
+                self.pending.push(Pending {
+                    workload: report.workloads.len(),
+                    index,
+                    value: m.metric_value.clone(),
+                    list,
+                });
+                continue;
             };
+            let value = metric_value(
+                report,
+                id,
+                m.metric_value.as_ref(),
+                list,
+                &mut value_instances,
+            );
             metrics.push((id, value));
         }
         metrics.sort_by_key(|(id, _)| *id);
@@ -154,7 +153,26 @@ impl Converter {
         Some(id)
     }
 
-    pub fn finish(self, report: &mut NcuReport) {
+    pub fn finish(mut self, report: &mut NcuReport) {
+        for p in std::mem::take(&mut self.pending) {
+            let (Some(&id), Some(w)) = (
+                self.names.get(p.index as usize),
+                report.workloads.get(p.workload).map(|_| p.workload),
+            ) else {
+                self.unknown_names += 1;
+                continue;
+            };
+            let mut instances = Vec::new();
+            let value = metric_value(report, id, p.value.as_ref(), p.list, &mut instances);
+            let workload = &mut report.workloads[w];
+            if workload.metrics.iter().all(|(m, _)| *m != id) {
+                workload.metrics.push((id, value));
+                workload.metrics.sort_by_key(|(id, _)| *id);
+                workload.value_instances.extend(instances);
+                workload.value_instances.sort_by_key(|(id, _)| *id);
+                workload.value_instances.dedup_by_key(|(id, _)| *id);
+            }
+        }
         // ncu 2025.3 prints no unit for a derived metric whose definition carries an
         // architecture filter (`derived__pct_occupancy_per_barrier_count`,
         // `derived__l1tex__lsu_writeback_bytes_mem_lgds.*`), while the unfiltered ones of the
@@ -167,7 +185,7 @@ impl Converter {
         if self.unknown_names > 0 {
             report.warnings.skip(
                 "report",
-                "metric [value|values] [names|name] no string in its block's string table (left out)",
+                "metric [value|values] [names|name] no string of the report's string table (left out)",
                 self.unknown_names,
             );
         }
@@ -178,6 +196,42 @@ impl Converter {
                 self.bad_sections,
             );
         }
+    }
+}
+
+/// A metric value whose name a later block's string table holds.
+pub(super) struct Pending {
+    workload: usize,
+    index: u32,
+    value: Option<msg::MetricValue>,
+    list: Option<InstanceList>,
+}
+
+/// A metric's value as the model keeps it (a list beside a value goes to `value_instances`).
+fn metric_value(
+    report: &mut NcuReport,
+    id: MetricId,
+    value: Option<&msg::MetricValue>,
+    list: Option<InstanceList>,
+    value_instances: &mut Vec<(MetricId, InstanceList)>,
+) -> MetricValue {
+    if let Some(InstanceList::Read(items)) = &list
+        && items
+            .first()
+            .is_some_and(|i| matches!(i.correlation, Some(ScalarValue::Str(_))))
+    {
+        report.unitless.insert(id);
+    }
+    match (value, list) {
+        // Both a value and instances (found against NVIDIA's reader): keep both.
+        (Some(v), Some(list)) => {
+            value_instances.push((id, list));
+            scalar(v).into()
+        }
+        (Some(v), None) => scalar(v).into(),
+        (None, Some(InstanceList::Read(list))) => MetricValue::List(list),
+        // Only lists beside a value are left in the file.
+        (None, Some(InstanceList::Deferred(_))) | (None, None) => MetricValue::List(Vec::new()),
     }
 }
 

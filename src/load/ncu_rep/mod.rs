@@ -7,8 +7,8 @@
 //! each a u32 length and a `BlockHeader` message followed by `PayloadSize` bytes that hold
 //! `NumSources` length-prefixed `ProfileSource` messages (the kernels' cubin and SASS, skipped
 //! without decoding) and `NumResults` `ProfileResult` messages (one profiled workload each).
-//! Metric names are ids into the block's string table; a block with an empty table uses the
-//! previous block's.
+//! Metric names are ids into the report's string table, which each block's table extends (most
+//! reports hold every name in the first result's block; some add names in blocks after it).
 //!
 //! The file is read block by block (a block is one workload, a few MB at most), so memory follows
 //! what is kept, not the file. A length that runs past the end of the file stops the read with

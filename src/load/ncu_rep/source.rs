@@ -35,10 +35,9 @@ pub fn read_source_data(
             // The page shows what was read before the damage (the main load has said so).
             Err(Stop::Damaged(_)) => break,
         };
-        if let Some(table) = &block.header.string_table
-            && !table.strings.is_empty()
-        {
-            names.clone_from(&table.strings);
+        // Each block's strings extend the report's table (see `Converter::block_header`).
+        if let Some(table) = &block.header.string_table {
+            names.extend(table.strings.iter().cloned());
         }
         let sources = block.header.num_sources.unwrap_or(0) as usize;
         let results = block.header.num_results.unwrap_or(0) as usize;
