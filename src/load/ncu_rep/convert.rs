@@ -94,8 +94,13 @@ impl Converter {
             );
             metrics.push((id, value));
         }
+        // A metric a result holds twice keeps its last value, as NVIDIA's reader does (12
+        // kernels of public ncu 2025.1 reports with PM sampling hold `gpu__time_duration.sum`
+        // twice, with different values). Stable sorts of the reversed lists put the last first.
+        metrics.reverse();
         metrics.sort_by_key(|(id, _)| *id);
         metrics.dedup_by_key(|(id, _)| *id);
+        value_instances.reverse();
         value_instances.sort_by_key(|(id, _)| *id);
         value_instances.dedup_by_key(|(id, _)| *id);
         let sections = r
