@@ -403,8 +403,13 @@ fn other_reports_every_metric_value_equals_nvidias_reader() {
 /// `[R4.64], P0, [R190]`). So instructions are counted as equal, equal but for the indent, and
 /// differing in text (the disassembler's version), and PCs Sightline has no instruction at are
 /// counted apart. Asserted: on the reports kept as fixtures, every PC has an instruction and at
-/// least 99% of the texts equal the reader's; the collection's counts are printed (measured with
-/// the 180 public reports: see docs/nsight-compute.md).
+/// least 99% of the texts equal the reader's; the collection's counts are printed. Measured with
+/// the 180 public reports (2026-12-02): 104 with Source Counters, 386 kernels; 132,747
+/// instructions equal the reader's, 448 differ in text (378 `LDGSTS.E.BYPASS.LTC128B.128`, which
+/// the reader writes `[R184][R42.64], P4` in one repository's sm_80 reports, where nvdisasm
+/// writes `[R184], [R42.64], P4`; the rest of one ncu 2020.2 report whose kernel calls functions
+/// the report gives no load address for, and so has 1,811 PCs with no instruction); the V100
+/// report's 507 instructions have text in neither (nvdisasm 13 has no sm_70).
 #[test]
 fn sass_text_at_each_pc_equals_nvidias_reader() {
     let Some(python) = nvidia_reader_python() else {
@@ -469,7 +474,7 @@ fn sass_text_at_each_pc_equals_nvidias_reader() {
             path,
             &report,
             &ids,
-            &std::collections::HashSet::new(),
+            &["inst_executed".to_string()].into(),
             true,
         )
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));

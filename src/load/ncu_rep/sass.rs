@@ -3,8 +3,8 @@
 //! section when it shows the Source page. Sightline does the same with NVIDIA's disassembler,
 //! `nvdisasm` (CUDA toolkit, or `pip install nvidia-cuda-nvdisasm`), on the section's raw
 //! instructions at the function's load address, so that branch targets are the addresses ncu
-//! prints. The text is then written as ncu 2025.3 writes it: the predicate in a column of six,
-//! no `.reuse` flags, no `;`.
+//! prints. The text is then written as ncu 2025.3 writes it: the predicate in a column of six (five
+//! before SM 8.0), no `.reuse` flags, no `;`.
 //!
 //! Also here: the PTX a cubin built with `-lineinfo` carries (`.nv_debug_ptx_txt`) and whether it
 //! has a line table (`.debug_line`; the table itself: [`super::line_table`]).
@@ -174,9 +174,12 @@ pub fn disassemble_all(
                     .filter(|(l, _)| l.0 >= start && l.0 < end)
                     .map(|(l, h)| SassInstruction {
                         address: f.address + (l.0 - start),
-                        text: ncu_text(&relocated(&l.1, &h.1, |v| {
-                            f.address.wrapping_add(v.wrapping_sub(start))
-                        })),
+                        text: ncu_text(
+                            &relocated(&l.1, &h.1, |v| {
+                                f.address.wrapping_add(v.wrapping_sub(start))
+                            }),
+                            guard_width(sm),
+                        ),
                     })
                     .collect()),
             });
@@ -309,12 +312,17 @@ fn parse(listing: &str) -> Vec<(u64, String)> {
         .collect()
 }
 
-/// An instruction as ncu 2025.3 prints it: the predicate left-aligned in six columns, no
-/// `.reuse` operand flags, no closing `;`. Two instructions nvdisasm 13.2 and later print in a
-/// newer operand order are put back in ncu 2025.3's (seen on the shared reports' cuBLAS and
-/// PyTorch kernels): `LDGSTS [smem], desc[..][..], P` → `LDGSTS desc[..][..], P, [smem]`, and
-/// `RET.REL.NODEC R6 0x…` → `RET.REL.NODEC R6, 0x…`.
-pub fn ncu_text(instruction: &str) -> String {
+/// The columns ncu gives an instruction's guard predicate on architecture `sm`: 6 from SM 8.0
+/// (where `@!UP0`, a uniform predicate, can guard), 5 before (`@!P0`: the public reports of
+/// sm_75, ncu 2021.1–2025.1, as NVIDIA's reader prints them).
+pub fn guard_width(sm: u32) -> usize {
+    if sm < 80 { 5 } else { 6 }
+}
+
+/// An instruction as ncu 2025.3 prints it: the predicate left-aligned in `width` columns
+/// ([`guard_width`]), no `.reuse` operand flags, no closing `;`. Instructions nvdisasm 13.2 and
+/// later print in a newer operand order are put back in ncu's ([`ncu_operand_order`]).
+pub fn ncu_text(instruction: &str, width: usize) -> String {
     let mut text = instruction.trim_start().replace(".reuse", "");
     if let Some(t) = text.strip_suffix(';') {
         text = t.strip_suffix(' ').unwrap_or(t).to_string();
@@ -327,26 +335,32 @@ pub fn ncu_text(instruction: &str) -> String {
         None => (String::new(), text.clone()),
     };
     let body = ncu_operand_order(&body);
-    if predicate.len() < 6 {
-        format!("{predicate:<6}{body}")
+    if predicate.len() < width {
+        format!("{predicate:<width$}{body}")
     } else {
         format!("{predicate} {body}")
     }
 }
 
+/// The operand order of ncu's disassembly where nvdisasm 13.2 and later differ from it (seen on
+/// the shared reports' cuBLAS and PyTorch kernels and against NVIDIA's reader on the public
+/// ones): `LDGSTS [smem], desc[..][..], P` → `LDGSTS desc[..][..], P, [smem]` (a global operand
+/// without a descriptor, sm_8x, keeps nvdisasm's order: `LDGSTS [R190], [R4.64], P0`), and a
+/// register and target of `RET` and `BRX` separated by a comma (`RET.REL.NODEC R6, 0x…`,
+/// `BRX R132, -0x64d0`).
 fn ncu_operand_order(body: &str) -> String {
     let Some((opcode, operands)) = body.split_once(' ') else {
         return body.to_string();
     };
     if opcode.starts_with("LDGSTS") {
         let mut parts: Vec<&str> = operands.split(", ").collect();
-        if parts.len() > 1 && parts[0].starts_with('[') {
+        if parts.len() > 1 && parts[0].starts_with('[') && parts[1].starts_with("desc[") {
             let shared = parts.remove(0);
             parts.push(shared);
             return format!("{opcode} {}", parts.join(", "));
         }
     }
-    if opcode.starts_with("RET")
+    if (opcode.starts_with("RET") || opcode.starts_with("BRX"))
         && !operands.contains(',')
         && let Some((register, target)) = operands.split_once(' ')
     {
@@ -361,28 +375,36 @@ mod tests {
 
     #[test]
     fn instructions_print_as_ncu_prints_them() {
+        let text = |i: &str| ncu_text(i, guard_width(90));
+        assert_eq!(text("LDC R1, c[0x0][0x28] ;"), "      LDC R1, c[0x0][0x28]");
+        assert_eq!(text("@P0 EXIT ;"), "@P0   EXIT");
         assert_eq!(
-            ncu_text("LDC R1, c[0x0][0x28] ;"),
-            "      LDC R1, c[0x0][0x28]"
-        );
-        assert_eq!(ncu_text("@P0 EXIT ;"), "@P0   EXIT");
-        assert_eq!(
-            ncu_text("@!P0 BRA 0x7fc5577a0c20 ;"),
+            text("@!P0 BRA 0x7fc5577a0c20 ;"),
             "@!P0  BRA 0x7fc5577a0c20"
         );
-        assert_eq!(ncu_text("NOP;"), "      NOP");
+        assert_eq!(text("NOP;"), "      NOP");
+        assert_eq!(text("MUFU.RSQ R0, -QNAN  ;"), "      MUFU.RSQ R0, -QNAN ");
+        assert_eq!(text("FADD R8, R5.reuse, R8 ;"), "      FADD R8, R5, R8");
         assert_eq!(
-            ncu_text("MUFU.RSQ R0, -QNAN  ;"),
-            "      MUFU.RSQ R0, -QNAN "
-        );
-        assert_eq!(ncu_text("FADD R8, R5.reuse, R8 ;"), "      FADD R8, R5, R8");
-        assert_eq!(
-            ncu_text("LDGSTS.E.LTC128B [R45+0x40], desc[UR22][R68.64], P1 ;"),
+            text("LDGSTS.E.LTC128B [R45+0x40], desc[UR22][R68.64], P1 ;"),
             "      LDGSTS.E.LTC128B desc[UR22][R68.64], P1, [R45+0x40]"
         );
         assert_eq!(
-            ncu_text("RET.REL.NODEC R6 0x7fc5577a0b00 ;"),
+            text("LDGSTS.E.LTC128B [R190], [R4.64], P0 ;"),
+            "      LDGSTS.E.LTC128B [R190], [R4.64], P0"
+        );
+        assert_eq!(
+            text("RET.REL.NODEC R6 0x7fc5577a0b00 ;"),
             "      RET.REL.NODEC R6, 0x7fc5577a0b00"
+        );
+        assert_eq!(text("BRX R132 -0x64d0 ;"), "      BRX R132, -0x64d0");
+        assert_eq!(
+            ncu_text("@!P0 BRA 0x70 ;", guard_width(75)),
+            "@!P0 BRA 0x70"
+        );
+        assert_eq!(
+            ncu_text("MOV R1, c[0x0][0x28] ;", guard_width(75)),
+            "     MOV R1, c[0x0][0x28]"
         );
     }
 

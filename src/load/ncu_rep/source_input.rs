@@ -102,27 +102,32 @@ pub fn source_inputs_for(
             }
         }
     }
+    // The functions the kernels call (not inlined) are disassembled with them.
+    let callees = callees_of(report, &data, &functions);
+    let mut to_disassemble = functions.clone();
+    for callee in callees.values().flatten() {
+        if !to_disassemble.contains(callee) {
+            to_disassemble.push(callee.clone());
+        }
+    }
     let nvdisasm = if functions.is_empty() {
         None
     } else {
         Some(sass::find_nvdisasm().ok_or(sass::SassError::NoDisassembler)?)
     };
     // Functions whose module kept its cubin and names the function's load address.
-    let code: Vec<((u64, String), sass::FunctionCode<'_>)> = functions
+    let code: Vec<((u64, String), sass::FunctionCode<'_>)> = to_disassemble
         .iter()
         .filter_map(|(reference, mangled)| {
             let module = data.modules.get(reference)?;
             let cubin = module.cubin.as_ref()?;
-            let function = module
-                .functions
-                .iter()
-                .find(|f| &f.mangled_name == mangled)?;
+            let address = function_address(report, &data, *reference, mangled)?;
             Some((
                 (*reference, mangled.clone()),
                 sass::FunctionCode {
                     cubin,
                     mangled,
-                    address: function.address,
+                    address,
                 },
             ))
         })
@@ -142,9 +147,22 @@ pub fn source_inputs_for(
             Err(e) => warnings.push(e.to_string()),
         }
     }
+    for (kernel, called) in &callees {
+        let mut extra: Vec<SassInstruction> = called
+            .iter()
+            .filter_map(|c| sass.get(c))
+            .flatten()
+            .cloned()
+            .collect();
+        if let Some(own) = sass.get_mut(kernel) {
+            own.append(&mut extra);
+            own.sort_by_key(|i| i.address);
+            own.dedup_by_key(|i| i.address);
+        }
+    }
     let lines = match (&nvdisasm, disassemble) {
         (Some(nvdisasm), Disassemble::WithLineTables) => {
-            function_line_tables(nvdisasm, &data, &functions, &mut warnings)
+            function_line_tables(nvdisasm, report, &data, &functions, &mut warnings)
         }
         _ => HashMap::new(),
     };
@@ -162,6 +180,7 @@ pub fn source_inputs_for(
 /// functions were loaded at: one `nvdisasm -g` run per module.
 fn function_line_tables(
     nvdisasm: &Path,
+    report: &NcuReport,
     data: &NcuSourceData,
     functions: &[(u64, String)],
     warnings: &mut Vec<String>,
@@ -185,15 +204,119 @@ fn function_line_tables(
             }
         };
         for (r, mangled) in functions.iter().filter(|(r, _)| *r == reference) {
-            let Some(function) = module.functions.iter().find(|f| &f.mangled_name == mangled)
-            else {
+            let Some(base) = function_address(report, data, *r, mangled) else {
                 continue;
             };
             let mut table = tables.remove(mangled).unwrap_or_default();
             for (address, _, _) in &mut table.lines {
-                *address = address.wrapping_add(function.address);
+                *address = address.wrapping_add(base);
             }
             out.insert((*r, mangled.clone()), table);
+        }
+    }
+    out
+}
+
+/// Where function `mangled` of module `reference` was loaded: as the module's source message
+/// lists it, else (reports of ncu 2020.2–2022.1 list none: 50 of the public collection) where a
+/// profiled kernel of it ran its code. A kernel's per-instruction values (`inst_executed`) are
+/// keyed by the PC of every instruction it has, one run 16 bytes apart as long as its code, and
+/// of the functions it calls; the kernel's run is the one of its code's length (the lowest PC
+/// where none is: the first instruction, which every launch runs).
+fn function_address(
+    report: &NcuReport,
+    data: &NcuSourceData,
+    reference: u64,
+    mangled: &str,
+) -> Option<u64> {
+    let module = data.modules.get(&reference)?;
+    if let Some(f) = module.functions.iter().find(|f| f.mangled_name == mangled) {
+        return Some(f.address);
+    }
+    let length = module
+        .cubin
+        .as_ref()
+        .and_then(|c| sass::elf_section(c, &format!(".text.{mangled}")))
+        .map(|code| code.len() as u64 / 16);
+    let kernels = data
+        .kernels
+        .iter()
+        .filter(|k| k.module == Some(reference))
+        .filter(|k| {
+            report
+                .workloads
+                .get(k.workload as usize)
+                .is_some_and(|w| w.mangled_name == mangled)
+        });
+    let mut lowest = None;
+    for pcs in kernels.filter_map(|k| k.metrics.first()) {
+        let pcs: Vec<u64> = pcs.values.iter().map(|&(pc, _)| pc).collect();
+        let Some(&first) = pcs.first() else {
+            continue;
+        };
+        lowest = Some(lowest.map_or(first, |l: u64| l.min(first)));
+        // Runs of consecutive instructions.
+        let mut start = 0;
+        for i in 1..=pcs.len() {
+            if i == pcs.len() || pcs[i] != pcs[i - 1] + 16 {
+                if Some((i - start) as u64) == length {
+                    return Some(pcs[start]);
+                }
+                start = i;
+            }
+        }
+    }
+    lowest
+}
+
+/// The functions each kernel calls (not inlined: a device function, `vprintf`), by kernel: the
+/// module's other functions whose code holds a PC of the kernel's per-instruction values. ncu
+/// keys those values by every PC the kernel ran, its callees' too (four public reports).
+fn callees_of(
+    report: &NcuReport,
+    data: &NcuSourceData,
+    kernels: &[(u64, String)],
+) -> HashMap<(u64, String), Vec<(u64, String)>> {
+    let mut out = HashMap::new();
+    for (reference, mangled) in kernels {
+        let Some(module) = data.modules.get(reference) else {
+            continue;
+        };
+        let Some(cubin) = &module.cubin else {
+            continue;
+        };
+        let mut pcs: Vec<u64> = data
+            .kernels
+            .iter()
+            .filter(|k| k.module == Some(*reference))
+            .filter(|k| {
+                report
+                    .workloads
+                    .get(k.workload as usize)
+                    .is_some_and(|w| &w.mangled_name == mangled)
+            })
+            .filter_map(|k| k.metrics.first())
+            .flat_map(|m| m.values.iter().map(|&(pc, _)| pc))
+            .collect();
+        pcs.sort_unstable();
+        pcs.dedup();
+        let called: Vec<(u64, String)> = module
+            .functions
+            .iter()
+            .filter(|f| &f.mangled_name != mangled)
+            .filter(|f| {
+                let Some(code) = sass::elf_section(cubin, &format!(".text.{}", f.mangled_name))
+                else {
+                    return false;
+                };
+                let end = f.address.saturating_add(code.len() as u64);
+                let first = pcs.partition_point(|&pc| pc < f.address);
+                pcs.get(first).is_some_and(|&pc| pc < end)
+            })
+            .map(|f| (*reference, f.mangled_name.clone()))
+            .collect();
+        if !called.is_empty() {
+            out.insert((reference.to_owned(), mangled.clone()), called);
         }
     }
     out
