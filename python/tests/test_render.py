@@ -59,8 +59,10 @@ def test_render_errors_are_the_command_lines():
 def test_show_without_a_display_says_so(monkeypatch):
     for name in ("DISPLAY", "WAYLAND_DISPLAY"):
         monkeypatch.delenv(name, raising=False)
+    # wait=True: the window process's end is awaited, not the two seconds `show` gives a window
+    # that cannot open (a busy machine can take longer to start it).
     with pytest.raises(sightline.SightlineError) as raised:
-        sightline.show(FIXTURES / "moe.sqlite")
+        sightline.show(FIXTURES / "moe.sqlite", wait=True)
     said = str(raised.value)
     assert said and "Traceback" not in said, said
     count("windows refused without a display")

@@ -4,6 +4,9 @@
 
 Usage: ncu_report_dump.py REPORT.ncu-rep OUT.jsonl
        ncu_report_dump.py REPORT.ncu-rep -     (read every value, write nothing: for timing)
+       ncu_report_dump.py REPORT.ncu-rep - --values
+                                  (each metric's value alone, as ncu's raw page prints it: for
+                                   timing against `sightline summary R --report ncu_raw`)
 
 One JSON line per workload, `{"range": r, "action": a, "name": demangled name}`, then one per
 metric: `[name, kind, metric_type, value, instances, correlation_ids]`, where a value is written
@@ -47,6 +50,18 @@ def main():
     report_path, out_path = sys.argv[1], sys.argv[2]
     report = ncu_report.load_report(report_path)
     values = 0
+    if sys.argv[3:] == ["--values"]:
+        for r in range(report.num_ranges()):
+            rng = report.range_by_idx(r)
+            for a in range(rng.num_actions()):
+                action = rng.action_by_idx(a)
+                for name in action.metric_names():
+                    metric = action[name]
+                    if metric.has_value():
+                        metric.value()
+                    values += 1
+        print(f"{report_path}: {values} values", file=sys.stderr)
+        return
     with open(out_path if out_path != "-" else "/dev/null", "w", encoding="utf-8") as out:
         for r in range(report.num_ranges()):
             rng = report.range_by_idx(r)
