@@ -8,6 +8,9 @@
 #
 #   benches/ncu_vs_nvidia.sh SIGHTLINE PYTHON REPORT.ncu-rep...
 #
+# READER_ARGS=--values makes the reader read each metric's value alone (what ncu's raw page
+# prints), not the instance values beside them too.
+#
 # PYTHON is a python with `ncu-report` installed (tests/ncu_nvidia_reader.rs makes one at
 # /tmp/sightline-ncu-report-venv/bin/python). Reports are read as they are (unzip a .gz first
 # to time the format ncu writes).
@@ -21,7 +24,7 @@ for report in "$@"; do
   for _ in $(seq "$RUNS"); do
     read -r t m < <( { /usr/bin/time -f "%e %M" "$SIGHTLINE" summary "$report" --report ncu_raw >/dev/null; } 2>&1 | tail -1)
     s_t+=("$t"); s_m+=("$m")
-    read -r t m < <( { /usr/bin/time -f "%e %M" "$PYTHON" "$HERE/tests/scripts/ncu_report_dump.py" "$report" - >/dev/null; } 2>&1 | tail -1)
+    read -r t m < <( { /usr/bin/time -f "%e %M" "$PYTHON" "$HERE/tests/scripts/ncu_report_dump.py" "$report" - ${READER_ARGS:-} >/dev/null; } 2>&1 | tail -1)
     p_t+=("$t"); p_m+=("$m")
   done
   st=$(printf '%s\n' "${s_t[@]}" | median); sm=$(printf '%s\n' "${s_m[@]}" | median)

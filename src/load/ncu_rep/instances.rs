@@ -51,7 +51,7 @@ pub(super) fn decode_elements(elements: &[Bytes]) -> Result<Vec<MetricInstance>,
     elements
         .iter()
         .map(|bytes| {
-            let e = msg::MetricListElement::decode(bytes.clone())?;
+            let e = msg::MetricListElement::decode(&bytes[..])?;
             Ok(MetricInstance {
                 correlation: e.correlation_id.as_ref().map(super::convert::scalar),
                 value: e
