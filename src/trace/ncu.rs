@@ -165,14 +165,15 @@ impl NcuWorkload {
     }
 
     /// A metric's instance values: the list of an instanced metric, or the instances ncu
-    /// wrote beside a single value; `None` when they are still in the file.
+    /// wrote beside a single value; `None` when they are still encoded (in memory or in the
+    /// file: `load::ncu_rep::read_instances` reads them).
     pub fn instances(&self, id: MetricId) -> Option<&[MetricInstance]> {
         if let Some(MetricValue::List(list)) = self.metric(id) {
             return Some(list);
         }
         match self.instances_of(id) {
             Some(InstanceList::Read(list)) => Some(list),
-            Some(InstanceList::Deferred(_)) => None,
+            Some(InstanceList::Packed { .. } | InstanceList::Deferred(_)) => None,
             None => Some(&[]),
         }
     }
@@ -182,6 +183,13 @@ impl NcuWorkload {
 #[derive(Debug, Clone, PartialEq)]
 pub enum InstanceList {
     Read(Vec<MetricInstance>),
+    /// Kept as the report encodes them (a run of list elements, `count` of them), decoded when
+    /// asked for (`load::ncu_rep::read_instances`): shorter lists beside a value, which no page
+    /// but the Source page and a few charts reads.
+    Packed {
+        bytes: bytes::Bytes,
+        count: u32,
+    },
     /// Left in the file: where they are, to be read when asked for.
     Deferred(DeferredInstances),
 }
@@ -191,6 +199,7 @@ impl InstanceList {
     pub fn len(&self) -> usize {
         match self {
             InstanceList::Read(list) => list.len(),
+            InstanceList::Packed { count, .. } => *count as usize,
             InstanceList::Deferred(d) => d.count as usize,
         }
     }

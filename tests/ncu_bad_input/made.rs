@@ -89,7 +89,7 @@ fn kernel(name: &str, metrics: Vec<msg::MetricResult>, unknown_ids: &[u32]) -> V
             y: Some(1),
             z: Some(1),
         }),
-        metric_results: metrics,
+        metric_results: metrics.iter().map(|m| m.encode_to_vec().into()).collect(),
         context_id: Some(1),
         stream_id: Some(7),
         ..Default::default()

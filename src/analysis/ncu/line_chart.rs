@@ -51,10 +51,17 @@ pub fn line_chart(report: &NcuReport, w: &NcuWorkload, item: &BodyItem) -> Optio
         };
         // A line's points are the instances ncu wrote beside its value (the value is their
         // sum, which the details page prints); the highlight is a single value.
-        let instances = report
-            .metric_id(name)
-            .and_then(|id| w.instances(id))
-            .unwrap_or_default();
+        let instances: std::borrow::Cow<'_, [crate::trace::ncu::MetricInstance]> =
+            match report.metric_id(name) {
+                Some(id) => match (w.instances(id), w.instances_of(id)) {
+                    (Some(list), _) => list.into(),
+                    (None, Some(list)) => {
+                        crate::load::ncu_rep::read_instances(report, list).unwrap_or_default()
+                    }
+                    (None, None) => Default::default(),
+                },
+                None => Default::default(),
+            };
         let mut points: Vec<[f64; 2]> = instances
             .iter()
             .filter_map(|i| Some([i.correlation.as_ref()?.as_f64()?, i.value.as_f64()?]))

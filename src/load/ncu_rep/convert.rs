@@ -68,9 +68,10 @@ impl Converter {
 
     pub fn result(&mut self, report: &mut NcuReport, decoded: super::DecodedResult) {
         let r = decoded.result;
-        let mut metrics: Vec<(MetricId, MetricValue)> = Vec::with_capacity(r.metric_results.len());
+        let mut metrics: Vec<(MetricId, MetricValue)> = Vec::with_capacity(decoded.metrics.len());
         let mut value_instances = Vec::new();
-        for (m, list) in r.metric_results.iter().zip(decoded.lists) {
+        for m in decoded.metrics {
+            let list = m.list;
             let Some(index) = m.name_id else {
                 self.unknown_names += 1;
                 continue;
@@ -80,18 +81,12 @@ impl Converter {
                 self.pending.push(Pending {
                     workload: report.workloads.len(),
                     index,
-                    value: m.metric_value.clone(),
+                    value: m.value,
                     list,
                 });
                 continue;
             };
-            let value = metric_value(
-                report,
-                id,
-                m.metric_value.as_ref(),
-                list,
-                &mut value_instances,
-            );
+            let value = metric_value(report, id, m.value.as_ref(), list, &mut value_instances);
             metrics.push((id, value));
         }
         // A metric a result holds twice keeps its last value, as NVIDIA's reader does (12
@@ -220,10 +215,10 @@ fn metric_value(
     list: Option<InstanceList>,
     value_instances: &mut Vec<(MetricId, InstanceList)>,
 ) -> MetricValue {
-    if let Some(InstanceList::Read(items)) = &list
-        && items
-            .first()
-            .is_some_and(|i| matches!(i.correlation, Some(ScalarValue::Str(_))))
+    if list
+        .as_ref()
+        .and_then(super::instances::first_instance)
+        .is_some_and(|i| matches!(i.correlation, Some(ScalarValue::Str(_))))
     {
         report.unitless.insert(id);
     }
@@ -236,7 +231,9 @@ fn metric_value(
         (Some(v), None) => scalar(v).into(),
         (None, Some(InstanceList::Read(list))) => MetricValue::List(list),
         // Only lists beside a value are left in the file.
-        (None, Some(InstanceList::Deferred(_))) | (None, None) => MetricValue::List(Vec::new()),
+        (None, Some(InstanceList::Packed { .. } | InstanceList::Deferred(_))) | (None, None) => {
+            MetricValue::List(Vec::new())
+        }
     }
 }
 

@@ -19,80 +19,71 @@ use crate::trace::ncu::{DeferredInstances, InstanceList, MetricInstance, NcuRepo
 /// prints (the occupancy curves: 64, 256 and 455 points on an H200) stay well below.
 const DEFER_MIN: usize = 1024;
 
-/// The wire tag of a list element: field 3, length-delimited.
-const ELEMENT_TAG: u8 = (3 << 3) | 2;
+/// A list beside a metric's single value, its elements a run of records (`run`, `count` of
+/// them, at `offset` of the report's stream where known): left in the file when long, kept
+/// packed in memory otherwise.
+pub(super) fn beside_value(run: &[u8], count: u32, offset: Option<u64>) -> InstanceList {
+    match offset {
+        Some(offset) if count as usize >= DEFER_MIN => InstanceList::Deferred(DeferredInstances {
+            offset,
+            len: run.len() as u32,
+            count,
+        }),
+        // A copy: a slice would keep the whole block in memory.
+        _ => InstanceList::Packed {
+            bytes: Bytes::copy_from_slice(run),
+            count,
+        },
+    }
+}
 
-/// A metric result's instance list: decoded, left in the file (a long list beside a single
-/// value whose elements lie back to back in `payload`), or `None` when it has none.
-pub(super) fn list(
-    m: &msg::MetricResult,
-    payload: &Bytes,
-    payload_offset: u64,
-) -> Result<Option<InstanceList>, DecodeError> {
-    let elements = &m.metric_value_list;
-    if elements.is_empty() {
-        return Ok(None);
+/// One list element from its encoded bytes.
+pub(super) fn decode_element(bytes: &[u8]) -> Result<MetricInstance, DecodeError> {
+    Ok(instance(&msg::MetricListElement::decode(bytes)?))
+}
+
+/// The first instance of a list (without decoding the rest of a packed one).
+pub(super) fn first_instance(list: &InstanceList) -> Option<MetricInstance> {
+    match list {
+        InstanceList::Read(l) => l.first().cloned(),
+        InstanceList::Packed { bytes, .. } => {
+            // A run of field-3 records: the tag, the element's length, the element.
+            let mut rest = bytes.get(1..)?;
+            let len = prost::encoding::decode_varint(&mut rest).ok()? as usize;
+            let e = msg::MetricListElement::decode(rest.get(..len)?).ok()?;
+            Some(instance(&e))
+        }
+        InstanceList::Deferred(_) => None,
     }
-    if m.metric_value.is_some()
-        && elements.len() >= DEFER_MIN
-        && let Some(span) = contiguous_span(elements, payload)
-    {
-        return Ok(Some(InstanceList::Deferred(DeferredInstances {
-            offset: payload_offset + span.0 as u64,
-            len: (span.1 - span.0) as u32,
-            count: elements.len() as u32,
-        })));
+}
+
+fn instance(e: &msg::MetricListElement) -> MetricInstance {
+    MetricInstance {
+        correlation: e.correlation_id.as_ref().map(super::convert::scalar),
+        value: e
+            .element_value
+            .as_ref()
+            .map(super::convert::scalar)
+            .unwrap_or(ScalarValue::Unknown),
     }
-    decode_elements(elements).map(|l| Some(InstanceList::Read(l)))
+}
+
+/// The elements of a run of list records (a packed or deferred list), `count` of them.
+fn decode_span(bytes: Bytes, count: u32) -> Result<Vec<MetricInstance>, String> {
+    // The run decodes as a metric result of only a list.
+    let result = msg::MetricResult::decode(bytes).map_err(|e| e.to_string())?;
+    if result.metric_value_list.len() != count as usize {
+        return Err(format!(
+            "{} elements where {count} were counted",
+            result.metric_value_list.len()
+        ));
+    }
+    decode_elements(&result.metric_value_list).map_err(|e| e.to_string())
 }
 
 /// The decoded elements of a list.
 pub(super) fn decode_elements(elements: &[Bytes]) -> Result<Vec<MetricInstance>, DecodeError> {
-    elements
-        .iter()
-        .map(|bytes| {
-            let e = msg::MetricListElement::decode(&bytes[..])?;
-            Ok(MetricInstance {
-                correlation: e.correlation_id.as_ref().map(super::convert::scalar),
-                value: e
-                    .element_value
-                    .as_ref()
-                    .map(super::convert::scalar)
-                    .unwrap_or(ScalarValue::Unknown),
-            })
-        })
-        .collect()
-}
-
-/// The byte range in `payload` of `elements` with their tags and lengths, when they are slices
-/// of it lying back to back (as ncu writes them); `None` otherwise.
-fn contiguous_span(elements: &[Bytes], payload: &Bytes) -> Option<(usize, usize)> {
-    let base = payload.as_ptr() as usize;
-    let start_of = |e: &Bytes| -> Option<usize> {
-        (e.as_ptr() as usize)
-            .checked_sub(base)?
-            .checked_sub(1 + varint_len(e.len()))
-    };
-    let end_of = |e: &Bytes| (e.as_ptr() as usize - base) + e.len();
-    let first = elements.first()?;
-    let start = start_of(first)?;
-    let mut expected = start;
-    for e in elements {
-        if start_of(e)? != expected || payload.get(expected) != Some(&ELEMENT_TAG) {
-            return None;
-        }
-        expected = end_of(e);
-    }
-    (expected <= payload.len()).then_some((start, expected))
-}
-
-fn varint_len(mut v: usize) -> usize {
-    let mut n = 1;
-    while v >= 0x80 {
-        v >>= 7;
-        n += 1;
-    }
-    n
+    elements.iter().map(|bytes| decode_element(bytes)).collect()
 }
 
 /// The instances of a list, read from the report's file when they were left there.
@@ -102,6 +93,12 @@ pub fn read_instances<'a>(
 ) -> Result<Cow<'a, [MetricInstance]>, LoadError> {
     match list {
         InstanceList::Read(l) => Ok(Cow::Borrowed(l)),
+        InstanceList::Packed { bytes, count } => decode_span(bytes.clone(), *count)
+            .map(Cow::Owned)
+            .map_err(|e| LoadError::NotNcuReport {
+                path: report.path.clone(),
+                detail: format!("a metric's instances do not decode ({e})"),
+            }),
         InstanceList::Deferred(d) => read_deferred(report, d).map(Cow::Owned),
     }
 }
@@ -140,11 +137,5 @@ fn read_deferred(
             .read_to_end(&mut bytes)
             .map_err(unreadable)?;
     }
-    // The span is a run of field-3 records: it decodes as a metric result of only a list.
-    let result = msg::MetricResult::decode(Bytes::from(bytes))
-        .map_err(|_| changed("the file has changed"))?;
-    if result.metric_value_list.len() != d.count as usize {
-        return Err(changed("the file has changed"));
-    }
-    decode_elements(&result.metric_value_list).map_err(|_| changed("the file has changed"))
+    decode_span(Bytes::from(bytes), d.count).map_err(|_| changed("the file has changed"))
 }

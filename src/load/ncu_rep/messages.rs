@@ -171,8 +171,9 @@ pub struct ProfileResult {
     pub grid_size: Option<Uint64x3>,
     #[prost(message, optional, tag = "11")]
     pub block_size: Option<Uint64x3>,
-    #[prost(message, repeated, tag = "13")]
-    pub metric_results: Vec<MetricResult>,
+    /// Each `MetricResult`, left encoded: read by `metric_result::parse`.
+    #[prost(bytes = "bytes", repeated, tag = "13")]
+    pub metric_results: Vec<Bytes>,
     #[prost(uint64, optional, tag = "14")]
     pub creation_time: Option<u64>,
     /// Each section's definition, left encoded: ncu repeats the same ones for every workload.

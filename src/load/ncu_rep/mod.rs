@@ -19,6 +19,7 @@ mod convert;
 mod instances;
 pub mod line_table;
 pub mod messages;
+mod metric_result;
 pub mod sass;
 mod section_messages;
 mod source;
@@ -36,7 +37,6 @@ use prost::Message;
 use rayon::prelude::*;
 
 use crate::load::{LoadControl, LoadError, LoadProgress};
-use crate::trace::ncu::InstanceList;
 use crate::trace::ncu::NcuReport;
 use crate::trace::{Trace, TraceFormat};
 use convert::Converter;
@@ -416,12 +416,12 @@ pub(super) struct RawBlock {
     pub offset: u64,
 }
 
-/// A decoded workload, the hashes of its section definitions' bytes and each metric's
-/// instance list (in `result.metric_results` order; `None` where it has none).
+/// A decoded workload, the hashes of its section definitions' bytes and its metric results
+/// (in `result.metric_results` order).
 pub(super) struct DecodedResult {
     pub result: messages::ProfileResult,
     pub section_hashes: Vec<u64>,
-    pub lists: Vec<Option<InstanceList>>,
+    pub metrics: Vec<metric_result::ParsedMetric>,
 }
 
 /// The workloads of a block's payload: `NumSources` source messages (skipped) then
@@ -456,16 +456,16 @@ fn decode_block(block: &RawBlock) -> Result<Vec<DecodedResult>, String> {
                 hasher.finish()
             })
             .collect();
-        let lists = result
+        let metrics = result
             .metric_results
             .iter()
-            .map(|m| instances::list(m, payload, block.offset))
+            .map(|m| metric_result::parse(m, payload, block.offset))
             .collect::<Result<_, _>>()
-            .map_err(|e| format!("a metric's instances do not decode ({e})"))?;
+            .map_err(|e| format!("a metric result does not decode ({e})"))?;
         out.push(DecodedResult {
             result,
             section_hashes,
-            lists,
+            metrics,
         });
     }
     Ok(out)
