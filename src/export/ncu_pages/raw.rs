@@ -40,18 +40,28 @@ struct Column {
     max_is_zero: bool,
 }
 
-/// The largest number a column holds over all workloads.
-fn column_max(report: &NcuReport, id: MetricId) -> Option<f64> {
-    report
-        .workloads
-        .iter()
-        .filter_map(|w| w.metric(id).and_then(MetricValue::as_f64))
-        .reduce(f64::max)
+/// The largest number each metric (by id) holds over all workloads, in one pass.
+fn column_maxima(report: &NcuReport) -> Vec<Option<f64>> {
+    let mut max: Vec<Option<f64>> = vec![None; report.metric_names.len()];
+    for w in &report.workloads {
+        for (id, v) in &w.metrics {
+            if let (Some(slot), Some(x)) = (max.get_mut(*id as usize), v.as_f64()) {
+                *slot = Some(slot.map_or(x, |m: f64| m.max(x)));
+            }
+        }
+    }
+    max
 }
 
-fn column(report: &NcuReport, id: MetricId, name: &str, mode: UnitMode) -> Column {
+fn column(
+    report: &NcuReport,
+    id: MetricId,
+    name: &str,
+    max: Option<f64>,
+    mode: UnitMode,
+) -> Column {
     let unit = metric_unit(report, id, name);
-    let max = column_max(report, id).unwrap_or(0.0);
+    let max = max.unwrap_or(0.0);
     let (unit, factor) = match mode {
         UnitMode::Auto if !unit.is_empty() => scaled(&unit, max),
         _ => (unit, 1.0),
@@ -177,9 +187,13 @@ pub fn fixed_cells(
 pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Result<()> {
     let with_nvtx = report.workloads.iter().any(|w| !w.nvtx.is_empty());
     let metric_cols = metric_columns(report);
+    let maxima = column_maxima(report);
     let cols: Vec<Column> = metric_cols
         .iter()
-        .map(|&(id, name)| column(report, id, name, mode))
+        .map(|&(id, name)| {
+            let max = maxima.get(id as usize).copied().flatten();
+            column(report, id, name, max, mode)
+        })
         .collect();
     let fixed = fixed_header(with_nvtx);
     let mut header = fixed.clone();

@@ -224,6 +224,8 @@ pub(super) fn open_blocks(
             Packing::Gzip | Packing::Zstd => 16 << 20,
         },
         damage: None,
+        skip_sources: false,
+        scratch: Vec::new(),
     };
     let header = blocks.read_header()?;
     blocks.report.format_version = header.version.unwrap_or(0);
@@ -233,6 +235,7 @@ pub(super) fn open_blocks(
 /// Loads a report.
 pub fn load_report(path: &Path, control: &LoadControl) -> Result<NcuReport, LoadError> {
     let (mut blocks, file_len, read) = open_blocks(path)?;
+    blocks.skip_sources = true;
     blocks.read_all(control, &|| {
         read.load(std::sync::atomic::Ordering::Relaxed) as f32 / file_len as f32
     })?;
@@ -270,6 +273,11 @@ pub(super) struct BlockReader<'a> {
     pos: u64,
     /// What stopped the read early, in words, when something did.
     damage: Option<String>,
+    /// Whether blocks' source messages (cubins: most of a report's bytes) are read past rather
+    /// than kept: the profiled kernels do not need them.
+    skip_sources: bool,
+    /// The buffer skipped bytes are read into, reused.
+    scratch: Vec<u8>,
 }
 
 const TABLE: &str = "report";
@@ -390,12 +398,51 @@ impl BlockReader<'_> {
         Ok(Bytes::from(buf))
     }
 
-    /// The next block's header and payload, read but not decoded.
+    /// `len` bytes read past.
+    fn skip(&mut self, len: u64) -> Result<(), Stop> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.resize(len.min(1 << 20) as usize, 0);
+        let mut left = len;
+        while left > 0 {
+            let n = left.min(scratch.len() as u64) as usize;
+            let got = read_fully(&mut self.reader, &mut scratch[..n])
+                .map_err(|e| Stop::Damaged(format!("reading failed ({e})")))?;
+            if got < n {
+                return Err(Stop::Damaged(format!(
+                    "a message of {len} bytes has only {} in the file",
+                    len - left + got as u64
+                )));
+            }
+            left -= n as u64;
+        }
+        self.pos += len;
+        self.scratch = scratch;
+        Ok(())
+    }
+
+    /// The next block's header and payload, read but not decoded (with `skip_sources`, the
+    /// payload from its first result on, the header saying it has no sources).
     pub(super) fn raw_block(&mut self) -> Result<RawBlock, Stop> {
         let header = self.length_prefixed()?;
-        let header = messages::BlockHeader::decode(header)
+        let mut header = messages::BlockHeader::decode(header)
             .map_err(|e| Stop::Damaged(format!("a block header does not decode ({e})")))?;
-        let payload_len = u64::from(header.payload_size.unwrap_or(0));
+        let mut payload_len = u64::from(header.payload_size.unwrap_or(0));
+        if self.skip_sources {
+            for _ in 0..header.num_sources.unwrap_or(0) {
+                let mut len = [0u8; 4];
+                match read_fully(&mut self.reader, &mut len) {
+                    Ok(4) => self.pos += 4,
+                    Ok(_) => return Err(Stop::Damaged("a length is cut short".into())),
+                    Err(e) => return Err(Stop::Damaged(format!("reading failed ({e})"))),
+                }
+                let len = u64::from(u32::from_le_bytes(len));
+                payload_len = payload_len.checked_sub(4 + len).ok_or_else(|| {
+                    Stop::Damaged("a message runs past the end of its block".into())
+                })?;
+                self.skip(len)?;
+            }
+            header.num_sources = Some(0);
+        }
         let offset = self.pos;
         let payload = self.bytes(payload_len)?;
         Ok(RawBlock {
