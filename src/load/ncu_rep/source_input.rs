@@ -219,10 +219,11 @@ fn function_line_tables(
 
 /// Where function `mangled` of module `reference` was loaded: as the module's source message
 /// lists it, else (reports of ncu 2020.2–2022.1 list none: 50 of the public collection) where a
-/// profiled kernel of it ran its code. A kernel's per-instruction values (`inst_executed`) are
-/// keyed by the PC of every instruction it has, one run 16 bytes apart as long as its code, and
-/// of the functions it calls; the kernel's run is the one of its code's length (the lowest PC
-/// where none is: the first instruction, which every launch runs).
+/// profiled kernel of it ran its code. Where a kernel's per-instruction values (`inst_executed`)
+/// are keyed by every instruction it has, they make one run 16 bytes apart as long as its code,
+/// besides those of the functions it calls: that run. Else (a report of ncu 2020.2 keys only the
+/// instructions that ran) the lowest PC: the first instruction, which every launch runs — wrong
+/// where a function it calls was loaded below it (one public report).
 fn function_address(
     report: &NcuReport,
     data: &NcuSourceData,
