@@ -382,6 +382,10 @@ fn other_reports_every_metric_value_equals_nvidias_reader() {
         eprintln!("  only NVIDIA: {metric} ({n} kernels)");
     }
     assert!(reports.len() >= 3, "{} reports", reports.len());
+    // With the public collection (180 reports): every value measured (see docs/nsight-compute.md).
+    if reports.len() >= 183 {
+        assert!(total.equal >= 11_625_401, "{} values equal", total.equal);
+    }
     assert!(
         total.mismatches.is_empty(),
         "{} values differ",
@@ -565,6 +569,21 @@ fn sass_text_at_each_pc_equals_nvidias_reader() {
         fixtures.missing, 0,
         "PCs with no instruction in the fixtures"
     );
+    // With the public collection: no worse than measured (see above), so that a regression fails.
+    if collected.equal > 0 {
+        assert!(collected.equal >= 132_747, "{} equal", collected.equal);
+        assert!(
+            collected.indent == 0,
+            "{} differ in indent",
+            collected.indent
+        );
+        assert!(collected.text <= 448, "{} differ in text", collected.text);
+        assert!(
+            collected.missing <= 1_811,
+            "{} PCs unplaced",
+            collected.missing
+        );
+    }
     let all = fixtures.equal + fixtures.indent + fixtures.text;
     assert!(
         fixtures.equal * 100 >= all * 99,
