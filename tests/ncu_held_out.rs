@@ -30,30 +30,13 @@ fn dir() -> PathBuf {
 }
 
 fn oracle(name: &str, page: &str) -> String {
-    let path = dir().join(format!("{name}.{page}.csv.gz"));
-    let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut flate2::read::GzDecoder::new(std::fs::File::open(&path).expect("oracle")),
-        &mut text,
-    )
-    .expect("gunzip");
-    text
+    common::read_text(&dir().join(format!("{name}.{page}.csv.gz")))
 }
 
 fn page(report: &NcuReport, which: NcuPage, mode: UnitMode) -> String {
     let mut out = Vec::new();
     ncu_pages::write_page(report, which, mode, None, &mut out).expect("write");
     String::from_utf8(out).expect("utf-8")
-}
-
-fn records(text: &str) -> Vec<Vec<String>> {
-    csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(text.as_bytes())
-        .records()
-        .map(|r| r.expect("csv row").iter().map(String::from).collect())
-        .collect()
 }
 
 #[test]
@@ -95,8 +78,8 @@ fn raw_pages_equal_ncus_but_three_units_and_rounding_halves() {
         let report = common::load_ncu(&dir().join(format!("{name}.ncu-repz")));
         for (mode, file) in [(UnitMode::Auto, "raw"), (UnitMode::Base, "raw_base")] {
             let (ours, theirs) = (
-                records(&page(&report, NcuPage::Raw, mode)),
-                records(&oracle(name, file)),
+                common::csv_rows(&page(&report, NcuPage::Raw, mode)),
+                common::csv_rows(&oracle(name, file)),
             );
             assert_eq!(ours.len(), theirs.len(), "{name} {file}: rows");
             assert_eq!(ours[0], theirs[0], "{name} {file}: header");

@@ -189,6 +189,30 @@ fn compare_report(report: &NcuReport, dump: &Path, name: &str, tally: &mut Tally
     assert_eq!(actions, report.workloads.len(), "{name}: workloads");
 }
 
+/// What NVIDIA's reader reads from `plain` (tests/scripts/ncu_report_dump.py), in
+/// `scratch/NAME.jsonl`.
+fn dump_with_reader(
+    python: &Path,
+    script: &Path,
+    plain: &Path,
+    scratch: &Path,
+    name: &str,
+) -> PathBuf {
+    let dump = scratch.join(format!("{name}.jsonl"));
+    let out = Command::new(python)
+        .arg(script)
+        .arg(plain)
+        .arg(&dump)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dump
+}
+
 #[test]
 fn every_metric_value_equals_nvidias_reader() {
     let Some(dir) = common::shared_ncu() else {
@@ -211,18 +235,7 @@ fn every_metric_value_equals_nvidias_reader() {
             .unwrap();
         std::fs::write(&plain, &bytes).unwrap();
         drop(bytes);
-        let dump = scratch.join(format!("{name}.jsonl"));
-        let out = Command::new(&python)
-            .arg(&script)
-            .arg(&plain)
-            .arg(&dump)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let dump = dump_with_reader(&python, &script, &plain, &scratch, name);
         let report = load(&plain);
         let mut tally = Tally::default();
         compare_report(&report, &dump, name, &mut tally);
@@ -334,18 +347,7 @@ fn other_reports_every_metric_value_equals_nvidias_reader() {
     let mut total = Tally::default();
     let mut kernels = 0;
     for (name, plain) in &reports {
-        let dump = scratch.join(format!("{name}.jsonl"));
-        let out = Command::new(&python)
-            .arg(&script)
-            .arg(plain)
-            .arg(&dump)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let dump = dump_with_reader(&python, &script, plain, &scratch, name);
         let report = load(plain);
         assert!(
             !format!("{:?}", report.warnings).contains("string table"),

@@ -31,28 +31,6 @@ const REPORTS: [&str; 4] = [
     "ncu_train_gemm",
 ];
 
-fn read_text(path: &Path) -> String {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    if path.extension().is_some_and(|e| e == "gz") {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
-            .expect("gunzip");
-        text
-    } else {
-        String::from_utf8(bytes).expect("utf-8")
-    }
-}
-
-fn records(text: &str) -> Vec<Vec<String>> {
-    csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(text.as_bytes())
-        .records()
-        .map(|r| r.expect("csv row").iter().map(String::from).collect())
-        .collect()
-}
-
 /// What one page's comparison found.
 #[derive(Default)]
 struct Tally {
@@ -141,9 +119,10 @@ fn raw_pages_match_ncu() {
     for name in REPORTS {
         let report = load(&dir.join(format!("{name}.ncu-rep.gz")));
         for (mode, file) in [(UnitMode::Auto, "raw"), (UnitMode::Base, "raw_base")] {
-            let oracle_text = read_text(&dir.join("oracle").join(format!("{name}.{file}.csv")));
+            let oracle_text =
+                common::read_text(&dir.join("oracle").join(format!("{name}.{file}.csv")));
             let text = page(&report, mode);
-            let (ours, oracle) = (records(&text), records(&oracle_text));
+            let (ours, oracle) = (common::csv_rows(&text), common::csv_rows(&oracle_text));
             let t = compare(&ours, &oracle);
             print_tally(&format!("{name}.{file}"), &t, oracle.len());
             assert_eq!(ours.len(), oracle.len(), "{name}.{file}: rows");
@@ -236,14 +215,15 @@ fn details_pages_match_ncu() {
     };
     for name in REPORTS {
         let report = load(&dir.join(format!("{name}.ncu-rep.gz")));
-        let oracle_text = read_text(&dir.join("oracle").join(format!("{name}.details.csv.gz")));
+        let oracle_text =
+            common::read_text(&dir.join("oracle").join(format!("{name}.details.csv.gz")));
         let our_text = page_of(&report, NcuPage::Details, UnitMode::Auto);
         // The notes ncu prints on lines of their own (no NVLink connections: 113 in moe_full,
         // 48 in train_gemm), all of them.
         let notes = |t: &str| t.lines().filter(|l| l.starts_with("    ")).count();
         assert_eq!(notes(&our_text), notes(&oracle_text), "{name}: notes");
-        let oracle = records(&oracle_text);
-        let ours = records(&our_text);
+        let oracle = common::csv_rows(&oracle_text);
+        let ours = common::csv_rows(&our_text);
         assert_eq!(ours[0], oracle[0], "{name}: header");
         let section = oracle[0].iter().position(|h| h == "Section Name").unwrap();
         let key = |r: &[String]| {
@@ -310,10 +290,11 @@ fn summary_pages_match_ncu() {
     };
     for name in REPORTS {
         let report = load(&dir.join(format!("{name}.ncu-rep.gz")));
-        let oracle_text = read_text(&dir.join("oracle").join(format!("{name}.summary.csv")));
-        let oracle = records(&oracle_text);
+        let oracle_text =
+            common::read_text(&dir.join("oracle").join(format!("{name}.summary.csv")));
+        let oracle = common::csv_rows(&oracle_text);
         let text = page_of(&report, NcuPage::Summary, UnitMode::Auto);
-        let ours = records(&text);
+        let ours = common::csv_rows(&text);
         assert_eq!(ours[0], oracle[0], "{name}: header");
         assert_eq!(ours.len(), oracle.len(), "{name}: rows");
         let key = |r: &[String]| {
@@ -363,10 +344,10 @@ fn names_report_pages_are_ncus() {
         (NcuPage::Details, "details"),
         (NcuPage::Summary, "summary"),
     ] {
-        let oracle = read_text(&dir.join(format!("ncu_names.{file}.csv.gz")));
+        let oracle = common::read_text(&dir.join(format!("ncu_names.{file}.csv.gz")));
         let ours = page_of(&report, which, UnitMode::Auto);
         if ours != oracle {
-            let (a, b) = (records(&ours), records(&oracle));
+            let (a, b) = (common::csv_rows(&ours), common::csv_rows(&oracle));
             for (r, (x, y)) in a.iter().zip(&b).enumerate().filter(|(_, (x, y))| x != y) {
                 eprintln!("{file} row {r}:\n  ours {x:?}\n  ncu  {y:?}");
             }
@@ -380,8 +361,8 @@ fn names_report_pages_are_ncus() {
 #[test]
 fn pytorch_pair_kernel_names_are_ncus() {
     let report = load(&fixture("ncu_kt_pair.ncu-repz"));
-    let oracle = records(&read_text(&fixture("ncu_kt_pair.raw.csv.gz")));
-    let ours = records(&page(&report, UnitMode::Auto));
+    let oracle = common::csv_rows(&common::read_text(&fixture("ncu_kt_pair.raw.csv.gz")));
+    let ours = common::csv_rows(&page(&report, UnitMode::Auto));
     let kernel = oracle[0].iter().position(|h| h == "Kernel Name").unwrap();
     assert_eq!(ours.len(), oracle.len());
     for (r, (a, b)) in ours.iter().zip(&oracle).enumerate().skip(2) {
@@ -423,7 +404,7 @@ fn shared_pages_byte_for_byte() {
             (NcuPage::Summary, UnitMode::Auto, "summary.csv"),
             (NcuPage::Details, UnitMode::Auto, "details.csv.gz"),
         ] {
-            let oracle = read_text(&dir.join("oracle").join(format!("{name}.{file}")));
+            let oracle = common::read_text(&dir.join("oracle").join(format!("{name}.{file}")));
             if page_of(&report, which, mode) == oracle {
                 equal.push((name, file.split('.').next().unwrap_or(file)));
             }

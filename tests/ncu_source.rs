@@ -14,9 +14,6 @@
 
 mod common;
 
-use std::io::Read;
-use std::path::Path;
-
 /// (report, `--print-source`, oracle file).
 const PAGES: [(&str, &str, &str); 9] = [
     ("ncu_lineinfo", "sass", "ncu_lineinfo.source_sass.csv"),
@@ -45,21 +42,6 @@ const PAGES: [(&str, &str, &str); 9] = [
     ),
     ("ncu_moe_full", "ptx", "ncu_moe_full.source_ptx.csv"),
 ];
-
-fn read_text(path: &Path) -> String {
-    let file = std::fs::File::open(path).expect("open oracle");
-    let mut text = String::new();
-    if path.extension().is_some_and(|e| e == "gz") {
-        flate2::read::GzDecoder::new(file)
-            .read_to_string(&mut text)
-            .expect("gunzip oracle");
-    } else {
-        std::io::BufReader::new(file)
-            .read_to_string(&mut text)
-            .expect("read oracle");
-    }
-    text
-}
 
 /// A line's cells as a CSV reader reads them (a warning line is one cell).
 fn cells(line: &str) -> Vec<String> {
@@ -103,7 +85,7 @@ fn source_pages_equal_ncus_cell_for_cell() {
             &[("SIGHTLINE_NVDISASM", &nvdisasm)],
         );
         let ours = String::from_utf8(out.stdout).expect("utf-8 page");
-        let theirs = read_text(&dir.join("oracle").join(oracle));
+        let theirs = common::read_text(&dir.join("oracle").join(oracle));
         let (ours, theirs): (Vec<&str>, Vec<&str>) =
             (ours.lines().collect(), theirs.lines().collect());
         assert_eq!(

@@ -325,11 +325,7 @@ pub fn roofline_svg(r: &HierarchicalRoofline) -> String {
 
 /// A value with three significant digits and an SI prefix.
 fn num(v: f64) -> String {
-    let a = v.abs();
-    let (scale, prefix) = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
-        .into_iter()
-        .find(|(s, _)| a >= *s)
-        .unwrap_or((1.0, ""));
+    let (scale, prefix) = crate::analysis::ncu::units::si_prefix(v);
     let x = v / scale;
     if x != 0.0 && x.abs() < 1.0 {
         // Three significant digits, trailing zeros dropped: 0.001, 0.0452.

@@ -286,3 +286,27 @@ pub fn unrelated_pytorch_traces(dir: &Path) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// A text file, gunzipped where its name ends in `.gz` (ncu's oracle pages).
+pub fn read_text(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
+            .expect("gunzip");
+        text
+    } else {
+        String::from_utf8(bytes).expect("utf-8")
+    }
+}
+
+/// The rows of a CSV text, each as its cells (rows of different lengths allowed, no header).
+pub fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes())
+        .records()
+        .map(|r| r.expect("csv row").iter().map(String::from).collect())
+        .collect()
+}

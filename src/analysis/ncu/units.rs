@@ -26,6 +26,16 @@
 use crate::export::text_table::group_thousands;
 use crate::trace::ncu::{MetricId, MetricValue, NcuReport, ScalarValue};
 
+/// The SI prefix a number reads best with, and its scale: `(1e12, "T")` for 5.16e13, `(1.0, "")`
+/// below a thousand. The charts' labels (window and HTML report) format the scaled number.
+pub fn si_prefix(v: f64) -> (f64, &'static str) {
+    let a = v.abs();
+    [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .into_iter()
+        .find(|(s, _)| a >= *s)
+        .unwrap_or((1.0, ""))
+}
+
 /// The base unit of a report's metric: none where the report says so, else [`base_unit`].
 pub fn metric_unit(report: &NcuReport, id: MetricId, name: &str) -> String {
     if report.unitless.contains(&id) {

@@ -155,16 +155,15 @@ impl Converter {
 
     pub fn finish(mut self, report: &mut NcuReport) {
         for p in std::mem::take(&mut self.pending) {
-            let (Some(&id), Some(w)) = (
-                self.names.get(p.index as usize),
-                report.workloads.get(p.workload).map(|_| p.workload),
-            ) else {
+            let Some(&id) = self.names.get(p.index as usize) else {
                 self.unknown_names += 1;
                 continue;
             };
             let mut instances = Vec::new();
             let value = metric_value(report, id, p.value.as_ref(), p.list, &mut instances);
-            let workload = &mut report.workloads[w];
+            let Some(workload) = report.workloads.get_mut(p.workload) else {
+                continue;
+            };
             if workload.metrics.iter().all(|(m, _)| *m != id) {
                 workload.metrics.push((id, value));
                 workload.metrics.sort_by_key(|(id, _)| *id);

@@ -370,15 +370,22 @@ impl BlockReader<'_> {
 
     /// A u32 length and that many bytes. At the end of the file before the length: `Stop::End`.
     fn length_prefixed(&mut self) -> Result<Bytes, Stop> {
+        let len = self.length()?;
+        self.bytes(len)
+    }
+
+    /// A message's little-endian u32 length (`Stop::End` where the stream ends before it).
+    fn length(&mut self) -> Result<u64, Stop> {
         let mut len = [0u8; 4];
         match read_fully(&mut self.reader, &mut len) {
-            Ok(0) => return Err(Stop::End),
-            Ok(4) => self.pos += 4,
-            Ok(_) => return Err(Stop::Damaged("a length is cut short".into())),
-            Err(e) => return Err(Stop::Damaged(format!("reading failed ({e})"))),
+            Ok(0) => Err(Stop::End),
+            Ok(4) => {
+                self.pos += 4;
+                Ok(u64::from(u32::from_le_bytes(len)))
+            }
+            Ok(_) => Err(Stop::Damaged("a length is cut short".into())),
+            Err(e) => Err(Stop::Damaged(format!("reading failed ({e})"))),
         }
-        let len = u32::from_le_bytes(len) as u64;
-        self.bytes(len)
     }
 
     /// Exactly `len` bytes, grown as they arrive (a damaged length cannot allocate more than
@@ -429,13 +436,13 @@ impl BlockReader<'_> {
         let mut payload_len = u64::from(header.payload_size.unwrap_or(0));
         if self.skip_sources {
             for _ in 0..header.num_sources.unwrap_or(0) {
-                let mut len = [0u8; 4];
-                match read_fully(&mut self.reader, &mut len) {
-                    Ok(4) => self.pos += 4,
-                    Ok(_) => return Err(Stop::Damaged("a length is cut short".into())),
-                    Err(e) => return Err(Stop::Damaged(format!("reading failed ({e})"))),
-                }
-                let len = u64::from(u32::from_le_bytes(len));
+                // Inside a block, the stream ending is damage, not its end.
+                let len = match self.length() {
+                    Err(Stop::End) => {
+                        return Err(Stop::Damaged("a block's payload ends early".into()));
+                    }
+                    other => other?,
+                };
                 payload_len = payload_len.checked_sub(4 + len).ok_or_else(|| {
                     Stop::Damaged("a message runs past the end of its block".into())
                 })?;

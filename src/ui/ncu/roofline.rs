@@ -237,11 +237,7 @@ fn short(name: &str) -> String {
 
 /// `51.6 T`, `210 G`, `0.5`: a value with an SI prefix and three significant digits.
 pub fn si(v: f64) -> String {
-    let a = v.abs();
-    let (scale, prefix) = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
-        .into_iter()
-        .find(|(s, _)| a >= *s)
-        .unwrap_or((1.0, ""));
+    let (scale, prefix) = crate::analysis::ncu::units::si_prefix(v);
     let x = v / scale;
     let digits = if x.abs() >= 100.0 {
         0
