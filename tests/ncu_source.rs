@@ -185,3 +185,41 @@ fn kernel_and_launch_select_as_ncu_does() {
         expected.len()
     );
 }
+
+/// A report of ncu 2020.2–2022.1 lists no functions in its modules (50 of the public
+/// collection); the cubin it keeps is the image as loaded, whose symbol table holds each
+/// function's load address. Those places are where the kernels ran: each kernel's first
+/// instruction, which every launch runs, is a PC of its per-instruction `inst_executed`. (One
+/// ncu 2020.2 report of the collection, whose kernel calls functions below its own code, had
+/// 1,811 PCs with no instruction before: `tests/ncu_nvidia_reader.rs`.) The fixture is
+/// `prof1.ncu-rep` of github.com/bwd29/self-join-MiSTIC (MIT), ncu 2021.2.
+#[test]
+fn an_old_reports_functions_are_placed_where_its_cubin_says() {
+    let path = common::fixtures().join("ncu_public/bwd29_self_join_prof1.ncu-repz");
+    let report = common::load_ncu(&path);
+    let ids: Vec<u32> = (0..report.workloads.len() as u32).collect();
+    let metrics = ["inst_executed".to_string()].into();
+    let inputs = sightline::load::ncu_rep::source_inputs(&path, &report, &ids, &metrics, false)
+        .expect("source data");
+    let (mut kernels, mut functions) = (0, 0);
+    for kernel in &inputs.data.kernels {
+        let module = &inputs.data.modules[&kernel.module.expect("a module")];
+        functions = functions.max(module.functions.len());
+        let name = &report.workloads[kernel.workload as usize].mangled_name;
+        let function = module
+            .functions
+            .iter()
+            .find(|f| &f.mangled_name == name)
+            .unwrap_or_else(|| panic!("{name}: not placed"));
+        let pcs = &kernel.metrics.first().expect("inst_executed").values;
+        assert!(
+            pcs.iter().any(|&(pc, _)| pc == function.address),
+            "{name}: its first instruction at {:#x} did not run",
+            function.address
+        );
+        assert!(pcs.iter().all(|&(pc, _)| pc >= function.address));
+        kernels += 1;
+    }
+    assert_eq!(kernels, 4);
+    eprintln!("{kernels} kernels placed at their cubin's symbols ({functions} functions)");
+}

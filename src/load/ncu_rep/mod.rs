@@ -16,6 +16,7 @@
 //! bytes are there.
 
 mod convert;
+mod elf;
 mod instances;
 pub mod line_table;
 pub mod messages;

@@ -9,7 +9,7 @@ use std::path::Path;
 use prost::Message;
 
 use super::source_messages::{ProfileSource, SourceResult};
-use super::{Stop, instances, open_blocks};
+use super::{Stop, elf, instances, open_blocks};
 use crate::load::LoadError;
 use crate::trace::ncu::ScalarValue;
 use crate::trace::ncu_source::{
@@ -71,7 +71,31 @@ pub fn read_source_data(
             data.kernels.push(kernel(id, &result, &names, metrics));
         }
     }
+    for module in data.modules.values_mut() {
+        functions_from_symbols(module);
+    }
     Ok(data)
+}
+
+/// The functions of a module that lists none (reports of ncu 2020.2–2022.1): those its cubin's
+/// symbol table places, as ncu kept the image after loading it (a function's symbol holds its
+/// load address; a cubin as built has 0, and names no place).
+fn functions_from_symbols(module: &mut NcuModule) {
+    let Some(cubin) = module
+        .cubin
+        .as_ref()
+        .filter(|_| module.functions.is_empty())
+    else {
+        return;
+    };
+    module.functions = elf::function_symbols(cubin)
+        .into_iter()
+        .filter(|(_, address)| *address != 0)
+        .map(|(mangled_name, address)| NcuFunction {
+            mangled_name,
+            address,
+        })
+        .collect();
 }
 
 fn add_module(data: &mut NcuSourceData, source: ProfileSource) {

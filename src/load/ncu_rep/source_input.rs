@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use super::{line_table, read_source_data, sass};
+use super::{elf, line_table, read_source_data, sass};
 use crate::load::LoadError;
 use crate::trace::ncu::NcuReport;
 use crate::trace::ncu_source::{LineTable, NcuSourceData, SassInstruction};
@@ -218,12 +218,12 @@ fn function_line_tables(
 }
 
 /// Where function `mangled` of module `reference` was loaded: as the module's source message
-/// lists it, else (reports of ncu 2020.2–2022.1 list none: 50 of the public collection) where a
-/// profiled kernel of it ran its code. Where a kernel's per-instruction values (`inst_executed`)
-/// are keyed by every instruction it has, they make one run 16 bytes apart as long as its code,
-/// besides those of the functions it calls: that run. Else (a report of ncu 2020.2 keys only the
-/// instructions that ran) the lowest PC: the first instruction, which every launch runs — wrong
-/// where a function it calls was loaded below it (one public report).
+/// lists it, or (reports of ncu 2020.2–2022.1 list none: 50 of the public collection) as the
+/// symbol table of the loaded cubin they keep places it (`source::functions_from_symbols`).
+/// Else where a profiled kernel of it ran its code: where a kernel's per-instruction values
+/// (`inst_executed`) are keyed by every instruction it has, they make one run 16 bytes apart as
+/// long as its code, besides those of the functions it calls: that run; else the lowest PC, the
+/// first instruction, which every launch runs.
 fn function_address(
     report: &NcuReport,
     data: &NcuSourceData,
@@ -237,7 +237,7 @@ fn function_address(
     let length = module
         .cubin
         .as_ref()
-        .and_then(|c| sass::elf_section(c, &format!(".text.{mangled}")))
+        .and_then(|c| elf::section(c, &format!(".text.{mangled}")))
         .map(|code| code.len() as u64 / 16);
     let kernels = data
         .kernels
@@ -306,8 +306,7 @@ fn callees_of(
             .iter()
             .filter(|f| &f.mangled_name != mangled)
             .filter(|f| {
-                let Some(code) = sass::elf_section(cubin, &format!(".text.{}", f.mangled_name))
-                else {
+                let Some(code) = elf::section(cubin, &format!(".text.{}", f.mangled_name)) else {
                     return false;
                 };
                 let end = f.address.saturating_add(code.len() as u64);
