@@ -14,6 +14,7 @@
 mod common;
 
 use common::load_ncu as load;
+use common::ncu_reader::{nvidia_reader_python, other_reports, report_files};
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Read};
@@ -28,16 +29,6 @@ const REPORTS: [&str; 4] = [
     "ncu_moe_full",
     "ncu_train_gemm",
 ];
-
-/// A Python with `ncu_report` importable (see [`common::venv`]).
-fn nvidia_reader_python() -> Option<PathBuf> {
-    common::venv::python_with(
-        "sightline-ncu-report-venv",
-        "ncu_report",
-        &["ncu-report"],
-        Some("SIGHTLINE_NCU_REPORT_WHEELS"),
-    )
-}
 
 /// A value written as the dump script writes it.
 fn encode(v: &ScalarValue) -> Option<String> {
@@ -280,59 +271,6 @@ fn every_metric_value_equals_nvidias_reader() {
         total.mismatches.len()
     );
     assert!(total.equal > 1_000_000, "{}", total.equal);
-}
-
-/// Reports beyond the shared ones: the public report kept as a fixture
-/// (`tests/fixtures/ncu_public/`), the held-out sets of `tests/fixtures/ncu_ws/`, and every report
-/// in the folder `SIGHTLINE_PUBLIC_NCU_REPORTS` names (the collection of public reports listed
-/// in docs/ncu_public_reports.tsv), each as a plain report in `scratch` (NVIDIA's reader opens plain reports
-/// only), by name.
-fn other_reports(scratch: &Path) -> Vec<(String, PathBuf)> {
-    let fixtures = common::fixtures();
-    let mut found: Vec<PathBuf> = Vec::new();
-    for dir in [fixtures.join("ncu_public"), fixtures.join("ncu_ws")] {
-        found.extend(report_files(&dir));
-    }
-    match std::env::var_os("SIGHTLINE_PUBLIC_NCU_REPORTS") {
-        Some(dir) => found.extend(report_files(Path::new(&dir))),
-        None => eprintln!(
-            "SIGHTLINE_PUBLIC_NCU_REPORTS is not set: only the fixtures' reports are compared"
-        ),
-    }
-    found
-        .into_iter()
-        .map(|path| {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let name = name
-                .trim_end_matches(".ncu-repz")
-                .trim_end_matches(".ncu-rep");
-            let plain = scratch.join(format!("{name}.ncu-rep"));
-            let bytes = std::fs::read(&path).unwrap();
-            if path.extension().is_some_and(|e| e == "ncu-repz") {
-                let mut out = Vec::new();
-                ruzstd::decoding::StreamingDecoder::new(&bytes[..])
-                    .unwrap()
-                    .read_to_end(&mut out)
-                    .unwrap();
-                std::fs::write(&plain, out).unwrap();
-            } else {
-                std::fs::write(&plain, bytes).unwrap();
-            }
-            (name.to_string(), plain)
-        })
-        .collect()
-}
-
-fn report_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.retain(|p| {
-        p.extension()
-            .is_some_and(|e| e == "ncu-rep" || e == "ncu-repz")
-    });
-    files.sort();
-    files
 }
 
 #[test]

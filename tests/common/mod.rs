@@ -11,6 +11,7 @@ use sightline::analysis::{self, Filter, NsysFormat, Report};
 use sightline::export::nsys_csv;
 use sightline::trace::Trace;
 
+pub mod ncu_reader;
 pub mod nvdisasm;
 pub mod slurm;
 pub mod ui;
