@@ -295,8 +295,18 @@ pub struct NcuNvtx {
 }
 
 impl NcuNvtx {
+    /// No NVTX state recorded for the launch (a report made without `--nvtx`).
     pub fn is_empty(&self) -> bool {
         self.push_pop.is_empty() && self.start_end.is_empty()
+    }
+
+    /// Some range open at the launch (a report made with `--nvtx` keeps its threads' and
+    /// domains' state even where every stack is empty; ncu's pages print no NVTX columns then).
+    pub fn has_ranges(&self) -> bool {
+        self.push_pop
+            .iter()
+            .chain(&self.start_end)
+            .any(|d| !d.ranges.is_empty())
     }
 }
 

@@ -123,7 +123,9 @@ pub fn base_unit(name: &str) -> String {
     }
     let unit = counter_unit(words);
     match sub {
-        "per_second" => match unit {
+        // A counter's peak rate per second: its unit per second; none for a counter of none
+        // (the tensor `ops_path` counters of the shared reports).
+        "per_second" | "peak_sustained_elapsed.per_second" => match unit {
             "byte" => "byte/s".into(),
             "cycle" => "hz".into(),
             "" => String::new(),
@@ -134,7 +136,6 @@ pub fn base_unit(name: &str) -> String {
             "" | "cycle" => String::new(),
             u => format!("{u}/cycle"),
         },
-        "peak_sustained_elapsed.per_second" => String::new(),
         _ => unit.into(),
     }
 }
@@ -182,19 +183,18 @@ pub fn entry_unit(report: &NcuReport, name: &str, asked: &str, in_roofline: bool
     }
 }
 
-/// Names of ncu's section-scoped copies (`SM_A.TriageCompute.l1tex__…`) without that prefix.
+/// Names of ncu's section-scoped copies (`SM_A.TriageCompute.l1tex__…`,
+/// `TriageAC.tpc__warps_active_realtime.avg…`) without their qualifiers: PerfWorks counters are
+/// `unit__counter`, so the segments before the first that has `__`.
 fn strip_unit_prefix(name: &str) -> &str {
-    let mut it = name.splitn(3, '.');
-    match (it.next(), it.next(), it.next()) {
-        (Some(a), Some(_), Some(rest))
-            if a.starts_with(|c: char| c.is_ascii_uppercase())
-                && a.bytes()
-                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_') =>
-        {
-            rest
+    let mut offset = 0;
+    for segment in name.split('.') {
+        if segment.contains("__") {
+            return &name[offset..];
         }
-        _ => name,
+        offset += segment.len() + 1;
     }
+    name
 }
 
 /// Whether `words` (`_`-separated) has one of `any` as a whole word.

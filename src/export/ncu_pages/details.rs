@@ -449,7 +449,7 @@ pub fn write(
     ids: Option<&[u32]>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let with_nvtx = report.workloads.iter().any(|w| !w.nvtx.is_empty());
+    let with_nvtx = report.workloads.iter().any(|w| w.nvtx.has_ranges());
     // ncu leaves the rule columns out of a report with no rule results.
     let with_rules = report.workloads.iter().any(|w| !w.rules.is_empty());
     let columns = if with_rules {

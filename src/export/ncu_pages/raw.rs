@@ -10,8 +10,10 @@ use super::{UnitMode, nvtx, write_row};
 use crate::analysis::ncu::units::{metric_unit, scaled};
 use crate::trace::ncu::{MetricId, MetricValue, NcuReport, NcuWorkload};
 
-/// The metric columns: every metric some workload has but ncu's section-internal ones
-/// (`group:…`, `breakdown:…`), in byte order.
+/// The metric columns: every metric some workload has but the names a section file uses to
+/// refer to sets of metrics (`group:…`, `breakdown:…`, `regex:…`, the prefixes of the section
+/// format), in byte order. Other prefixed names are metrics and print (`pmsampling:…`, the PM
+/// sampling series of reports of ncu 2023.3–2025.1).
 pub fn metric_columns(report: &NcuReport) -> Vec<(MetricId, &str)> {
     let mut present = vec![false; report.metric_names.len()];
     for w in &report.workloads {
@@ -25,11 +27,17 @@ pub fn metric_columns(report: &NcuReport) -> Vec<(MetricId, &str)> {
         .metric_names
         .iter()
         .enumerate()
-        .filter(|(i, n)| present[*i] && !n.contains(':'))
+        .filter(|(i, n)| present[*i] && !is_section_reference(n))
         .map(|(i, n)| (i as MetricId, n.as_str()))
         .collect();
     cols.sort_by(|a, b| a.1.cmp(b.1));
     cols
+}
+
+/// A name of the section format's metric sets, not a metric.
+pub fn is_section_reference(name: &str) -> bool {
+    name.split_once(':')
+        .is_some_and(|(prefix, _)| matches!(prefix, "group" | "breakdown" | "regex"))
 }
 
 /// How one column prints.
@@ -185,7 +193,7 @@ pub fn fixed_cells(
 
 /// Writes the raw page.
 pub fn write(report: &NcuReport, mode: UnitMode, out: &mut dyn Write) -> io::Result<()> {
-    let with_nvtx = report.workloads.iter().any(|w| !w.nvtx.is_empty());
+    let with_nvtx = report.workloads.iter().any(|w| w.nvtx.has_ranges());
     let metric_cols = metric_columns(report);
     let maxima = column_maxima(report);
     let cols: Vec<Column> = metric_cols

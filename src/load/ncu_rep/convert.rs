@@ -48,10 +48,18 @@ impl Converter {
             session(report, details);
         }
         if let Some(p) = &header.process {
+            // Reports made on Windows end the process name with the C string's NUL, which
+            // ncu's pages do not print (14 public reports).
+            let text = |s: &Option<String>| {
+                s.as_deref()
+                    .unwrap_or_default()
+                    .trim_end_matches('\0')
+                    .to_string()
+            };
             let process = NcuProcess {
                 pid: p.process_id.unwrap_or(0),
-                host_name: p.hostname.clone().unwrap_or_default(),
-                executable: p.process_name.clone().unwrap_or_default(),
+                host_name: text(&p.hostname),
+                executable: text(&p.process_name),
             };
             let processes = &mut report.session.processes;
             let index = match processes.iter().position(|q| *q == process) {
@@ -574,6 +582,7 @@ fn section_of(s: msg::Section) -> NcuSection {
         source_metrics: s
             .source_metrics
             .as_ref()
+            .or_else(|| s.metrics.as_ref().filter(|_| !s.source_groups.is_empty()))
             .map(|m| metrics(&m.metrics))
             .unwrap_or_default(),
     }

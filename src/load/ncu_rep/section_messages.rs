@@ -282,7 +282,12 @@ pub struct Section {
     pub description: Option<String>,
     #[prost(message, optional, tag = "10")]
     pub metric_definitions: Option<MetricDefinitions>,
-    /// Source Counters: metrics of the source view, printed with the header's.
+    /// The source view's column groups (`group_l1`, `group_warp_stall` …): a section that has
+    /// them is a source view's (Source Counters).
+    #[prost(bytes = "bytes", repeated, tag = "12")]
+    pub source_groups: Vec<Bytes>,
+    /// Source Counters: metrics of the source view, printed with the header's. Reports of ncu
+    /// before 2024 keep them in `metrics` (a section with source groups and no field 13).
     #[prost(message, optional, tag = "13")]
     pub source_metrics: Option<SectionMetrics>,
 }
