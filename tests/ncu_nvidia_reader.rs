@@ -348,13 +348,15 @@ fn other_reports_every_metric_value_equals_nvidias_reader() {
 /// differing in text (the disassembler's version), and PCs Sightline has no instruction at are
 /// counted apart. Asserted: on the reports kept as fixtures, every PC has an instruction and at
 /// least 99% of the texts equal the reader's; the collection's counts are printed. Measured with
-/// the 180 public reports (2026-12-02): 104 with Source Counters, 386 kernels; 134,628
-/// instructions equal the reader's, 378 differ in text, all `LDGSTS.E.BYPASS.LTC128B.128` of one
-/// repository's sm_80 reports, which the reader writes `[R184][R42.64], P4` where nvdisasm 13.2
-/// and 13.5 write `[R184], [R42.64], P4` (the sm_86 reports' `LDGSTS.E.LTC128B [R190], [R4.64],
-/// P0` have the comma in both); no PC without an instruction (1,811 of one ncu 2020.2 report
-/// had none before the functions its kernel calls were placed where its cubin's symbol table
-/// says); the V100 report's 507 instructions have text in neither (nvdisasm 13 has no sm_70).
+/// the 180 public reports (2026-12-02): 104 with Source Counters, 386 kernels; 134,592
+/// instructions equal the reader's, 414 differ in text, all `LDGSTS` of sm_8x reports of two
+/// repositories, where the three disassemblers write three forms: ncu 2025.3.1's own page
+/// `LDGSTS.E.BYPASS.LTC128B.128 P4, [R184][R42.64]` and `LDGSTS.E.LTC128B P0, [R190], [R4.64]`
+/// (Sightline writes these: `tests/ncu_public_pages.rs` compares its Source pages of all 180
+/// reports with ncu's), the reader `[R184][R42.64], P4` and `[R190], [R4.64], P0`, nvdisasm 13
+/// `[R184], [R42.64], P4`; no PC without an instruction (1,811 of one ncu 2020.2 report had none
+/// before the functions its kernel calls were placed where its cubin's symbol table says); the
+/// V100 report's 507 instructions have text in neither (nvdisasm 13 has no sm_70).
 #[test]
 fn sass_text_at_each_pc_equals_nvidias_reader() {
     let Some(python) = nvidia_reader_python() else {
@@ -512,13 +514,13 @@ fn sass_text_at_each_pc_equals_nvidias_reader() {
     );
     // With the public collection: no worse than measured (see above), so that a regression fails.
     if collected.equal > 0 {
-        assert!(collected.equal >= 134_628, "{} equal", collected.equal);
+        assert!(collected.equal >= 134_592, "{} equal", collected.equal);
         assert!(
             collected.indent == 0,
             "{} differ in indent",
             collected.indent
         );
-        assert!(collected.text <= 378, "{} differ in text", collected.text);
+        assert!(collected.text <= 414, "{} differ in text", collected.text);
         assert_eq!(collected.missing, 0, "PCs unplaced");
     }
     let all = fixtures.equal + fixtures.indent + fixtures.text;

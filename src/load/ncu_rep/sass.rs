@@ -311,20 +311,32 @@ pub fn ncu_text(instruction: &str, width: usize) -> String {
 }
 
 /// The operand order of ncu's disassembly where nvdisasm 13.2 and later differ from it (seen on
-/// the shared reports' cuBLAS and PyTorch kernels and against NVIDIA's reader on the public
-/// ones): `LDGSTS [smem], desc[..][..], P` → `LDGSTS desc[..][..], P, [smem]` (a global operand
-/// without a descriptor, sm_8x, keeps nvdisasm's order: `LDGSTS [R190], [R4.64], P0`), and a
-/// register and target of `RET` and `BRX` separated by a comma (`RET.REL.NODEC R6, 0x…`,
-/// `BRX R132, -0x64d0`).
+/// the shared reports' cuBLAS and PyTorch kernels and on ncu 2025.3.1's pages of the public
+/// ones): `LDGSTS [smem], desc[..][..], P` → `LDGSTS desc[..][..], P, [smem]` (sm_90); without a
+/// descriptor (sm_8x) the predicate operand first, `LDGSTS [smem], [gmem.64], P0` →
+/// `LDGSTS P0, [smem], [gmem.64]`, and the two addresses of a `.BYPASS` copy as one operand
+/// (`LDGSTS.E.BYPASS.LTC128B.128 P4, [R184][R42.64]`); a register and target of `RET` and `BRX`
+/// separated by a comma (`RET.REL.NODEC R6, 0x…`, `BRX R132, -0x64d0`).
 fn ncu_operand_order(body: &str) -> String {
     let Some((opcode, operands)) = body.split_once(' ') else {
         return body.to_string();
     };
     if opcode.starts_with("LDGSTS") {
-        let mut parts: Vec<&str> = operands.split(", ").collect();
+        let mut parts: Vec<String> = operands.split(", ").map(str::to_string).collect();
         if parts.len() > 1 && parts[0].starts_with('[') && parts[1].starts_with("desc[") {
             let shared = parts.remove(0);
             parts.push(shared);
+            return format!("{opcode} {}", parts.join(", "));
+        }
+        if parts.len() > 1 && parts[0].starts_with('[') && parts[1].starts_with('[') {
+            if opcode.contains(".BYPASS") {
+                let global = parts.remove(1);
+                parts[0].push_str(&global);
+            }
+            if parts.last().is_some_and(|p| is_predicate(p)) {
+                let predicate = parts.pop().unwrap_or_default();
+                parts.insert(0, predicate);
+            }
             return format!("{opcode} {}", parts.join(", "));
         }
     }
@@ -335,6 +347,14 @@ fn ncu_operand_order(body: &str) -> String {
         return format!("{opcode} {register}, {target}");
     }
     body.to_string()
+}
+
+/// A predicate operand: `P0`, `!P3`, `PT`.
+fn is_predicate(operand: &str) -> bool {
+    let p = operand.strip_prefix('!').unwrap_or(operand);
+    p == "PT"
+        || p.strip_prefix('P')
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]
@@ -357,9 +377,22 @@ mod tests {
             text("LDGSTS.E.LTC128B [R45+0x40], desc[UR22][R68.64], P1 ;"),
             "      LDGSTS.E.LTC128B desc[UR22][R68.64], P1, [R45+0x40]"
         );
+        // sm_8x, as ncu 2025.3.1's pages of public reports print them.
         assert_eq!(
             text("LDGSTS.E.LTC128B [R190], [R4.64], P0 ;"),
-            "      LDGSTS.E.LTC128B [R190], [R4.64], P0"
+            "      LDGSTS.E.LTC128B P0, [R190], [R4.64]"
+        );
+        assert_eq!(
+            text("LDGSTS.E.BYPASS.LTC128B.128 [R184], [R42.64], P4 ;"),
+            "      LDGSTS.E.BYPASS.LTC128B.128 P4, [R184][R42.64]"
+        );
+        assert_eq!(
+            text("@P0 LDGSTS.E.BYPASS.LTC128B.128 [R197], [R190.64] ;"),
+            "@P0   LDGSTS.E.BYPASS.LTC128B.128 [R197][R190.64]"
+        );
+        assert_eq!(
+            text("LDGSTS.E.BYPASS.LTC128B.128 [R5+0x80], desc[UR4][R2.64+0x10] ;"),
+            "      LDGSTS.E.BYPASS.LTC128B.128 desc[UR4][R2.64+0x10], [R5+0x80]"
         );
         assert_eq!(
             text("RET.REL.NODEC R6 0x7fc5577a0b00 ;"),
