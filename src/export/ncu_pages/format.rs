@@ -54,7 +54,9 @@ pub fn base_integer(v: u64) -> String {
 /// multiplies by the inverse of the scale).
 pub fn scaled_float(v: f64, factor: f64) -> String {
     if v.is_nan() {
-        return "nan".to_string();
+        // Scaled, a NaN keeps its sign (`-nan` in a `ms` column; `nan` in base units).
+        let signed = factor != 1.0 && v.is_sign_negative();
+        return if signed { "-nan" } else { "nan" }.to_string();
     }
     let x = if factor == 1.0 { v } else { v * (1.0 / factor) };
     no_negative_zero(&format!("{x:.6}")).to_string()

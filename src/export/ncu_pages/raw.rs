@@ -78,7 +78,9 @@ fn column(
         id,
         unit,
         factor,
-        max_is_zero: max == 0.0,
+        // ncu prints `0` throughout a column whose largest value is not positive: zero, a
+        // negative counter (a hardware counter's wrapped difference) or NaN (public reports).
+        max_is_zero: max.is_nan() || max <= 0.0,
     }
 }
 
