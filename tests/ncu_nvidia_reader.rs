@@ -14,12 +14,11 @@
 mod common;
 
 use common::load_ncu as load;
-use common::ncu_reader::{nvidia_reader_python, other_reports, report_files};
+use common::ncu_reader::{nvidia_reader_python, other_reports, run_reader_script};
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use sightline::trace::ncu::{MetricValue, NcuReport, ScalarValue};
 
@@ -184,23 +183,13 @@ fn compare_report(report: &NcuReport, dump: &Path, name: &str, tally: &mut Tally
 /// `scratch/NAME.jsonl`.
 fn dump_with_reader(
     python: &Path,
-    script: &Path,
+    script: &str,
     plain: &Path,
     scratch: &Path,
     name: &str,
 ) -> PathBuf {
     let dump = scratch.join(format!("{name}.jsonl"));
-    let out = Command::new(python)
-        .arg(script)
-        .arg(plain)
-        .arg(&dump)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_reader_script(python, script, &[plain, &dump]);
     dump
 }
 
@@ -212,7 +201,7 @@ fn every_metric_value_equals_nvidias_reader() {
     let Some(python) = nvidia_reader_python() else {
         return;
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/ncu_report_dump.py");
+    let script = "ncu_report_dump.py";
     let scratch = std::env::temp_dir().join(format!("sightline-ncu-nvidia-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
     let mut total = Tally::default();
@@ -226,7 +215,7 @@ fn every_metric_value_equals_nvidias_reader() {
             .unwrap();
         std::fs::write(&plain, &bytes).unwrap();
         drop(bytes);
-        let dump = dump_with_reader(&python, &script, &plain, &scratch, name);
+        let dump = dump_with_reader(&python, script, &plain, &scratch, name);
         let report = load(&plain);
         let mut tally = Tally::default();
         compare_report(&report, &dump, name, &mut tally);
@@ -278,14 +267,15 @@ fn other_reports_every_metric_value_equals_nvidias_reader() {
     let Some(python) = nvidia_reader_python() else {
         return;
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/ncu_report_dump.py");
+    let script = "ncu_report_dump.py";
     let scratch = std::env::temp_dir().join(format!("sightline-ncu-others-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
     let reports = other_reports(&scratch);
     let mut total = Tally::default();
     let mut kernels = 0;
-    for (name, plain) in &reports {
-        let dump = dump_with_reader(&python, &script, plain, &scratch, name);
+    for other in &reports {
+        let (name, plain) = (&other.name, &other.path);
+        let dump = dump_with_reader(&python, script, plain, &scratch, name);
         let report = load(plain);
         assert!(
             !format!("{:?}", report.warnings).contains("string table"),
@@ -367,22 +357,13 @@ fn sass_text_at_each_pc_equals_nvidias_reader() {
     };
     // SAFETY: set before any thread of this test reads the environment.
     unsafe { std::env::set_var("SIGHTLINE_NVDISASM", &nvdisasm) };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/ncu_sass_by_pc.py");
     let scratch = std::env::temp_dir().join(format!("sightline-ncu-sass-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
     let reports = other_reports(&scratch);
     let dump = scratch.join("sass.jsonl");
-    let out = Command::new(&python)
-        .arg(&script)
-        .arg(&dump)
-        .args(reports.iter().map(|(_, p)| p))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let mut args: Vec<&Path> = vec![&dump];
+    args.extend(reports.iter().map(|r| r.path.as_path()));
+    run_reader_script(&python, "ncu_sass_by_pc.py", &args);
     // The reader's rows by report.
     let mut rows: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
     for line in std::fs::read_to_string(&dump).unwrap().lines() {
@@ -391,15 +372,10 @@ fn sass_text_at_each_pc_equals_nvidias_reader() {
         let report = row["report"].as_str().unwrap().to_string();
         rows.entry(report).or_default().push(row);
     }
-    let fixture_names: std::collections::HashSet<String> = ["ncu_public", "ncu_ws"]
+    let fixture_paths: std::collections::HashSet<&Path> = reports
         .iter()
-        .flat_map(|d| report_files(&common::fixtures().join(d)))
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name.trim_end_matches(".ncu-repz")
-                .trim_end_matches(".ncu-rep")
-                .to_string()
-        })
+        .filter(|r| r.fixture)
+        .map(|r| r.path.as_path())
         .collect();
     let (mut fixtures, mut collected) = (SassTally::default(), SassTally::default());
     let mut kernels = 0usize;
@@ -457,8 +433,7 @@ fn sass_text_at_each_pc_equals_nvidias_reader() {
                 );
                 continue;
             }
-            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
-            let fixture = fixture_names.contains(&stem);
+            let fixture = fixture_paths.contains(path);
             for p in pcs {
                 let (pc, text) = (p[0].as_u64().unwrap(), p[1].as_str().unwrap());
                 let tally = if fixture {
