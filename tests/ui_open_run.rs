@@ -201,6 +201,52 @@ fn traces_named_without_a_rank_are_proposed_by_their_distributed_rank_and_clock(
     std::fs::remove_dir_all(&scratch).ok();
 }
 
+/// A press on Open while the browser still reads the folder's ranks, released once they are
+/// read, opens the run: the line "Reading the traces' ranks…" goes away between the press and
+/// the release, and the Open button must stay the widget that was pressed (a person presses as
+/// soon as the ticks look right, and was made to press again).
+#[test]
+fn open_pressed_while_the_ranks_are_read_still_opens_the_run() {
+    let Some(dir) = pytorch_folder() else {
+        return;
+    };
+    let mut h = open_run_dialog(&dir);
+    tick(&mut h, "kt_ranks_rank0.pt.trace.json.gz");
+    let read = |h: &Harness<'static, SightlineApp>| file_dialog::with(&h.ctx, |d| d.ranks_read());
+    assert!(
+        !read(&h),
+        "the press must land while the ranks are still read (the folder holds {} traces)",
+        std::fs::read_dir(&dir).map_or(0, |d| d.count())
+    );
+    let at = h.get_by_label("Open").rect().center();
+    let button = |pressed| egui::Event::PointerButton {
+        pos: at,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    };
+    h.event(egui::Event::PointerMoved(at));
+    h.event(button(true));
+    h.step();
+    wait_for_ranks(&mut h);
+    h.event(button(false));
+    h.step();
+    h.step();
+    assert!(
+        h.state().tab().run.is_some(),
+        "the press on Open, released after the ranks were read, opened the run"
+    );
+    common::ui::settle_with(&mut h, |app| app.tab().run.as_ref().is_none_or(|r| r.busy()));
+    let names: Vec<String> = run(&h).ranks.iter().map(|k| k.file_name()).collect();
+    assert_eq!(
+        names,
+        [
+            "kt_ranks_rank0.pt.trace.json.gz",
+            "kt_ranks_rank1.pt.trace.json.gz"
+        ]
+    );
+}
+
 /// Open run… in a folder of digests (`sightline digest`): nothing to tick, the browser says so,
 /// and Open opens the run from the digests.
 #[test]
@@ -226,7 +272,6 @@ fn open_run_in_a_folder_of_digests_opens_it() {
         String::from_utf8_lossy(&out.stderr)
     );
     let mut h = open_run_dialog(&digests);
-    // Open pressed while the browser still reads the folder was lost now and then (1 run in 8).
     wait_for_ranks(&mut h);
     h.get_by_label("A folder of digests: Open opens the run from them");
     open_and_settle(&mut h);

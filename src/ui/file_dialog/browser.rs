@@ -252,23 +252,29 @@ impl Browser {
         if let Some(problem) = &self.problem {
             ui.colored_label(ui.visuals().error_fg_color, problem);
         }
-        ui.horizontal(|ui| {
-            if ui.checkbox(&mut self.show_all, "Show all files").changed() {
-                go_to = Some(self.dir.clone());
-            }
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if ui.button("Cancel").clicked() {
-                    outcome = BrowserOutcome::Cancelled;
+        // The buttons' ids must not depend on what is above them: a press on Open counts where
+        // it is released, and lines above it come and go between the two (Open run…'s "Reading
+        // the traces' ranks…", a problem said); an id that moved would lose the press.
+        let actions = egui::UiBuilder::new().scope_id(ui.id().with("browser-actions"));
+        ui.scope_builder(actions, |ui| {
+            ui.horizontal(|ui| {
+                if ui.checkbox(&mut self.show_all, "Show all files").changed() {
+                    go_to = Some(self.dir.clone());
                 }
-                let action = if self.save { "Save" } else { "Open" };
-                let ready = match &self.run {
-                    Some(run) => !run.picked.is_empty() || run.digests,
-                    None => !self.file_name.trim().is_empty(),
-                };
-                if ui.add_enabled(ready, egui::Button::new(action)).clicked() {
-                    confirm = true;
-                }
-            });
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    if ui.button("Cancel").clicked() {
+                        outcome = BrowserOutcome::Cancelled;
+                    }
+                    let action = if self.save { "Save" } else { "Open" };
+                    let ready = match &self.run {
+                        Some(run) => !run.picked.is_empty() || run.digests,
+                        None => !self.file_name.trim().is_empty(),
+                    };
+                    if ui.add_enabled(ready, egui::Button::new(action)).clicked() {
+                        confirm = true;
+                    }
+                });
+            })
         });
         if let Some(dir) = go_to {
             self.enter(dir);
