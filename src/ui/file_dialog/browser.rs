@@ -255,7 +255,7 @@ impl Browser {
         // The buttons' ids must not depend on what is above them: a press on Open counts where
         // it is released, and lines above it come and go between the two (Open run…'s "Reading
         // the traces' ranks…", a problem said); an id that moved would lose the press.
-        let actions = egui::UiBuilder::new().scope_id(ui.id().with("browser-actions"));
+        let actions = egui::UiBuilder::new().scope_id(ui.scope_id().with("browser-actions"));
         ui.scope_builder(actions, |ui| {
             ui.horizontal(|ui| {
                 if ui.checkbox(&mut self.show_all, "Show all files").changed() {
