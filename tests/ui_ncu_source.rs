@@ -392,7 +392,6 @@ fn the_biggest_gemm_kernel_opens_within_half_a_second() {
 /// opens a window with its Source view, the rows of the command line's page for that kernel.
 #[test]
 fn an_attached_reports_kernel_opens_its_source_in_a_window() {
-    use sightline::ui::ncu::source::with_attached;
     use sightline::ui::timeline::{EventKind, EventRef};
     let Some((dir, nvdisasm)) = setup() else {
         return;
@@ -434,20 +433,40 @@ fn an_attached_reports_kernel_opens_its_source_in_a_window() {
     h.run();
     h.get_by_role_and_label(button(), "Source").click();
     h.step();
-    let ctx = h.ctx.clone();
-    common::ui::settle_with(&mut h, |_| {
-        with_attached(&ctx, |a| a.view.is_loading()).unwrap_or(false)
+    common::ui::settle_with(&mut h, |app| {
+        app.tab()
+            .ncu_attached
+            .source
+            .as_ref()
+            .is_some_and(SourceView::is_loading)
     });
-    let (workload, rows, error) = with_attached(&ctx, |a| {
-        (
-            a.view.workload,
-            a.view.model.as_ref().map(|m| m.instructions.len()),
-            a.view.error.clone(),
-        )
-    })
-    .expect("the Source window is open");
-    assert!(error.is_none(), "{error:?}");
+    let s = h
+        .state()
+        .tab()
+        .ncu_attached
+        .source
+        .as_ref()
+        .expect("the Source window is open");
+    let (workload, rows) = (s.workload, s.model.as_ref().map(|m| m.instructions.len()));
+    assert!(s.error.is_none(), "{:?}", s.error);
     assert_eq!(workload, w);
+    h.run();
+    // The window is the tab's: another tab does not show it, and coming back does.
+    let window_title = |h: &Harness<'static, SightlineApp>| {
+        h.query_all_by_role_and_label(egui::accesskit::Role::Window, "Source")
+            .count()
+    };
+    assert_eq!(window_title(&h), 1, "the Source window is shown");
+    let first = h.state().active;
+    h.state_mut()
+        .tabs
+        .push(sightline::ui::workspace::TraceTab::empty(999));
+    h.state_mut().active = h.state().tabs.len() - 1;
+    h.run();
+    assert_eq!(window_title(&h), 0, "another tab shows no Source window");
+    h.state_mut().active = first;
+    h.run();
+    assert_eq!(window_title(&h), 1, "its own tab shows it again");
     let report = &attached.report;
     let name = regex::escape(&report.workloads[w].mangled_name);
     let selection =

@@ -236,7 +236,9 @@ fn open_pressed_while_the_ranks_are_read_still_opens_the_run() {
         h.state().tab().run.is_some(),
         "the press on Open, released after the ranks were read, opened the run"
     );
-    common::ui::settle_with(&mut h, |app| app.tab().run.as_ref().is_none_or(|r| r.busy()));
+    common::ui::settle_with(&mut h, |app| {
+        app.tab().run.as_ref().is_none_or(|r| r.busy())
+    });
     let names: Vec<String> = run(&h).ranks.iter().map(|k| k.file_name()).collect();
     assert_eq!(
         names,

@@ -319,7 +319,7 @@ impl SightlineApp {
             self.show_help = !self.show_help;
         }
         self.help_window(&ctx);
-        super::ncu::source::attached_window(&ctx);
+        self.tab_mut().ncu_attached.source_window(&ctx);
         let mut about = self.show_about;
         super::about::about_window(&ctx, &mut about, self.tab().trace());
         self.show_about = about;

@@ -148,7 +148,10 @@ fn details_panel(ui: &mut Ui, tab: &mut TraceTab) {
     } else {
         details::show(ui, &d.trace, &d.model, selection, ncu)
     };
-    if let Some(e) = shown {
+    if let Some(e) = shown.go_to {
         tab.timeline.reveal(&d.trace, &d.model, e);
+    }
+    if let Some(w) = shown.source_of {
+        tab.ncu_attached.open_source(w, ui.ctx());
     }
 }

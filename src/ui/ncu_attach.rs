@@ -14,6 +14,7 @@ use crate::load;
 use crate::trace::ncu::NcuReport;
 use crate::trace::{StrId, Trace};
 use crate::ui::loader::LoadJob;
+use crate::ui::ncu::source::SourceView;
 
 /// A report joined to a tab's trace.
 pub struct AttachedNcu {
@@ -86,6 +87,8 @@ pub struct NcuAttachment {
     pub job: Option<NcuAttachJob>,
     pub attached: Option<Arc<AttachedNcu>>,
     pub error: Option<String>,
+    /// The Source window of a kernel of the attached report, while open.
+    pub source: Option<SourceView>,
 }
 
 impl NcuAttachment {
@@ -105,6 +108,7 @@ impl NcuAttachment {
         match outcome {
             Ok(attached) => {
                 self.attached = Some(Arc::new(attached));
+                self.source = None;
                 true
             }
             Err(e) => {
@@ -116,6 +120,26 @@ impl NcuAttachment {
 
     pub fn is_loading(&self) -> bool {
         self.job.is_some()
+    }
+
+    /// Opens the Source window of workload `workload` of the attached report (gathered on a
+    /// worker thread).
+    pub fn open_source(&mut self, workload: usize, ctx: &egui::Context) {
+        if let Some(a) = &self.attached {
+            self.source = Some(SourceView::open(
+                a.report.clone(),
+                workload,
+                None,
+                Some(ctx),
+            ));
+        }
+    }
+
+    /// Draws the Source window, if one is open.
+    pub fn source_window(&mut self, ctx: &egui::Context) {
+        if let Some(a) = &self.attached {
+            crate::ui::ncu::source::window(ctx, &mut self.source, &a.report);
+        }
     }
 }
 

@@ -10,10 +10,10 @@
 //! "disassembling…" meanwhile and never blocks a frame. A frame draws only the rows on screen.
 //!
 //! A kernel of a report attached to a timeline opens its view in a window of its own
-//! ([`open_window`], drawn by [`attached_window`]), kept in the context's memory so that the
-//! timeline's details panel needs no state for it.
+//! ([`window`]); the tab keeps it ([`crate::ui::ncu_attach::NcuAttachment::source`]), so it shows
+//! with its tab and goes with its report.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use egui::{Color32, RichText, Ui};
@@ -385,56 +385,19 @@ fn missing_note(request: &SortRequest) -> String {
     }
 }
 
-/// The Source view of a kernel of an attached report, shown in a window.
-pub struct AttachedSource {
-    pub report: Arc<NcuReport>,
-    pub view: SourceView,
-}
-
-/// Where the window's view lives: the context's memory.
-type AttachedSlot = Arc<Mutex<Option<AttachedSource>>>;
-
-fn attached_slot(ctx: &egui::Context) -> AttachedSlot {
-    ctx.data_mut(|d| {
-        d.get_temp_mut_or_default::<AttachedSlot>(egui::Id::unique("sightline_ncu_source_window"))
-            .clone()
-    })
-}
-
-/// Opens the Source window of kernel `workload` of `report` (an attached report's).
-pub fn open_window(ctx: &egui::Context, report: Arc<NcuReport>, workload: usize) {
-    let view = SourceView::open(report.clone(), workload, None, Some(ctx));
-    if let Ok(mut slot) = attached_slot(ctx).lock() {
-        *slot = Some(AttachedSource { report, view });
-    }
-}
-
-/// Runs `f` on the Source window's view, if one is open.
-pub fn with_attached<R>(
-    ctx: &egui::Context,
-    f: impl FnOnce(&mut AttachedSource) -> R,
-) -> Option<R> {
-    let slot = attached_slot(ctx);
-    let mut guard = slot.lock().ok()?;
-    guard.as_mut().map(f)
-}
-
-/// Draws the Source window, if one is open.
-pub fn attached_window(ctx: &egui::Context) {
-    let slot = attached_slot(ctx);
-    let Ok(mut guard) = slot.lock() else {
-        return;
-    };
-    let Some(attached) = guard.as_mut() else {
+/// Draws the Source window of a kernel of an attached report (`view`, the tab's: closing the
+/// window drops it).
+pub fn window(ctx: &egui::Context, view: &mut Option<SourceView>, report: &NcuReport) {
+    let Some(shown) = view else {
         return;
     };
     let mut open = true;
     egui::Window::new("Source")
-        .id(egui::Id::unique("sightline_ncu_source_window_frame"))
+        .id(egui::Id::unique("sightline_ncu_source_window"))
         .open(&mut open)
         .default_size([1200.0, 700.0])
-        .show(ctx, |ui| attached.view.ui(ui, &attached.report));
+        .show(ctx, |ui| shown.ui(ui, report));
     if !open {
-        *guard = None;
+        *view = None;
     }
 }

@@ -13,22 +13,30 @@ pub use crate::ui::timeline::event_facts::{
 };
 use crate::ui::timeline::{EventKind, EventRef, TimelineModel, format_duration};
 
-/// The details panel of the selected event. Returns an event to select and reveal when the user
-/// clicks one of its correlated partners.
+/// What a click in the details panel asks for.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct DetailsClick {
+    /// A correlated partner to select and reveal.
+    pub go_to: Option<EventRef>,
+    /// The attached report's workload whose Source window to open.
+    pub source_of: Option<usize>,
+}
+
+/// The details panel of the selected event; says what a click in it asked for.
 pub fn show(
     ui: &mut Ui,
     trace: &Trace,
     model: &TimelineModel,
     selected: Option<EventRef>,
     ncu: Option<&AttachedNcu>,
-) -> Option<EventRef> {
+) -> DetailsClick {
+    let mut click = DetailsClick::default();
     let Some(event) = selected else {
         ui.weak("Click an event to see its details. Double-click zooms to it. Press ? for keys.");
-        return None;
+        return click;
     };
     let facts = describe(trace, model, event);
     let frames = call_stack(trace, event);
-    let mut go_to = None;
     ui.horizontal(|ui| {
         if ui
             .button("Copy")
@@ -70,7 +78,8 @@ pub fn show(
                 call_stack_ui(&mut cols[0], trace, frames, usize::MAX);
                 let ui = &mut cols[1];
                 if let Some(ncu) = ncu.filter(|_| event.kind == EventKind::Kernel) {
-                    super::ncu_facts::show_for_kernel(ui, ncu, event.index as usize);
+                    click.source_of =
+                        super::ncu_facts::show_for_kernel(ui, ncu, event.index as usize);
                     ui.add_space(6.0);
                 }
                 let partners = model.partners(trace, event);
@@ -93,7 +102,7 @@ pub fn show(
                         let shown = elide_to_width(ui, name, &font, room.max(20.0), false);
                         let link = ui.link(format!("{kind} · {shown} @ {at}"));
                         if link.on_hover_text(name).clicked() {
-                            go_to = Some(*p);
+                            click.go_to = Some(*p);
                         }
                     }
                     if partners.len() > 50 {
@@ -102,5 +111,5 @@ pub fn show(
                 }
             });
         });
-    go_to
+    click
 }

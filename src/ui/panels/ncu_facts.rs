@@ -29,23 +29,21 @@ pub fn fact_rows(f: &WorkloadFacts) -> Vec<(&'static str, String)> {
 }
 
 /// The section for timeline kernel `kernel`: its workload's numbers and rules, or a line saying
-/// ncu did not profile it.
-pub fn show_for_kernel(ui: &mut Ui, ncu: &AttachedNcu, kernel: usize) {
+/// ncu did not profile it. Returns the workload whose Source window was asked for.
+pub fn show_for_kernel(ui: &mut Ui, ncu: &AttachedNcu, kernel: usize) -> Option<usize> {
     match ncu.workload_of_kernel(kernel) {
         Some(w) => {
             show(ui, &ncu.report, w);
-            if ui
+            let asked = ui
                 .button("Source")
                 .on_hover_text("The kernel's SASS with per-instruction counters, in a window")
-                .clicked()
-                && let Some(index) = ncu.join.workload_of_kernel(kernel)
-            {
-                crate::ui::ncu::source::open_window(ui.ctx(), ncu.report.clone(), index);
-            }
+                .clicked();
+            asked.then(|| ncu.join.workload_of_kernel(kernel)).flatten()
         }
         None => {
             ui.strong("Nsight Compute");
             ui.weak("Not profiled in the attached report (or not matched to it).");
+            None
         }
     }
 }
