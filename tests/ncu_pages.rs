@@ -10,7 +10,8 @@
 //!
 //! Without `../shared`: the report of `tests/captures/ncu_names.cu` (kernels made to tell apart
 //! how ncu simplifies names) prints its raw, details and summary pages byte for byte as ncu
-//! 2025.3.1 did (`tests/fixtures/ncu_names/`), and every kernel name of the PyTorch pair's raw
+//! 2025.3.1 did (`tests/fixtures/ncu_names/`), so do the two of `ncu_names_common.cu` (a
+//! namespace every kernel uses) their raw pages, and every kernel name of the PyTorch pair's raw
 //! page (`tests/fixtures/ncu_kt_pair.*`) is ncu's.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a failed expectation fails the test
@@ -355,6 +356,35 @@ fn names_report_pages_are_ncus() {
         }
     }
     eprintln!("ncu_names: raw, details and summary pages equal ncu's");
+}
+
+/// A namespace every kernel name of the report uses is dropped from every name, with the `<` or
+/// `[` that opens what follows it (`common::<unnamed>::k3()` prints `unnamed>::k3()`); one C
+/// kernel more (its name uses no namespace) keeps it (`tests/captures/ncu_names_common.cu`,
+/// built both ways and profiled by ncu 2025.3.1 on the H200).
+#[test]
+fn a_namespace_every_kernel_uses_is_dropped_as_ncu_drops_it() {
+    let dir = fixture("ncu_names");
+    let mut names = 0;
+    for name in ["ncu_names_common", "ncu_names_common_c"] {
+        let report = load(&dir.join(format!("{name}.ncu-rep.gz")));
+        let oracle = common::read_text(&dir.join(format!("{name}.raw.csv.gz")));
+        let ours = page_of(&report, NcuPage::Raw, UnitMode::Auto);
+        let (a, b) = (common::csv_rows(&ours), common::csv_rows(&oracle));
+        let kernel = b[0].iter().position(|h| h == "Kernel Name").unwrap();
+        let printed = |rows: &[Vec<String>]| -> Vec<String> {
+            rows.iter().skip(2).map(|r| r[kernel].clone()).collect()
+        };
+        assert_eq!(printed(&a), printed(&b), "{name}");
+        assert_eq!(ours, oracle, "{name}: the raw page byte for byte");
+        names += b.len() - 2;
+    }
+    let oracle = common::read_text(&dir.join("ncu_names_common.raw.csv.gz"));
+    assert!(
+        oracle.contains("\"unnamed>::k3()\""),
+        "the case is in ncu's page"
+    );
+    eprintln!("ncu_names_common(_c): {names} kernel names and both raw pages equal ncu's");
 }
 
 /// The PyTorch pair's kernels, named as ncu names them on its raw page.

@@ -6,13 +6,18 @@
 //! names use (the first of those that tie). `at::native::reduce_kernel` prints
 //! `native::reduce_kernel` in a report whose other kernels use `at::` alone (`at::Tensor`), but
 //! `at::reduce_kernel` in one where `at` and `native` always come together. A run stops at
-//! anything but `identifier::` (`at::native::<unnamed>::f` → `at::<unnamed>::f`). A name that
-//! is not mangled prints as it is.
+//! anything but `identifier::` (`at::native::<unnamed>::f` → `at::<unnamed>::f`). A run whose
+//! namespaces every kernel name of the report uses (a C kernel's name too, which uses none) is
+//! dropped whole, and with it the `<` or `[` that opens what follows (ncu's own slip:
+//! `at::<unnamed>::f` prints `unnamed>::f`, `operator ()() const::[lambda…` prints
+//! `operator ()() lambda…`); an ABI tag's `abi:` counts as a namespace. A name that is not
+//! mangled prints as it is.
 //!
 //! The rule was worked out on the GPU machine with ncu 2025.3.1 on kernels made to tell the
 //! candidates apart (`tests/fixtures/ncu_names/`: a namespace used by more names gives way, one
-//! used only inside a template argument counts, launches of one kernel count once) and gives
-//! ncu's name for every kernel of the shared reports.
+//! used only inside a template argument counts, launches of one kernel count once; one every
+//! kernel uses goes, unless a C kernel is in the report) and gives ncu's name for every kernel
+//! of the shared reports and of the 180 public ones.
 
 use std::collections::HashMap;
 
@@ -33,6 +38,15 @@ impl KernelNames {
             .map(|w| w.demangled_name.as_str())
             .filter(|n| !n.is_empty())
             .collect();
+        // Every kernel counts towards "every name uses it", a C kernel (no demangled name) too.
+        let mut all: Vec<String> = report
+            .workloads
+            .iter()
+            .map(|w| drop_casts(w.display_name()))
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        let everywhere = all.len();
         names.sort_unstable();
         names.dedup();
         let dropped: Vec<String> = names.iter().map(|n| drop_casts(n)).collect();
@@ -55,7 +69,7 @@ impl KernelNames {
         let printed = names
             .iter()
             .zip(&dropped)
-            .map(|(name, dropped)| (name.to_string(), simplify(dropped, &uses)))
+            .map(|(name, dropped)| (name.to_string(), simplify(dropped, &uses, everywhere)))
             .collect();
         Self { printed }
     }
@@ -101,11 +115,13 @@ fn namespace_runs(name: &str) -> Vec<Run<'_>> {
         let mut at = i;
         loop {
             let j = ident_end(at);
-            if !name[j..].starts_with("::") {
+            // `ns::`, or the one colon of an ABI tag (`[abi:cxx11]`), which ncu treats alike.
+            let colons = name[j..].bytes().take(2).take_while(|&b| b == b':').count();
+            if colons == 0 {
                 break;
             }
             names.push(&name[at..j]);
-            at = j + 2;
+            at = j + colons;
             if !bytes.get(at).copied().is_some_and(is_start) {
                 break;
             }
@@ -124,19 +140,26 @@ fn namespace_runs(name: &str) -> Vec<Run<'_>> {
     runs
 }
 
-/// `name` with each run of two or more namespaces cut to its least used one.
-fn simplify(name: &str, uses: &HashMap<&str, usize>) -> String {
+/// `name` with each run of two or more namespaces cut to its least used one, and a run whose
+/// namespaces every distinct name uses (`everywhere` of them) dropped whole, with the `<` or `[`
+/// that opens what follows it.
+fn simplify(name: &str, uses: &HashMap<&str, usize>, everywhere: usize) -> String {
     let mut out = String::with_capacity(name.len());
     let mut copied = 0;
+    let used = |ns: &str| uses.get(ns).copied().unwrap_or(0);
     for run in namespace_runs(name) {
+        if run.names.iter().all(|ns| used(ns) >= everywhere) {
+            out.push_str(&name[copied..run.start]);
+            copied = run.end;
+            if matches!(name.as_bytes().get(run.end), Some(b'<' | b'[')) {
+                copied += 1;
+            }
+            continue;
+        }
         if run.names.len() < 2 {
             continue;
         }
-        let Some(keep) = run
-            .names
-            .iter()
-            .min_by_key(|ns| uses.get(**ns).copied().unwrap_or(0))
-        else {
+        let Some(keep) = run.names.iter().min_by_key(|ns| used(ns)) else {
             continue;
         };
         out.push_str(&name[copied..run.start]);
@@ -207,20 +230,46 @@ mod tests {
         assert_eq!(
             simplify(
                 "void at::native::f<at::native::Op<at::Tensor>>(std::array<int>)",
-                &uses
+                &uses,
+                9
             ),
             "void native::f<native::Op<at::Tensor>>(std::array<int>)"
         );
         assert_eq!(
-            simplify("at::native::<unnamed>::CatArray", &uses),
+            simplify("at::native::<unnamed>::CatArray", &uses, 9),
             "native::<unnamed>::CatArray"
         );
         // A tie keeps the first; a run stops at `<unnamed>`.
         let tie: HashMap<&str, usize> = [("da", 2), ("db", 2), ("p", 1), ("q", 1)].into();
-        assert_eq!(simplify("p::q::f(p::q::T)", &tie), "p::f(p::T)");
+        assert_eq!(simplify("p::q::f(p::q::T)", &tie, 9), "p::f(p::T)");
         assert_eq!(
-            simplify("da::<unnamed>::db::fk()", &tie),
+            simplify("da::<unnamed>::db::fk()", &tie, 9),
             "da::<unnamed>::db::fk()"
+        );
+    }
+
+    #[test]
+    fn a_run_every_name_uses_goes_with_the_bracket_after_it() {
+        let uses: HashMap<&str, usize> = [("at", 2), ("const", 2), ("std", 1), ("abi", 2)].into();
+        assert_eq!(
+            simplify(
+                "void at::<unnamed>::f<at::T>(std::array<int>)::operator ()() const::[lambda]",
+                &uses,
+                2
+            ),
+            "void unnamed>::f<T>(std::array<int>)::operator ()() lambda]"
+        );
+        assert_eq!(
+            simplify(
+                "cudapy::g[abi:cw51](A)",
+                &[("cudapy", 2), ("abi", 2)].into(),
+                2
+            ),
+            "g[cw51](A)"
+        );
+        assert_eq!(
+            simplify("ns::g[abi:cxx11](A)", &[("ns", 2), ("abi", 1)].into(), 2),
+            "g[abi:cxx11](A)"
         );
     }
 }
