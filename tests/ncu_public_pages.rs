@@ -21,8 +21,10 @@
 //! (`TriageAC.tpc__…`), a counter's peak rate per second in its unit per second, `0` throughout a
 //! column whose largest value is not positive (negative counters, NaN) and a scaled NaN's sign
 //! (`-nan`), the Source Counters' columns of reports before 2024 (listed with the section's
-//! metrics), and kernel names where a namespace is used by every kernel (ncu drops it, and the
-//! bracket after it: `void unnamed>::…` for `void at::<unnamed>::…`). What differs,
+//! metrics), kernel names where a namespace is used by every kernel (ncu drops it, and the
+//! bracket after it: `void unnamed>::…` for `void at::<unnamed>::…`), and a header's metric the
+//! workload lacks printed `n/a` where a section filter names compute capability 10.1, which ncu
+//! 2025.3 no longer knows (details: 843,980 cells differ, from 859,995). What differs,
 //! and is left:
 //! - units ncu takes from NVIDIA's metric database, which it loads lazily (see
 //!   `tests/ncu_units_reader.rs`): `derived__memory_l2_theoretical_sectors_global_excessive`
@@ -231,6 +233,6 @@ fn public_reports_pages_against_ncus() {
     };
     floor("raw", 70, 490);
     floor("raw_base", 71, 233);
-    floor("details", 61, 859_995);
+    floor("details", 61, 843_980);
     floor("source_sass", 106, 3_164_815);
 }

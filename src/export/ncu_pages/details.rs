@@ -27,7 +27,8 @@
 //! table prints as a table of its own (ncu's header, a row per GPU). ncu-ui's memory tables and
 //! chart print a row per metric their metric group lists ([`groups`]), `n/a` for one the
 //! workload lacks; the Source Counters' source metrics print with the header's, a group among
-//! them a row per listed metric labelled `LABEL (METRIC)`.
+//! them a row per listed metric labelled `LABEL (METRIC)`. A header's metric meant for the
+//! workload's architecture that the workload lacks prints `n/a`.
 //!
 //! Measured: every row of ncu's, byte for byte, for the four shared reports (`--metrics`,
 //! `--set roofline`, `--set full` twice).
@@ -195,7 +196,7 @@ impl Writer<'_> {
             out.write_all(&line)
         };
         if shown(self.rows.report, w, m).is_none() {
-            // Only a listed source metric the workload lacks gets here (`header_metrics`).
+            // Only a header's metric the workload lacks gets here (`header_metrics`).
             let label = if m.label.is_empty() {
                 &m.name
             } else {
@@ -389,25 +390,20 @@ fn header_metrics<'a>(
         .chain(extra)
         .filter_map(|m| match shown(report, w, m) {
             Some((name, _, _)) => Some((name, m)),
-            None => missing_source_metric(report, w, section, m).then_some((m.name.as_str(), m)),
+            None => missing_metric(report, w, m).then_some((m.name.as_str(), m)),
         })
         .collect();
     named.sort_by(|a, b| a.0.cmp(b.0));
     named.into_iter().map(|(_, m)| m).collect()
 }
 
-/// Whether `m` is a Source Counters source metric meant for the workload's architecture that
-/// the workload has no value of: ncu's details page prints such a metric with the value `n/a`
-/// (`Derivative Avg. Predicated-On Threads Executed` of a `--set detailed` report, which does
-/// not collect it), where it leaves out other metrics a workload lacks.
-fn missing_source_metric(
-    report: &NcuReport,
-    w: &NcuWorkload,
-    section: &NcuSection,
-    m: &SectionMetric,
-) -> bool {
-    section.source_metrics.iter().any(|s| s.name == m.name)
-        && !m.name.is_empty()
+/// Whether `m`, a header's metric meant for the workload's architecture, is one the workload has
+/// no value of: ncu's details page prints it with the value `n/a` (`Derivative Avg.
+/// Predicated-On Threads Executed` of a `--set detailed` report, which does not collect it; the
+/// `mcc__` cycles of ncu 2025.1's Workload Distribution, [`crate::load::ncu_rep`]'s filters),
+/// where it leaves out a table's metric a workload lacks.
+fn missing_metric(report: &NcuReport, w: &NcuWorkload, m: &SectionMetric) -> bool {
+    !m.name.is_empty()
         && report.sm_version(w).is_none_or(|arch| m.is_for(arch))
         && shown(report, w, m).is_none()
 }

@@ -314,7 +314,7 @@ fn metric(m: &msg::SectionMetric) -> SectionMetric {
         label: m.label.clone().unwrap_or_default(),
         unit: m.unit.clone().unwrap_or_default(),
         show_instances: m.show_instances.unwrap_or(false),
-        archs: arch_ranges(&m.filter),
+        archs: super::arch_filter::arch_ranges(&m.filter),
         scopes: m
             .filter
             .as_ref()
@@ -331,26 +331,12 @@ fn metric(m: &msg::SectionMetric) -> SectionMetric {
                 )
             })
             .collect(),
-        option_archs: m.options.iter().map(|o| arch_ranges(&o.filter)).collect(),
+        option_archs: m
+            .options
+            .iter()
+            .map(|o| super::arch_filter::arch_ranges(&o.filter))
+            .collect(),
     }
-}
-
-/// A filter's ranges of architectures (an open end: 0 or `u32::MAX`).
-fn arch_ranges(filter: &Option<msg::ArchFilter>) -> Vec<(u32, u32)> {
-    let Some(f) = filter else {
-        return Vec::new();
-    };
-    let range = |lo: Option<u32>, hi: Option<u32>| {
-        (lo.is_some() || hi.is_some()).then(|| (lo.unwrap_or(0), hi.unwrap_or(u32::MAX)))
-    };
-    range(f.min_arch, f.max_arch)
-        .into_iter()
-        .chain(
-            f.ranges
-                .iter()
-                .filter_map(|r| range(r.min_arch, r.max_arch)),
-        )
-        .collect()
 }
 
 fn metrics(ms: &[msg::SectionMetric]) -> Vec<SectionMetric> {

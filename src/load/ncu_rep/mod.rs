@@ -15,6 +15,7 @@
 //! the workloads read so far and a warning: nothing is allocated from a length field before the
 //! bytes are there.
 
+mod arch_filter;
 mod convert;
 mod elf;
 mod instances;
