@@ -222,7 +222,9 @@ impl Writer<'_> {
                 String::new(),
                 String::new(),
                 rule.identifier.clone(),
-                rule_type(m.kind).to_string(),
+                // A message of no type (the file's 0: ncu 2022's HighPipeUtilization) has an
+                // empty type on the CSV page.
+                if m.kind == 0 { "" } else { rule_type(m.kind) }.to_string(),
                 plain_text(&m.text),
                 kind,
                 percent,

@@ -463,8 +463,8 @@ fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
     }
     if let Some(c) = &i.bar_chart {
         let order = match (c.sort_key, c.sort_direction) {
-            (Some(1), Some(2)) => ItemOrder::ValueDescending,
-            (Some(1), _) => ItemOrder::ValueAscending,
+            (Some(1), Some(1)) => ItemOrder::ValueAscending,
+            (Some(1), _) => ItemOrder::ValueDescending,
             _ => ItemOrder::ByName,
         };
         return BodyItem {
