@@ -428,6 +428,9 @@ pub enum BodyItemKind {
 pub struct SectionMetric {
     pub name: String,
     pub label: String,
+    /// The section gives the entry an empty label (`Label: ""`, ncu 2020–2022's Instruction
+    /// Statistics): ncu prints no name for it, where an entry with no label prints its metric's.
+    pub blank_label: bool,
     /// The unit the section asks for, when it overrides the metric's own.
     pub unit: String,
     pub show_instances: bool,

@@ -65,7 +65,7 @@ pub fn shown<'a>(
     w: &'a NcuWorkload,
     m: &'a SectionMetric,
 ) -> Option<(&'a str, String, &'a MetricValue)> {
-    let label = |l: &str, n: &str| if l.is_empty() { n } else { l }.to_string();
+    let label = |l: &str, n: &str| if l.is_empty() && !m.blank_label { n } else { l }.to_string();
     let arch = report.sm_version(w);
     if let Some(arch) = arch
         && let Some(found) = m.options_for(arch).find_map(|(name, l)| {

@@ -312,6 +312,7 @@ fn metric(m: &msg::SectionMetric) -> SectionMetric {
     SectionMetric {
         name: m.name.clone().unwrap_or_default(),
         label: m.label.clone().unwrap_or_default(),
+        blank_label: m.label.as_deref() == Some(""),
         unit: m.unit.clone().unwrap_or_default(),
         show_instances: m.show_instances.unwrap_or(false),
         archs: super::arch_filter::arch_ranges(&m.filter),
