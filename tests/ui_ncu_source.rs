@@ -52,15 +52,7 @@ fn harness() -> Harness<'static, SightlineApp> {
 
 /// Steps until neither the report nor a Source view is loading.
 fn settle(h: &mut Harness<'static, SightlineApp>) {
-    common::ui::settle_with(h, |app| {
-        app.is_loading()
-            || app
-                .tab()
-                .ncu
-                .as_ref()
-                .and_then(|v| v.source.as_ref())
-                .is_some_and(SourceView::is_loading)
-    });
+    common::ui::settle_with(h, common::ui::loading_or_gathering_source);
 }
 
 fn dropped(path: PathBuf) -> Harness<'static, SightlineApp> {

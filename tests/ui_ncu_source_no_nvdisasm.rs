@@ -14,7 +14,6 @@ use std::sync::Arc;
 use common::ui::DroppedPath;
 use egui_kittest::kittest::Queryable;
 use sightline::ui::ncu::Page;
-use sightline::ui::ncu::source::SourceView;
 
 const MISSING: &str = "nvdisasm (NVIDIA's disassembler) was not found: install the CUDA toolkit \
                        or `pip install nvidia-cuda-nvdisasm`, or name it with \
@@ -67,15 +66,7 @@ fn without_nvdisasm_the_source_view_says_what_to_install() {
     h.input_mut()
         .dropped_files
         .push(Arc::new(DroppedPath(report())));
-    let loading = |app: &sightline::ui::SightlineApp| {
-        app.is_loading()
-            || app
-                .tab()
-                .ncu
-                .as_ref()
-                .and_then(|v| v.source.as_ref())
-                .is_some_and(SourceView::is_loading)
-    };
+    let loading = common::ui::loading_or_gathering_source;
     common::ui::settle_with(&mut h, loading);
     h.state_mut()
         .tab_mut()

@@ -276,3 +276,14 @@ pub fn slow_drag(h: &mut Harness<'static, SightlineApp>, from: Pos2, to: Pos2) {
     h.step();
     h.step();
 }
+
+/// Whether the app is still loading, or a report tab's Source view is still gathering its data.
+pub fn loading_or_gathering_source(app: &SightlineApp) -> bool {
+    app.is_loading()
+        || app
+            .tab()
+            .ncu
+            .as_ref()
+            .and_then(|v| v.source.as_ref())
+            .is_some_and(sightline::ui::ncu::source::SourceView::is_loading)
+}
