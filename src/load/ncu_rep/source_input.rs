@@ -48,6 +48,10 @@ pub enum Disassemble {
     /// The functions of the modules whose cubin has a line table, with their line tables: the
     /// CUDA view.
     WithLineTables,
+    /// [`Self::WithLineTables`] where a kernel's module has a line table, else [`Self::All`]:
+    /// the window's Source view, which shows the CUDA source beside the SASS where there is one
+    /// (one read of the report either way).
+    LineTablesElseAll,
 }
 
 /// Gathers the inputs of the kernels `ids` of `report` (read from `path`): the values of the
@@ -87,6 +91,20 @@ pub fn source_inputs_for(
             }
         }
     }
+    let disassemble = match disassemble {
+        Disassemble::LineTablesElseAll => {
+            let with_lines = data
+                .kernels
+                .iter()
+                .any(|k| k.module.is_some_and(|r| lineinfo.get(&r) == Some(&true)));
+            if with_lines {
+                Disassemble::WithLineTables
+            } else {
+                Disassemble::All
+            }
+        }
+        other => other,
+    };
     let mut functions: Vec<(u64, String)> = Vec::new();
     if disassemble != Disassemble::Nothing {
         for k in &data.kernels {

@@ -320,10 +320,11 @@ pub fn gather(path: &Path, report: &NcuReport, index: usize) -> Result<KernelSou
     let read = |disassemble| {
         source_inputs_for(path, report, &ids, &metrics, disassemble).map_err(|e| e.to_string())
     };
-    // The line table's pass disassembles only kernels that have one: the others again, for
-    // their SASS alone.
-    let mut inputs = read(Disassemble::WithLineTables)?;
-    if inputs.sass.is_empty() {
+    // With a line table, the kernel's SASS and its lines; without, its SASS alone: one read of
+    // the report. A kernel whose module has a line table but whose function gave no SASS is
+    // read again for the SASS alone.
+    let mut inputs = read(Disassemble::LineTablesElseAll)?;
+    if inputs.sass.is_empty() && inputs.lineinfo.values().any(|&has| has) {
         inputs = read(Disassemble::All)?;
     }
     KernelSourceModel::build(report, index, &inputs)
