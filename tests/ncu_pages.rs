@@ -445,3 +445,27 @@ fn shared_pages_byte_for_byte() {
         assert!(equal.contains(&page), "{page:?} is no longer ncu's");
     }
 }
+
+/// A GPU whose NVLink links go to an NVSwitch (the report says so: `nvlink__is_nvswitch_connected`
+/// is 1) gets ncu's note in place of the NVLink topology, not the no-links note nor the warning
+/// ncu prints for links to other GPUs: the public H800 report kept as a fixture (its five
+/// kernels; ncu 2025.3.1's page of it, machine-local, has the note five times and no warning:
+/// `tests/ncu_public_pages.rs`).
+#[test]
+fn an_nvswitch_gpu_gets_ncus_note_in_place_of_the_topology() {
+    let report = load(&fixture("ncu_public/flyinglandlord_sglang_profile.ncu-repz"));
+    let switched = report
+        .workloads
+        .iter()
+        .filter(|w| report.number(w, "nvlink__is_nvswitch_connected") == Some(1.0))
+        .count();
+    assert_eq!(switched, report.workloads.len());
+    assert_eq!(switched, 5);
+    let page = page_of(&report, NcuPage::Details, UnitMode::Auto);
+    assert_eq!(
+        page.matches("\n    Not supported for NVSwitch.\n\n").count(),
+        switched
+    );
+    assert!(!page.contains("==WARNING== NVLink"));
+    assert!(!page.contains("does not have any NVLink"));
+}

@@ -23,7 +23,8 @@
 //! workloads are kernel launches unless it says otherwise). An aggregate prints its instances
 //! only where the section asks for them.
 //!
-//! A GPU with no NVLink connections gets ncu's note in place of the NVLink topology; the NUMA
+//! A GPU with no NVLink connections gets ncu's note in place of the NVLink topology, one linked
+//! to an NVSwitch another, one linked to other GPUs ncu's warning line; the NUMA
 //! table prints as a table of its own (ncu's header, a row per GPU). ncu-ui's memory tables and
 //! chart print a row per metric their metric group lists ([`groups`]), `n/a` for one the
 //! workload lacks; the Source Counters' source metrics print with the header's, a group among
@@ -44,6 +45,13 @@ use crate::trace::ncu::{
     BodyItem, BodyItemKind, ItemOrder, MetricValue, NcuReport, NcuRule, NcuSection, NcuWorkload,
     ScalarValue, SectionMetric,
 };
+
+/// ncu's note in place of the NVLink topology of a GPU whose links go to an NVSwitch.
+const NVSWITCH_NOTE: &str = "Not supported for NVSwitch.";
+
+/// ncu's line in place of the NVLink topology of a GPU that has links to other GPUs.
+const NVLINK_CSV_WARNING: &str =
+    "==WARNING== NVLink body items support CSV format only if there are no metrics to print.";
 
 const COLUMNS: [&str; 10] = [
     "Section Name",
@@ -483,6 +491,16 @@ pub fn write(
                         BodyItemKind::NvlinkTopology => {
                             if crate::analysis::ncu::has_no_nvlink(report, w) {
                                 writeln!(out, "    {}\n", crate::analysis::ncu::NO_NVLINK)?;
+                            } else if report.number(w, "nvlink__is_nvswitch_connected") == Some(1.0)
+                            {
+                                writeln!(out, "    {NVSWITCH_NOTE}\n")?;
+                            } else if report
+                                .number(w, "nvlink__count_logical")
+                                .is_some_and(|n| n > 0.0)
+                            {
+                                // A GPU with links: ncu cannot draw them in CSV and says so in
+                                // its output, on a line of its own.
+                                writeln!(out, "{NVLINK_CSV_WARNING}")?;
                             }
                         }
                         // A table of its own: ncu's header, then a row per GPU.
