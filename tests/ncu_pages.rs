@@ -453,7 +453,9 @@ fn shared_pages_byte_for_byte() {
 /// `tests/ncu_public_pages.rs`).
 #[test]
 fn an_nvswitch_gpu_gets_ncus_note_in_place_of_the_topology() {
-    let report = load(&fixture("ncu_public/flyinglandlord_sglang_profile.ncu-repz"));
+    let report = load(&fixture(
+        "ncu_public/flyinglandlord_sglang_profile.ncu-repz",
+    ));
     let switched = report
         .workloads
         .iter()
@@ -463,7 +465,8 @@ fn an_nvswitch_gpu_gets_ncus_note_in_place_of_the_topology() {
     assert_eq!(switched, 5);
     let page = page_of(&report, NcuPage::Details, UnitMode::Auto);
     assert_eq!(
-        page.matches("\n    Not supported for NVSwitch.\n\n").count(),
+        page.matches("\n    Not supported for NVSwitch.\n\n")
+            .count(),
         switched
     );
     assert!(!page.contains("==WARNING== NVLink"));

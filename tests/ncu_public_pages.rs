@@ -26,7 +26,8 @@
 //! workload lacks printed `n/a` where a section filter names compute capability 10.1, which ncu
 //! 2025.3 no longer knows, a bar chart sorted by value with no direction stored largest first, and an
 //! entry labelled `""` with no name, ncu's note for a GPU linked to an NVSwitch and its warning
-//! line for one linked to GPUs (details: 776,288 cells differ, from 859,995). What differs,
+//! line for one linked to GPUs, a body item's own architecture filter (details: 780,582 cells
+//! differ by position, from 859,995). What differs,
 //! and is left:
 //! - units ncu takes from NVIDIA's metric database, which it loads lazily (see
 //!   `tests/ncu_units_reader.rs`): `derived__memory_l2_theoretical_sectors_global_excessive`
@@ -235,6 +236,10 @@ fn public_reports_pages_against_ncus() {
     };
     floor("raw", 70, 490);
     floor("raw_base", 71, 233);
-    floor("details", 68, 776_288);
+    // Cells are compared by position: leaving out a row Sightline printed and ncu did not (the
+    // Block Barriers chart on GPUs before SM 9.0: 13 pages, 10 to 20 rows each) can shift what
+    // follows in a page that still misses other rows, so this count went up (776,288 → 780,582)
+    // while every one of those pages lost only rows ncu does not print.
+    floor("details", 68, 780_582);
     floor("source_sass", 106, 3_164_815);
 }

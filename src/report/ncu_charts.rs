@@ -46,7 +46,7 @@ pub fn gather(trace: &Trace, report: &NcuReport, join: &NcuJoin) -> Vec<KernelCh
             let sections = report.sections_in_order(w);
             let line_charts = sections
                 .iter()
-                .flat_map(|s| s.bodies.iter().flat_map(|b| &b.items))
+                .flat_map(|s| s.items_for(report.sm_version(w)))
                 .filter_map(|item| line_chart(report, w, item))
                 .collect();
             let rooflines: Vec<HierarchicalRoofline> = sections

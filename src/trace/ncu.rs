@@ -340,6 +340,14 @@ pub struct NcuSection {
 }
 
 impl NcuSection {
+    /// The section's items meant for a workload of architecture `arch`, bodies in order.
+    pub fn items_for(&self, arch: Option<u32>) -> impl Iterator<Item = &BodyItem> {
+        self.bodies
+            .iter()
+            .flat_map(|b| &b.items)
+            .filter(move |i| i.is_for(arch))
+    }
+
     /// Whether one of the section's bodies has an item of `kind`.
     pub fn has_item(&self, kind: BodyItemKind) -> bool {
         self.bodies
@@ -381,6 +389,18 @@ pub struct BodyItem {
     /// A roofline item's two quantities as the section defines them (ncu-ui draws its point
     /// or ceiling from them).
     pub roofline: Option<RooflineSpec>,
+    /// The architectures the item is meant for (inclusive ranges of SM versions; empty: all).
+    pub archs: Vec<(u32, u32)>,
+}
+
+impl BodyItem {
+    /// Whether the item is meant for a workload of architecture `arch` (SM version; unknown:
+    /// yes).
+    pub fn is_for(&self, arch: Option<u32>) -> bool {
+        arch.is_none_or(|a| {
+            self.archs.is_empty() || self.archs.iter().any(|&(lo, hi)| (lo..=hi).contains(&a))
+        })
+    }
 }
 
 /// A roofline's or an achieved value's work (operations per second) and traffic (bytes per

@@ -95,7 +95,7 @@ pub fn of_section(
         ceilings: Vec::new(),
         points: Vec::new(),
     };
-    for item in section.bodies.iter().flat_map(|b| &b.items) {
+    for item in section.items_for(report.sm_version(w)) {
         let (BodyItemKind::Roofline, Some(spec)) = (item.kind, &item.roofline) else {
             continue;
         };

@@ -100,7 +100,7 @@ pub fn operation_rows<'a>(
     section: &'a NcuSection,
 ) -> Vec<Vec<&'a SectionMetric>> {
     let mut rows: Vec<Vec<&SectionMetric>> = Vec::new();
-    let items = section.bodies.iter().flat_map(|b| &b.items);
+    let items = section.items_for(report.sm_version(w));
     for item in items.filter(|i| i.kind == BodyItemKind::OperationGrid) {
         for row in item.metrics.chunk_by(|a, b| a.label == b.label) {
             let seen = rows.iter().any(|r| r[0].label == row[0].label);

@@ -333,7 +333,7 @@ fn roofline_items<'a>(
     section: &'a NcuSection,
 ) -> Vec<&'a BodyItem> {
     let mut items: Vec<&BodyItem> = Vec::new();
-    let all = section.bodies.iter().flat_map(|b| &b.items);
+    let all = section.items_for(report.sm_version(w));
     for item in all.filter(|i| i.kind == BodyItemKind::Roofline) {
         if !items.iter().any(|i| i.label == item.label)
             && item.metrics.iter().all(|m| shown(report, w, m).is_some())
@@ -477,13 +477,14 @@ pub fn write(
             with_rules,
         };
         let mut rules_done = vec![false; w.rules.len()];
+        let arch = report.sm_version(w);
         for section in report.sections_in_order(w) {
             for m in header_metrics(report, w, section) {
                 writer.metric_row(out, w, section, None, m)?;
             }
             let mut rooflines = Some(roofline_items(report, w, section));
             for body in &section.bodies {
-                for item in &body.items {
+                for item in body.items.iter().filter(|i| i.is_for(arch)) {
                     match item.kind {
                         BodyItemKind::Other | BodyItemKind::OperationGrid => {}
                         // With no NVLink connections, the topology is a note on its own line

@@ -71,4 +71,26 @@ mod tests {
         assert_eq!(arch_ranges(&filter((Some(101), None), &[])), []);
         assert_eq!(arch_ranges(&None), []);
     }
+
+    /// A body item's own filter (field 200), as ncu 2025's Occupancy section gives its "Impact
+    /// of Varying Block Barriers" chart (`Filter { MinArch: CC_90 }`): the chart is for SM 9.0
+    /// and later, and ncu leaves it out of an older GPU's page.
+    #[test]
+    fn a_body_items_filter_is_read() {
+        use prost::Message;
+        let chart = msg::SectionBodyItem {
+            line_chart: Some(msg::SectionLineChart {
+                label: Some("Impact of Varying Block Barriers".into()),
+                ..Default::default()
+            }),
+            filter: filter((Some(90), None), &[]),
+            ..Default::default()
+        };
+        let read = msg::SectionBodyItem::decode(chart.encode_to_vec().as_slice()).unwrap();
+        let items = super::super::convert::body_items(&read);
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0].archs, [(90, u32::MAX)]);
+        assert!(!items[0].is_for(Some(75)));
+        assert!(items[0].is_for(Some(90)) && items[0].is_for(Some(120)) && items[0].is_for(None));
+    }
 }

@@ -346,7 +346,16 @@ fn metrics(ms: &[msg::SectionMetric]) -> Vec<SectionMetric> {
 
 /// A body item as the items it shows: a container's items in order (flattened), a roofline
 /// chart's rooflines and achieved values, else itself.
-fn body_items(i: &msg::SectionBodyItem) -> Vec<BodyItem> {
+pub(super) fn body_items(i: &msg::SectionBodyItem) -> Vec<BodyItem> {
+    let mut items = body_items_unfiltered(i);
+    let archs = super::arch_filter::arch_ranges(&i.filter);
+    for item in items.iter_mut().filter(|item| item.archs.is_empty()) {
+        item.archs.clone_from(&archs);
+    }
+    items
+}
+
+fn body_items_unfiltered(i: &msg::SectionBodyItem) -> Vec<BodyItem> {
     if let Some(c) = &i.container {
         return c.items.iter().flat_map(body_items).collect();
     }
@@ -409,6 +418,7 @@ fn roofline(r: &msg::SectionRoofline, achieved: bool) -> BodyItem {
         rows: 0,
         columns: 0,
         roofline: Some(spec),
+        archs: Vec::new(),
     }
 }
 
@@ -454,6 +464,7 @@ fn body_item(i: &msg::SectionBodyItem) -> BodyItem {
         rows: 0,
         columns: 0,
         roofline: None,
+        archs: Vec::new(),
     };
     if let Some(t) = &i.table {
         return BodyItem {

@@ -168,6 +168,10 @@ pub struct SectionBodyItem {
     pub memory_l2_evict_table: Option<SectionLabelled>,
     #[prost(message, optional, tag = "112")]
     pub numa_table: Option<SectionLabelled>,
+    /// The architectures the item is meant for (none: all): Occupancy's "Impact of Varying
+    /// Block Barriers" chart is for SM 9.0 and later.
+    #[prost(message, optional, tag = "200")]
+    pub filter: Option<ArchFilter>,
 }
 
 /// A roofline chart: its rooflines (peak work and traffic) and achieved values, each a

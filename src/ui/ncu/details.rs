@@ -183,6 +183,7 @@ fn section_body(
         super::hierarchical::show(ui, &section.identifier, &chart);
     }
     let mut rooflines_shown = std::collections::HashSet::new();
+    let arch = report.sm_version(workload);
     for body in &section.bodies {
         // A roofline the kernel lacks a metric of (another architecture's operations: the
         // tensor roofline's `Op:utchmma` on an H200) is left out, and one drawn in several
@@ -190,7 +191,7 @@ fn section_body(
         let items: Vec<(&BodyItem, Vec<&SectionMetric>)> = body
             .items
             .iter()
-            .filter(|i| i.kind != BodyItemKind::OperationGrid)
+            .filter(|i| i.kind != BodyItemKind::OperationGrid && i.is_for(arch))
             .map(|i| (i, item_metrics(report, workload, i)))
             .filter(|(_, metrics)| !metrics.is_empty())
             .filter(|(i, _)| {
