@@ -39,11 +39,11 @@ impl KernelNames {
             .filter(|n| !n.is_empty())
             .collect();
         // Every kernel counts towards "every name uses it", a C kernel (no demangled name) too.
-        let mut all: Vec<String> = report
-            .workloads
-            .iter()
-            .map(|w| drop_casts(w.display_name()))
-            .collect();
+        // Each distinct name once before its casts are dropped (a report has a launch per row).
+        let mut shown: Vec<&str> = report.workloads.iter().map(|w| w.display_name()).collect();
+        shown.sort_unstable();
+        shown.dedup();
+        let mut all: Vec<String> = shown.into_iter().map(drop_casts).collect();
         all.sort_unstable();
         all.dedup();
         let everywhere = all.len();
